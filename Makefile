@@ -1,0 +1,115 @@
+# One non-recursive Makefile for the whole project.
+#
+#   make            build every tool into build/bin (C with gcc, CUDA with nvcc)
+#   make test       install missing Debian packages (as root), build, run the Bats suite
+#   make demo       the pipeline on examples/coin2: prism2csr | gpu-mec, checked against PRISM
+#   make bench      parser and CPU reference benchmarks (bench/)
+#   make deps       only the package check / install
+#   make clean
+#
+# Variables: NVCC_ARCH (default -arch=sm_90, the device's H100), SKIP_DEPS=1 to
+# skip the package check (machines without a package registry), SHARED (the
+# shared/ folder with the models, default ../shared).
+
+CC        ?= gcc
+NVCC      ?= nvcc
+NVCC_ARCH ?= -arch=sm_90
+CFLAGS    ?= -O2 -g
+WARN      := -Wall -Wextra -Werror
+CSTD      := -std=c11
+CPPFLAGS  += -D_GNU_SOURCE -Iformat -Iref -Itools/common
+LDLIBS    := -lz -lbsd -lm
+NVCCFLAGS ?= -O2 -g
+SHARED    ?= ../shared
+export SHARED
+
+BUILD := build
+BIN   := $(BUILD)/bin
+OBJ   := $(BUILD)/obj
+
+DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support
+
+LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
+              format/textin.c format/prism_text.c format/labels.c
+REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c
+COMMON_SRC := tools/common/tool.c
+
+C_TOOLS  := prism2csr csrinfo labelcmp
+CU_TOOLS := gpu-scc gpu-mec
+TOOLS    := $(C_TOOLS) $(CU_TOOLS)
+
+LIB_OBJ    := $(LIB_SRC:%.c=$(OBJ)/%.o)
+REF_OBJ    := $(REF_SRC:%.c=$(OBJ)/%.o)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)
+LIBFORMAT  := $(BUILD)/libcsrformat.a
+LIBREF     := $(BUILD)/libcsrref.a
+HEADERS    := $(wildcard format/*.h ref/*.h tools/common/*.h)
+DEPS_STAMP := $(BUILD)/deps.ok
+
+.PHONY: all test test-gpu demo bench deps clean
+all: $(TOOLS:%=$(BIN)/%)
+
+# ---- packages ---------------------------------------------------------------
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP):
+	@mkdir -p $(BUILD)
+ifneq ($(SKIP_DEPS),1)
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	        echo "installing:$$missing"; \
+	        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	    else \
+	        echo "missing Debian packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	    fi; \
+	fi
+	@command -v $(NVCC) >/dev/null 2>&1 || { echo "nvcc not found: install the CUDA toolkit and put its bin/ on PATH"; exit 1; }
+endif
+	@touch $@
+
+# ---- libraries --------------------------------------------------------------
+$(OBJ)/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(LIBFORMAT): $(LIB_OBJ)
+	$(AR) rcs $@ $^
+$(LIBREF): $(REF_OBJ)
+	$(AR) rcs $@ $^
+
+# ---- tools ------------------------------------------------------------------
+define c_tool
+$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).o $(COMMON_OBJ) $(LIBREF) $(LIBFORMAT)
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) -o $$@ $$^ $(LDLIBS)
+endef
+define cu_tool
+$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).cu.o $(COMMON_OBJ) $(LIBREF) $(LIBFORMAT)
+	@mkdir -p $(BIN)
+	$(NVCC) $(NVCC_ARCH) -o $$@ $$^ $(LDLIBS)
+endef
+$(foreach t,$(C_TOOLS),$(eval $(call c_tool,$(t))))
+$(foreach t,$(CU_TOOLS),$(eval $(call cu_tool,$(t))))
+
+$(OBJ)/tools/%.cu.o: tools/%.cu $(HEADERS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -c $< -o $@
+
+# ---- tests, demo, benchmarks ------------------------------------------------
+test: all
+	bats tests/
+
+test-gpu: all
+	bats --filter 'GPU' tests/
+
+demo: all
+	@sh examples/demo.sh $(BIN)
+
+bench: all
+	bench/prism2csr.sh
+	bench/cpu-ref.sh
+
+clean:
+	rm -rf $(BUILD)

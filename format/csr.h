@@ -1,0 +1,182 @@
+/*
+ * csr.h - the binary CSR model format (format/CSR.md, version 1.0):
+ * reading, writing and validating MDPs and DTMCs in compressed sparse row form.
+ *
+ * Shapes (n = states, c = choices, t = transitions; all counts u64):
+ *   state_choices       u64[n+1]  choices of state s: [state_choices[s], state_choices[s+1])
+ *   choice_transitions  u64[c+1]  transitions of choice k: [choice_transitions[k], ...[k+1])
+ *   targets             u32[t]    successor state of each transition
+ *   probabilities       f64[t]    probability of each transition (may be NULL: graph only)
+ *   initial_states      u32[i]    strictly ascending
+ *   labels              L names; label_first u64[L+1]; label_states u32[...] (ascending per label)
+ *   actions             A names (name 0 is "", no action); choice_actions u32[c] (may be NULL)
+ * A DTMC has exactly one choice per state (c = n).  States are limited to 2^32
+ * because targets are u32.
+ *
+ * Errors: every function returns a csr_error code (CSR_OK = 0) and, when given
+ * a csr_status, fills it with where and what.  Nothing is printed, nothing exits.
+ */
+#ifndef CSR_H
+#define CSR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csr_errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CSR_VERSION_MAJOR 1
+#define CSR_VERSION_MINOR 0
+#define CSR_MAGIC "\x89" "CSR\r\n\x1a\n"
+#define CSR_MAGIC_LENGTH 8
+#define CSR_FIXED_HEADER_BYTES 64
+#define CSR_SECTION_ENTRY_BYTES 32
+#define CSR_MAX_SECTIONS 64
+#define CSR_ALIGN 64
+#define CSR_MAX_STATES ((uint64_t)1 << 32)
+
+enum csr_model_type { CSR_DTMC = 1, CSR_MDP = 2 };
+
+/* Section types (format/CSR.md, "Sections"). */
+enum csr_section_type {
+    CSR_SEC_STATE_CHOICES = 1,
+    CSR_SEC_CHOICE_TRANSITIONS = 2,
+    CSR_SEC_TARGETS = 3,
+    CSR_SEC_PROBABILITIES = 4,
+    CSR_SEC_INITIAL_STATES = 5,
+    CSR_SEC_LABEL_NAMES = 6,
+    CSR_SEC_LABEL_FIRST = 7,
+    CSR_SEC_LABEL_STATES = 8,
+    CSR_SEC_ACTION_NAMES = 9,
+    CSR_SEC_CHOICE_ACTIONS = 10,
+    /* 16, 17: reserved for the restructured layout and its permutation */
+    CSR_SEC_RESERVED_LAYOUT = 16,
+    CSR_SEC_RESERVED_PERMUTATION = 17,
+};
+#define CSR_SECTION_OPTIONAL 1u /* section flag: readers may skip it if unknown */
+
+/* Where and what went wrong.  line is 1-based for text input, 0 if none;
+ * offset is a byte offset in a binary file, UINT64_MAX if none. */
+typedef struct csr_status {
+    int code;
+    int sys_errno;
+    uint64_t line;
+    uint64_t offset;
+    char detail[240];
+} csr_status;
+
+/* One entry of the section table, as read from or written to a file. */
+typedef struct csr_section {
+    uint32_t type;
+    uint32_t flags;
+    uint64_t offset; /* bytes from the start of the file, multiple of 64 */
+    uint64_t length; /* bytes, without padding */
+    uint32_t crc32;  /* zlib crc32 of the section's bytes */
+} csr_section;
+
+/* A string table: count NUL-terminated strings, names[i] points into it. */
+typedef struct csr_strings {
+    uint64_t count;
+    const char **names;
+} csr_strings;
+
+typedef struct csr_model {
+    uint32_t model_type; /* CSR_DTMC or CSR_MDP */
+    uint32_t version_major, version_minor, flags;
+    uint64_t num_states, num_choices, num_transitions;
+
+    const uint64_t *state_choices;
+    const uint64_t *choice_transitions;
+    const uint32_t *targets;
+    const double *probabilities; /* NULL: no probability section */
+
+    uint64_t num_initial;
+    const uint32_t *initial_states;
+
+    csr_strings labels; /* labels.count == 0: no labels */
+    const uint64_t *label_first;
+    const uint32_t *label_states;
+
+    csr_strings actions; /* actions.count == 0: no action section */
+    const uint32_t *choice_actions;
+
+    /* As read from a file (for csrinfo); empty for models built in memory. */
+    uint64_t header_length, file_length;
+    uint32_t num_sections;
+    csr_section sections[CSR_MAX_SECTIONS];
+
+    /* Storage owned by the model: freed by csr_free(). */
+    void *map_base;
+    size_t map_length;
+    void *owned[16];
+    int num_owned;
+} csr_model;
+
+/* The message for an error code; never NULL. */
+const char *csr_strerror(int code);
+/* Name of a section type ("TARGETS"), or "UNKNOWN". */
+const char *csr_section_name(uint32_t type);
+
+/* Fill status (if not NULL) and return code.  detail is printf-formatted. */
+int csr_fail(csr_status *status, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Read a CSR file from fd.  A regular file is mmapped (arrays point into the
+ * map); anything else (a pipe) is read in one pass, each section into its own
+ * buffer.  Every section checksum, every length against the counts, the
+ * padding and the end of the stream are checked; the structure is checked by
+ * csr_validate(), which this function calls.  name is only for messages.
+ * On error the model is left empty (csr_free() is still safe).
+ */
+int csr_read_fd(int fd, csr_model *model, csr_status *status);
+
+/*
+ * Write model to fd in one pass (pipes are fine).  The output is
+ * byte-reproducible: same model, same bytes.  Writes nothing if the model's
+ * counts cannot be represented.
+ */
+int csr_write_fd(int fd, const csr_model *model, csr_status *status);
+
+/*
+ * Check every structural invariant of format/CSR.md in O(n + c + t):
+ * offsets ascending from 0 to the counts, no empty choice, targets < n,
+ * probabilities finite in (0,1], DTMC rows, initial and label state lists
+ * strictly ascending and < n, string tables, action indices.  It does not
+ * check that choices sum to 1: see csr_check_sums().
+ */
+int csr_validate(const csr_model *model, csr_status *status);
+
+/*
+ * Largest |sum - 1| over all choices of the probabilities (0 if none),
+ * and the first choice where it exceeds tolerance (UINT64_MAX if none).
+ */
+double csr_max_sum_error(const csr_model *model, double tolerance, uint64_t *first_bad_choice);
+
+/* Index of a label by name, or -1. */
+int64_t csr_find_label(const csr_model *model, const char *name);
+
+/* Take ownership of a malloc'd block (freed by csr_free). CSR_ERR_NOMEM if full. */
+int csr_adopt(csr_model *model, void *block);
+
+/* Release everything the model owns and zero it. */
+void csr_free(csr_model *model);
+
+/* Checked arithmetic: return 0 and store the result, or 1 on overflow. */
+static inline int csr_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+static inline int csr_add_u64(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * csr_validate.c - the structural invariants of format/CSR.md ("Validity"),
+ * checked in O(n + c + t) time and O(L log L) for the label and action names.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csr.h"
+
+/* Offsets u64[count+1] must start at 0, not decrease (or strictly increase
+ * when strict) and end at total. */
+static int check_offsets(const uint64_t *first, uint64_t count, uint64_t total, int strict,
+                         const char *what, csr_status *st)
+{
+    if (first[0] != 0)
+        return csr_fail(st, CSR_ERR_OFFSETS, "%s: entry 0 is %llu, not 0", what,
+                        (unsigned long long)first[0]);
+    for (uint64_t i = 0; i < count; i++) {
+        if (first[i + 1] < first[i] || (strict && first[i + 1] == first[i])) {
+            if (strict && first[i + 1] == first[i])
+                return csr_fail(st, CSR_ERR_EMPTY_CHOICE, "%s: choice %llu", what,
+                                (unsigned long long)i);
+            return csr_fail(st, CSR_ERR_OFFSETS, "%s: entry %llu (%llu) is below entry %llu (%llu)",
+                            what, (unsigned long long)(i + 1), (unsigned long long)first[i + 1],
+                            (unsigned long long)i, (unsigned long long)first[i]);
+        }
+    }
+    if (first[count] != total)
+        return csr_fail(st, CSR_ERR_OFFSETS, "%s: last entry is %llu, expected %llu", what,
+                        (unsigned long long)first[count], (unsigned long long)total);
+    return CSR_OK;
+}
+
+static int check_state_list(const uint32_t *list, uint64_t count, uint64_t num_states,
+                            const char *what, csr_status *st)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        if (list[i] >= num_states)
+            return csr_fail(st, CSR_ERR_STATE_LIST, "%s: entry %llu: state %u >= %llu states", what,
+                            (unsigned long long)i, list[i], (unsigned long long)num_states);
+        if (i > 0 && list[i] <= list[i - 1])
+            return csr_fail(st, CSR_ERR_STATE_LIST, "%s: entry %llu: state %u after state %u", what,
+                            (unsigned long long)i, list[i], list[i - 1]);
+    }
+    return CSR_OK;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Names must be unique; with allow_first_empty only names[0] may be "". */
+static int check_names(const csr_strings *s, int first_must_be_empty, const char *what,
+                       csr_status *st)
+{
+    if (s->count == 0)
+        return CSR_OK;
+    for (uint64_t i = 0; i < s->count; i++) {
+        int empty = s->names[i][0] == '\0';
+        if (first_must_be_empty && i == 0 && !empty)
+            return csr_fail(st, CSR_ERR_STRING_TABLE, "%s: name 0 must be empty", what);
+        if (empty && !(first_must_be_empty && i == 0))
+            return csr_fail(st, CSR_ERR_STRING_TABLE, "%s: name %llu is empty", what,
+                            (unsigned long long)i);
+    }
+    const char **sorted = malloc(s->count * sizeof *sorted);
+    if (!sorted)
+        return csr_fail(st, CSR_ERR_NOMEM, "%s: sorting %llu names", what,
+                        (unsigned long long)s->count);
+    memcpy(sorted, s->names, s->count * sizeof *sorted);
+    qsort(sorted, s->count, sizeof *sorted, compare_names);
+    int rc = CSR_OK;
+    for (uint64_t i = 1; i < s->count; i++)
+        if (strcmp(sorted[i], sorted[i - 1]) == 0) {
+            rc = csr_fail(st, CSR_ERR_STRING_TABLE, "%s: name \"%s\" appears twice", what, sorted[i]);
+            break;
+        }
+    free(sorted);
+    return rc;
+}
+
+int csr_validate(const csr_model *m, csr_status *st)
+{
+    int rc;
+    if (m->model_type != CSR_DTMC && m->model_type != CSR_MDP)
+        return csr_fail(st, CSR_ERR_MODEL_TYPE, "model type %u", m->model_type);
+    if (m->num_states > CSR_MAX_STATES)
+        return csr_fail(st, CSR_ERR_TOO_LARGE, "%llu states (at most 2^32)",
+                        (unsigned long long)m->num_states);
+    if (!m->state_choices || !m->choice_transitions || (m->num_transitions && !m->targets))
+        return csr_fail(st, CSR_ERR_SECTION_MISSING, "graph arrays");
+    if ((rc = check_offsets(m->state_choices, m->num_states, m->num_choices, 0, "STATE_CHOICES", st)))
+        return rc;
+    if ((rc = check_offsets(m->choice_transitions, m->num_choices, m->num_transitions, 1,
+                            "CHOICE_TRANSITIONS", st)))
+        return rc;
+    if (m->model_type == CSR_DTMC) {
+        for (uint64_t s = 0; s < m->num_states; s++)
+            if (m->state_choices[s + 1] - m->state_choices[s] != 1)
+                return csr_fail(st, CSR_ERR_DTMC_CHOICES, "state %llu has %llu choices",
+                                (unsigned long long)s,
+                                (unsigned long long)(m->state_choices[s + 1] - m->state_choices[s]));
+    }
+    for (uint64_t i = 0; i < m->num_transitions; i++)
+        if (m->targets[i] >= m->num_states)
+            return csr_fail(st, CSR_ERR_TARGET_RANGE, "TARGETS: transition %llu: state %u >= %llu states",
+                            (unsigned long long)i, m->targets[i], (unsigned long long)m->num_states);
+    if (m->probabilities)
+        for (uint64_t i = 0; i < m->num_transitions; i++) {
+            double p = m->probabilities[i];
+            if (!(p > 0.0 && p <= 1.0)) /* also rejects NaN */
+                return csr_fail(st, CSR_ERR_PROBABILITY, "PROBABILITIES: transition %llu: %g",
+                                (unsigned long long)i, p);
+        }
+    if (m->num_states > 0 && m->num_initial == 0)
+        return csr_fail(st, CSR_ERR_NO_INITIAL, "INITIAL_STATES is empty");
+    if ((rc = check_state_list(m->initial_states, m->num_initial, m->num_states, "INITIAL_STATES", st)))
+        return rc;
+    if (m->labels.count) {
+        if ((rc = check_names(&m->labels, 0, "LABEL_NAMES", st)))
+            return rc;
+        uint64_t total = m->label_first[m->labels.count];
+        if ((rc = check_offsets(m->label_first, m->labels.count, total, 0, "LABEL_FIRST", st)))
+            return rc;
+        for (uint64_t l = 0; l < m->labels.count; l++) {
+            uint64_t b = m->label_first[l], e = m->label_first[l + 1];
+            char what[96];
+            snprintf(what, sizeof what, "LABEL_STATES: label \"%.40s\"", m->labels.names[l]);
+            if ((rc = check_state_list(m->label_states + b, e - b, m->num_states, what, st)))
+                return rc;
+        }
+    }
+    if (m->choice_actions) {
+        if ((rc = check_names(&m->actions, 1, "ACTION_NAMES", st)))
+            return rc;
+        for (uint64_t k = 0; k < m->num_choices; k++)
+            if (m->choice_actions[k] >= m->actions.count)
+                return csr_fail(st, CSR_ERR_ACTION_RANGE, "CHOICE_ACTIONS: choice %llu: %u >= %llu names",
+                                (unsigned long long)k, m->choice_actions[k],
+                                (unsigned long long)m->actions.count);
+    }
+    return CSR_OK;
+}
+
+double csr_max_sum_error(const csr_model *m, double tolerance, uint64_t *first_bad_choice)
+{
+    double worst = 0.0;
+    if (first_bad_choice)
+        *first_bad_choice = UINT64_MAX;
+    if (!m->probabilities)
+        return 0.0;
+    for (uint64_t k = 0; k < m->num_choices; k++) {
+        double sum = 0.0;
+        for (uint64_t i = m->choice_transitions[k]; i < m->choice_transitions[k + 1]; i++)
+            sum += m->probabilities[i];
+        double err = fabs(sum - 1.0);
+        if (err > worst)
+            worst = err;
+        if (err > tolerance && first_bad_choice && *first_bad_choice == UINT64_MAX)
+            *first_bad_choice = k;
+    }
+    return worst;
+}

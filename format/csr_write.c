@@ -1,0 +1,148 @@
+/*
+ * csr_write.c - writing a CSR file (format/CSR.md, version 1.0) in one pass.
+ *
+ * All section lengths follow from the counts and all checksums are computed
+ * before the first byte goes out, so the header comes first and the output
+ * can be a pipe.  Sections are written in type order, each at the next
+ * multiple of 64 with zero padding: the same model always gives the same bytes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "csr.h"
+
+struct out_section {
+    uint32_t type;
+    const void *data;
+    uint64_t length;
+};
+
+static uint64_t round_up(uint64_t x) { return (x + CSR_ALIGN - 1) & ~(uint64_t)(CSR_ALIGN - 1); }
+static void put_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static int write_all(int fd, const void *buf, uint64_t len, csr_status *st)
+{
+    const uint8_t *p = buf;
+    while (len > 0) {
+        size_t chunk = len > ((uint64_t)1 << 30) ? ((size_t)1 << 30) : (size_t)len;
+        ssize_t put = write(fd, p, chunk);
+        if (put < 0) {
+            if (errno == EINTR)
+                continue;
+            if (st)
+                st->sys_errno = errno;
+            return csr_fail(st, CSR_ERR_IO, "write: %s", strerror(errno));
+        }
+        p += put;
+        len -= (uint64_t)put;
+    }
+    return CSR_OK;
+}
+
+/* Concatenate names into a string table (malloc'd, *length bytes). */
+static char *join_strings(const csr_strings *s, uint64_t *length)
+{
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < s->count; i++)
+        total += strlen(s->names[i]) + 1;
+    char *table = malloc(total ? total : 1);
+    if (!table)
+        return NULL;
+    char *p = table;
+    for (uint64_t i = 0; i < s->count; i++) {
+        size_t len = strlen(s->names[i]) + 1;
+        memcpy(p, s->names[i], len);
+        p += len;
+    }
+    *length = total;
+    return table;
+}
+
+int csr_write_fd(int fd, const csr_model *m, csr_status *st)
+{
+    if (m->num_states > CSR_MAX_STATES)
+        return csr_fail(st, CSR_ERR_TOO_LARGE, "%llu states", (unsigned long long)m->num_states);
+    uint64_t sc_len, ct_len, tg_len, pr_len, in_len, ca_len = 0, lf_len = 0, ls_len = 0;
+    if (csr_mul_u64(m->num_states + 1, 8, &sc_len) || m->num_choices == UINT64_MAX ||
+        csr_mul_u64(m->num_choices + 1, 8, &ct_len) || csr_mul_u64(m->num_transitions, 4, &tg_len) ||
+        csr_mul_u64(m->num_transitions, 8, &pr_len) || csr_mul_u64(m->num_initial, 4, &in_len) ||
+        (m->choice_actions && csr_mul_u64(m->num_choices, 4, &ca_len)))
+        return csr_fail(st, CSR_ERR_TOO_LARGE, "section lengths overflow 64 bits");
+    char *label_table = NULL, *action_table = NULL;
+    uint64_t label_table_len = 0, action_table_len = 0;
+    struct out_section sec[CSR_MAX_SECTIONS];
+    uint32_t n = 0;
+    sec[n++] = (struct out_section){CSR_SEC_STATE_CHOICES, m->state_choices, sc_len};
+    sec[n++] = (struct out_section){CSR_SEC_CHOICE_TRANSITIONS, m->choice_transitions, ct_len};
+    sec[n++] = (struct out_section){CSR_SEC_TARGETS, m->targets, tg_len};
+    if (m->probabilities)
+        sec[n++] = (struct out_section){CSR_SEC_PROBABILITIES, m->probabilities, pr_len};
+    sec[n++] = (struct out_section){CSR_SEC_INITIAL_STATES, m->initial_states, in_len};
+    int rc = CSR_OK;
+    if (m->labels.count) {
+        label_table = join_strings(&m->labels, &label_table_len);
+        lf_len = (m->labels.count + 1) * 8;
+        ls_len = m->label_first[m->labels.count] * 4;
+        sec[n++] = (struct out_section){CSR_SEC_LABEL_NAMES, label_table, label_table_len};
+        sec[n++] = (struct out_section){CSR_SEC_LABEL_FIRST, m->label_first, lf_len};
+        sec[n++] = (struct out_section){CSR_SEC_LABEL_STATES, m->label_states, ls_len};
+    }
+    if (m->choice_actions) {
+        action_table = join_strings(&m->actions, &action_table_len);
+        sec[n++] = (struct out_section){CSR_SEC_ACTION_NAMES, action_table, action_table_len};
+        sec[n++] = (struct out_section){CSR_SEC_CHOICE_ACTIONS, m->choice_actions, ca_len};
+    }
+    if ((m->labels.count && !label_table) || (m->choice_actions && !action_table)) {
+        rc = csr_fail(st, CSR_ERR_NOMEM, "string tables");
+        goto out;
+    }
+
+    uint64_t table_end = CSR_FIXED_HEADER_BYTES + (uint64_t)n * CSR_SECTION_ENTRY_BYTES;
+    uint64_t header_length = round_up(table_end + 4);
+    uint8_t *hdr = calloc(1, header_length);
+    if (!hdr) {
+        rc = csr_fail(st, CSR_ERR_NOMEM, "header");
+        goto out;
+    }
+    uint64_t offset = header_length;
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t *e = hdr + CSR_FIXED_HEADER_BYTES + (uint64_t)i * CSR_SECTION_ENTRY_BYTES;
+        uint32_t crc = (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), sec[i].data, (size_t)sec[i].length);
+        put_u32(e, sec[i].type);
+        put_u32(e + 4, 0);
+        put_u64(e + 8, offset);
+        put_u64(e + 16, sec[i].length);
+        put_u32(e + 24, crc);
+        offset = round_up(offset + sec[i].length);
+    }
+    memcpy(hdr, CSR_MAGIC, CSR_MAGIC_LENGTH);
+    put_u16(hdr + 8, CSR_VERSION_MAJOR);
+    put_u16(hdr + 10, CSR_VERSION_MINOR);
+    put_u32(hdr + 12, (uint32_t)header_length);
+    put_u32(hdr + 16, 0);
+    put_u32(hdr + 20, m->model_type);
+    put_u64(hdr + 24, m->num_states);
+    put_u64(hdr + 32, m->num_choices);
+    put_u64(hdr + 40, m->num_transitions);
+    put_u64(hdr + 48, offset);
+    put_u32(hdr + 56, n);
+    put_u32(hdr + 60, 0);
+    put_u32(hdr + table_end, (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), hdr, (size_t)table_end));
+    rc = write_all(fd, hdr, header_length, st);
+    free(hdr);
+    static const uint8_t zeros[CSR_ALIGN];
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        rc = write_all(fd, sec[i].data, sec[i].length, st);
+        if (!rc)
+            rc = write_all(fd, zeros, round_up(sec[i].length) - sec[i].length, st);
+    }
+out:
+    free(label_table);
+    free(action_table);
+    return rc;
+}

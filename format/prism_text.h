@@ -1,0 +1,57 @@
+/*
+ * prism_text.h - readers for PRISM's explicit model export (prism -exportmodel
+ * m.tra,lab; PRISM manual, "Explicit model files"), producing a csr_model.
+ *
+ * .tra, MDP:  [# comment lines]  "n c t"  then t lines "s k t p [action]"
+ * .tra, DTMC: [# comment lines]  "n t"    then t lines "s t p [action]"
+ * (n states, c choices, t transitions; s source state, k choice index within
+ * s, t target, p probability).  Sources must run 0..n-1 in order, every state
+ * having at least one choice; choice indices 0,1,2,... within each state;
+ * probabilities finite in (0,1]; each choice summing to 1 within
+ * PRISM_SUM_TOLERANCE.  A choice's lines carry one action name or none.
+ * .lab: [# comment]  "0=\"init\" 1=\"deadlock\" ..."  then "s: i j ..." lines,
+ * states strictly ascending.
+ */
+#ifndef PRISM_TEXT_H
+#define PRISM_TEXT_H
+
+#include "csr.h"
+#include "textin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PRISM_SUM_TOLERANCE 1e-6
+
+typedef struct prism_tra_options {
+    int sums_are_warnings; /* choice sums off by more than the tolerance: count, don't fail */
+} prism_tra_options;
+
+typedef struct prism_tra_report {
+    uint64_t bad_sums;           /* choices whose sum is off (when warnings) */
+    uint64_t first_bad_sum_line; /* line of the first such choice's last transition */
+    double worst_sum_error;
+    uint64_t bytes;              /* uncompressed bytes of text read */
+} prism_tra_report;
+
+/*
+ * Read a .tra from in into model (arrays owned by model; no labels; state 0
+ * initial until prism_read_lab replaces it).  On error status->line is the
+ * line at fault and the model is freed.
+ */
+int prism_read_tra(textin *in, const prism_tra_options *options, csr_model *model,
+                   prism_tra_report *report, csr_status *status);
+
+/*
+ * Read a .lab for a model of model->num_states states: fills the labels and
+ * sets the initial states to those labelled "init" (CSR_ERR_LABEL if there is
+ * no such label, CSR_ERR_NO_INITIAL if it is empty).
+ */
+int prism_read_lab(textin *in, csr_model *model, csr_status *status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

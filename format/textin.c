@@ -1,0 +1,144 @@
+/*
+ * textin.c - buffered line reader over zlib's gzFile (textin.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "textin.h"
+
+int textin_open(textin *in, const char *path, csr_status *st)
+{
+    memset(in, 0, sizeof *in);
+    int fd = (!path || strcmp(path, "-") == 0) ? dup(STDIN_FILENO) : open(path, O_RDONLY);
+    if (fd < 0) {
+        if (st)
+            st->sys_errno = errno;
+        return csr_fail(st, CSR_ERR_IO, "%s", strerror(errno));
+    }
+    in->gz = gzdopen(fd, "rb");
+    in->buf = malloc(TEXTIN_BUFFER_BYTES);
+    if (!in->gz || !in->buf) {
+        if (in->gz)
+            gzclose(in->gz);
+        else
+            close(fd);
+        free(in->buf);
+        memset(in, 0, sizeof *in);
+        return csr_fail(st, CSR_ERR_NOMEM, "input buffer");
+    }
+    gzbuffer(in->gz, 1 << 20);
+    in->cap = TEXTIN_BUFFER_BYTES;
+    return CSR_OK;
+}
+
+/* Move the unread part to the front, grow if full, and read more. */
+static int refill(textin *in, csr_status *st)
+{
+    size_t pending = in->end - in->start;
+    if (in->start > 0) {
+        memmove(in->buf, in->buf + in->start, pending);
+        in->start = 0;
+        in->end = pending;
+    }
+    if (in->end == in->cap) {
+        if (in->cap >= TEXTIN_MAX_LINE_BYTES)
+            return -csr_fail(st, CSR_ERR_SYNTAX, "line %llu is longer than %zu bytes",
+                             (unsigned long long)in->line + 1, TEXTIN_MAX_LINE_BYTES);
+        char *bigger = realloc(in->buf, in->cap * 2);
+        if (!bigger)
+            return -csr_fail(st, CSR_ERR_NOMEM, "line buffer");
+        in->buf = bigger;
+        in->cap *= 2;
+    }
+    size_t room = in->cap - in->end - 1; /* keep one byte for a final NUL */
+    if (room > (1u << 30))
+        room = 1u << 30;
+    int got = gzread(in->gz, in->buf + in->end, (unsigned)room);
+    if (got < 0) {
+        int errnum;
+        const char *msg = gzerror(in->gz, &errnum);
+        if (errnum == Z_BUF_ERROR)
+            return -csr_fail(st, CSR_ERR_TRUNCATED, "compressed stream ends early");
+        if (errnum == Z_ERRNO && st)
+            st->sys_errno = errno;
+        return -csr_fail(st, CSR_ERR_IO, "%s", errnum == Z_ERRNO ? strerror(errno) : msg);
+    }
+    if (got == 0) {
+        /* zlib reports a gzip stream cut short only through gzerror. */
+        int errnum;
+        gzerror(in->gz, &errnum);
+        if (errnum == Z_BUF_ERROR)
+            return -csr_fail(st, CSR_ERR_TRUNCATED, "compressed stream ends early");
+        in->eof = 1;
+    }
+    in->end += (size_t)got;
+    in->bytes += (uint64_t)got;
+    return 0;
+}
+
+int textin_next(textin *in, char **line, size_t *length, csr_status *st)
+{
+    for (;;) {
+        char *begin = in->buf + in->start;
+        size_t avail = in->end - in->start;
+        char *nl = memchr(begin, '\n', avail);
+        if (nl || (in->eof && avail > 0)) {
+            size_t len = nl ? (size_t)(nl - begin) : avail;
+            in->start += nl ? len + 1 : len;
+            if (!nl)
+                in->missing_newline = 1;
+            begin[len] = '\0'; /* '\n', or the spare byte refill() keeps */
+            if (len > 0 && begin[len - 1] == '\r')
+                begin[--len] = '\0';
+            in->line++;
+            if (memchr(begin, '\0', len))
+                return -csr_fail(st, CSR_ERR_SYNTAX, "NUL byte in a text line");
+            *line = begin;
+            *length = len;
+            return 1;
+        }
+        if (in->eof)
+            return 0;
+        int rc = refill(in, st);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+int textin_next_block(textin *in, char **data, size_t *length, csr_status *st)
+{
+    for (;;) {
+        char *begin = in->buf + in->start;
+        size_t avail = in->end - in->start;
+        char *last = avail ? memrchr(begin, '\n', avail) : NULL;
+        if (last || (in->eof && avail > 0)) {
+            size_t len = last ? (size_t)(last - begin) + 1 : avail;
+            if (!last) {
+                begin[len++] = '\n'; /* the spare byte refill() keeps */
+                in->missing_newline = 1;
+            }
+            in->start += last ? len : avail;
+            if (memchr(begin, '\0', len))
+                return -csr_fail(st, CSR_ERR_SYNTAX, "NUL byte in a text line");
+            *data = begin;
+            *length = len;
+            return 1;
+        }
+        if (in->eof)
+            return 0;
+        int rc = refill(in, st);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+void textin_close(textin *in)
+{
+    if (in->gz)
+        gzclose(in->gz);
+    free(in->buf);
+    memset(in, 0, sizeof *in);
+}

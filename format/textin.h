@@ -1,0 +1,62 @@
+/*
+ * textin.h - line reader for the project's text inputs (PRISM .tra/.lab,
+ * .sccs/.mecs, label and value files), plain or gzip-compressed.
+ *
+ * zlib detects gzip by its magic number, on files and on stdin alike, and
+ * passes anything else through unchanged.  Lines are handed out in place,
+ * NUL-terminated, without the '\n' (and without a '\r' before it), with their
+ * 1-based line number, from a buffer of TEXTIN_BUFFER_BYTES that grows for
+ * longer lines up to TEXTIN_MAX_LINE_BYTES.
+ */
+#ifndef TEXTIN_H
+#define TEXTIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#include "csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TEXTIN_BUFFER_BYTES ((size_t)4 << 20)
+#define TEXTIN_MAX_LINE_BYTES ((size_t)256 << 20)
+
+typedef struct textin {
+    gzFile gz;
+    char *buf;
+    size_t cap, start, end;
+    uint64_t line;          /* number of the line last returned */
+    int eof;                /* no more input to read into buf */
+    int missing_newline;    /* the last line had no '\n' */
+    uint64_t bytes;         /* uncompressed bytes read so far */
+} textin;
+
+/* Open path, or stdin when path is NULL or "-".  CSR_ERR_IO on failure
+ * (status->sys_errno set). */
+int textin_open(textin *in, const char *path, csr_status *status);
+
+/* Next line: returns 1 with *line and *length set, 0 at the end of input, or a
+ * negative csr_error code (CSR_ERR_IO, CSR_ERR_TRUNCATED for a gzip stream
+ * cut short, CSR_ERR_SYNTAX for a line too long or a NUL byte). */
+int textin_next(textin *in, char **line, size_t *length, csr_status *status);
+
+/*
+ * Next block of whole lines, for readers that scan lines themselves: returns 1
+ * with *data and *length set (length >= 1, data[length-1] == '\n'), 0 at the
+ * end of input, or a negative csr_error code.  A last line without a newline
+ * gets one, and missing_newline is set.  The caller counts lines; do not mix
+ * with textin_next on the same input.
+ */
+int textin_next_block(textin *in, char **data, size_t *length, csr_status *status);
+
+/* Close and free; safe on a zeroed textin. */
+void textin_close(textin *in);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * tool.c - shared tool skeleton (tool.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+const char *tool_name = "tool";
+
+void tool_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", tool_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+const char *tool_input_name(const char *path)
+{
+    return (!path || strcmp(path, "-") == 0) ? "(stdin)" : path;
+}
+
+void tool_report(const char *file, const csr_status *st)
+{
+    fprintf(stderr, "%s: %s", tool_name, tool_input_name(file));
+    if (st->line)
+        fprintf(stderr, ":%llu", (unsigned long long)st->line);
+    else if (st->offset != UINT64_MAX)
+        fprintf(stderr, ": byte %llu", (unsigned long long)st->offset);
+    fprintf(stderr, ": %s", csr_strerror(st->code));
+    if (st->detail[0])
+        fprintf(stderr, ": %s", st->detail);
+    fputc('\n', stderr);
+}
+
+int tool_read_csr(const char *path, csr_model *model)
+{
+    csr_status st = {0};
+    st.offset = UINT64_MAX;
+    int fd = (!path || strcmp(path, "-") == 0) ? STDIN_FILENO : open(path, O_RDONLY);
+    if (fd < 0) {
+        tool_error("%s: %s", path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    int rc = csr_read_fd(fd, model, &st);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    if (rc) {
+        tool_report(path, &st);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+int tool_refuse_terminal(void)
+{
+    if (isatty(STDOUT_FILENO)) {
+        tool_error("will not write binary data to a terminal; redirect or pipe the output");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+double tool_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

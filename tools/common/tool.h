@@ -1,0 +1,47 @@
+/*
+ * tool.h - what every tool of the family shares (the netpbm skeleton):
+ * its name for messages, error reporting as "tool: file:line: what is wrong",
+ * opening a CSR input (a file, or stdin for "-" or none), exit codes.
+ */
+#ifndef TOOL_H
+#define TOOL_H
+
+#include <stdio.h>
+
+#include "csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit statuses of all tools (labelcmp: 1 = the files differ). */
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+
+extern const char *tool_name;
+
+/* "tool: message\n" on stderr. */
+void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "tool: file:line: message: detail\n" (line and detail when set; byte
+ * offset for binary files).  file NULL or "-" is shown as "(stdin)". */
+void tool_report(const char *file, const csr_status *status);
+
+/* Display name of an input path. */
+const char *tool_input_name(const char *path);
+
+/* Read a CSR model from path (NULL or "-": stdin); on failure report it and
+ * return EXIT_BAD_INPUT. */
+int tool_read_csr(const char *path, csr_model *model);
+
+/* Refuse to write binary data to a terminal: returns EXIT_USAGE after a
+ * message if stdout is one, else 0. */
+int tool_refuse_terminal(void);
+
+/* Seconds since an arbitrary start (CLOCK_MONOTONIC). */
+double tool_seconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

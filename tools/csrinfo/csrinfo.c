@@ -1,0 +1,156 @@
+/*
+ * csrinfo - describe and validate a CSR file (format/CSR.md), after netpbm's
+ * pamfile.
+ *
+ *   csrinfo [-q] [-w] [file | -]
+ *
+ * Prints the header, the section table, the counts, the out-degree (transitions
+ * per state) and choices per state, the initial states, the labels and the
+ * actions, after a full validation: every checksum, every length, every
+ * structural invariant (csr_validate) and the choice sums (1 within 1e-6).
+ * Exit 0 valid, 1 any violation (a message names the file and where), 2 usage.
+ */
+#include <bsd/libutil.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+#define SUM_TOLERANCE 1e-6
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: %s [-q] [-w] [file | -]\n"
+            "Describe and validate a CSR model file (standard input if none).\n"
+            "  -q  print nothing; the exit status tells whether the file is valid\n"
+            "  -w  choices not summing to 1 within 1e-6 are a warning, not a violation\n"
+            "  -h  this help\n"
+            "Exit status: 0 valid, 1 invalid or unreadable, 2 usage.\n",
+            tool_name);
+}
+
+static const char *human(uint64_t bytes, char *buf, size_t len)
+{
+    if (humanize_number(buf, len, (int64_t)bytes, "B", HN_AUTOSCALE, HN_DECIMAL | HN_NOSPACE) < 0)
+        snprintf(buf, len, "%lluB", (unsigned long long)bytes);
+    return buf;
+}
+
+static void print_state_list(const uint32_t *list, uint64_t count)
+{
+    uint64_t shown = count < 8 ? count : 8;
+    for (uint64_t i = 0; i < shown; i++)
+        printf("%s%u", i ? " " : "", list[i]);
+    if (count > shown)
+        printf(" ...");
+}
+
+int main(int argc, char **argv)
+{
+    tool_name = "csrinfo";
+    int quiet = 0, warn_sums = 0, c;
+    static const struct option longopts[] = {{"quiet", no_argument, 0, 'q'},
+                                             {"warn-sums", no_argument, 0, 'w'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    while ((c = getopt_long(argc, argv, "qwh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'q': quiet = 1; break;
+        case 'w': warn_sums = 1; break;
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        tool_error("one input file at most");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *path = optind < argc ? argv[optind] : NULL;
+    const char *name = tool_input_name(path);
+    csr_model m;
+    if (tool_read_csr(path, &m))
+        return EXIT_BAD_INPUT;
+    uint64_t bad_choice;
+    double worst = csr_max_sum_error(&m, SUM_TOLERANCE, &bad_choice);
+    int status = EXIT_OK;
+    if (bad_choice != UINT64_MAX && !warn_sums)
+        status = EXIT_BAD_INPUT;
+    if (bad_choice != UINT64_MAX && !(quiet && warn_sums)) {
+        double sum = 0.0;
+        for (uint64_t i = m.choice_transitions[bad_choice]; i < m.choice_transitions[bad_choice + 1]; i++)
+            sum += m.probabilities[i];
+        fprintf(stderr, "%s: %s: %s%s: choice %llu sums to %.17g\n", tool_name, name, warn_sums ? "warning: " : "",
+                csr_strerror(CSR_ERR_PROBABILITY_SUM), (unsigned long long)bad_choice, sum);
+    }
+    if (quiet) {
+        csr_free(&m);
+        return status;
+    }
+
+    char h1[16], h2[16];
+    printf("%s:\tCSR %u.%u %s, %llu states, %llu choices, %llu transitions\n", name, m.version_major,
+           m.version_minor, m.model_type == CSR_MDP ? "MDP" : "DTMC", (unsigned long long)m.num_states,
+           (unsigned long long)m.num_choices, (unsigned long long)m.num_transitions);
+    printf("  file:         %llu bytes (%s), header %llu bytes, %u sections, layout plain\n",
+           (unsigned long long)m.file_length, human(m.file_length, h1, sizeof h1),
+           (unsigned long long)m.header_length, m.num_sections);
+    printf("  sections:     %-20s %12s %14s %8s %s\n", "type", "offset", "length", "crc32", "flags");
+    for (uint32_t i = 0; i < m.num_sections; i++) {
+        const csr_section *s = &m.sections[i];
+        printf("                %-20s %12llu %14llu %08x %s (%s)\n", s->type <= CSR_SEC_CHOICE_ACTIONS
+                   ? csr_section_name(s->type) : "unknown", (unsigned long long)s->offset,
+               (unsigned long long)s->length, s->crc32, s->flags & CSR_SECTION_OPTIONAL ? "optional" : "-",
+               human(s->length, h2, sizeof h2));
+    }
+    uint64_t max_deg = 0, max_choices = 0, max_choice_len = 0, no_choice = 0;
+    for (uint64_t s = 0; s < m.num_states; s++) {
+        uint64_t k0 = m.state_choices[s], k1 = m.state_choices[s + 1];
+        uint64_t deg = m.choice_transitions[k1] - m.choice_transitions[k0];
+        if (deg > max_deg)
+            max_deg = deg;
+        if (k1 - k0 > max_choices)
+            max_choices = k1 - k0;
+        no_choice += k1 == k0;
+    }
+    for (uint64_t k = 0; k < m.num_choices; k++) {
+        uint64_t len = m.choice_transitions[k + 1] - m.choice_transitions[k];
+        if (len > max_choice_len)
+            max_choice_len = len;
+    }
+    double n = m.num_states ? (double)m.num_states : 1.0, nc = m.num_choices ? (double)m.num_choices : 1.0;
+    printf("  out-degree:   %.2f average, %llu maximum (transitions per state)\n", (double)m.num_transitions / n,
+           (unsigned long long)max_deg);
+    printf("  choices:      %.2f per state on average, %llu maximum, %llu states without a choice\n",
+           (double)m.num_choices / n, (unsigned long long)max_choices, (unsigned long long)no_choice);
+    printf("  distribution: %.2f transitions per choice on average, %llu maximum\n",
+           (double)m.num_transitions / nc, (unsigned long long)max_choice_len);
+    if (m.probabilities)
+        printf("  probability:  choice sums within %.3g of 1 at worst\n", worst);
+    else
+        printf("  probability:  none (graph only)\n");
+    printf("  initial:      %llu state%s: ", (unsigned long long)m.num_initial, m.num_initial == 1 ? "" : "s");
+    print_state_list(m.initial_states, m.num_initial);
+    printf("\n  labels:       %llu", (unsigned long long)m.labels.count);
+    for (uint64_t l = 0; l < m.labels.count; l++)
+        printf("%s\"%s\" (%llu)", l ? ", " : ": ", m.labels.names[l],
+               (unsigned long long)(m.label_first[l + 1] - m.label_first[l]));
+    if (m.choice_actions) {
+        uint64_t named = 0;
+        for (uint64_t k = 0; k < m.num_choices; k++)
+            named += m.choice_actions[k] != 0;
+        printf("\n  actions:      %llu names, on %llu of %llu choices", (unsigned long long)(m.actions.count - 1),
+               (unsigned long long)named, (unsigned long long)m.num_choices);
+    } else {
+        printf("\n  actions:      none");
+    }
+    printf("\n  valid:        %s\n", status == EXIT_OK ? "yes" : "no");
+    csr_free(&m);
+    if (fflush(stdout) != 0) {
+        tool_error("(stdout): write error");
+        return EXIT_BAD_INPUT;
+    }
+    return status;
+}
