@@ -98,10 +98,10 @@ $(OBJ)/tools/%.cu.o: tools/%.cu $(HEADERS) | $(DEPS_STAMP)
 	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -c $< -o $@
 
 # ---- tests, demo, benchmarks ------------------------------------------------
-test: all
+test: all $(TEST_BIN)/csrpatch
 	bats tests/
 
-test-gpu: all
+test-gpu: all $(TEST_BIN)/csrpatch
 	bats --filter 'GPU' tests/
 
 demo: all
@@ -113,3 +113,9 @@ bench: all
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- test helpers (not installed) -------------------------------------------
+TEST_BIN := $(BUILD)/test-bin
+$(TEST_BIN)/csrpatch: tests/tools/csrpatch.c $(LIBFORMAT) $(HEADERS)
+	@mkdir -p $(TEST_BIN)
+	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBFORMAT) $(LDLIBS)

@@ -66,8 +66,8 @@ static int all_zero(const uint8_t *p, uint64_t len)
     return 1;
 }
 
-/* Checks of the fixed header and the section table, common to both paths.
- * hdr holds header_length bytes. */
+/* The header checksum, then the header fields and the section table,
+ * common to both paths.  hdr holds header_length bytes. */
 static int parse_header(csr_model *m, const uint8_t *hdr, csr_status *st)
 {
     uint32_t count = m->num_sections;
@@ -77,6 +77,18 @@ static int parse_header(csr_model *m, const uint8_t *hdr, csr_status *st)
         return csr_fail(st, CSR_ERR_HEADER_CRC, "stored %08x, computed %08x", stored, crc_of(hdr, table_end));
     if (!all_zero(hdr + table_end + 4, m->header_length - table_end - 4))
         return csr_fail(st, CSR_ERR_PADDING, "after the header checksum");
+    /* The fields behind the checksum. */
+    if (m->flags != 0)
+        return csr_fail(st, CSR_ERR_RESERVED, "header flags %08x", m->flags);
+    if (get_u32(hdr + 60) != 0)
+        return csr_fail(st, CSR_ERR_RESERVED, "header bytes 60-63");
+    if (m->model_type != CSR_DTMC && m->model_type != CSR_MDP)
+        return csr_fail(st, CSR_ERR_MODEL_TYPE, "model type %u", m->model_type);
+    if (m->num_states > CSR_MAX_STATES)
+        return csr_fail(st, CSR_ERR_TOO_LARGE, "%llu states (at most 2^32)", (unsigned long long)m->num_states);
+    if (m->model_type == CSR_DTMC && m->num_choices != m->num_states)
+        return csr_fail(st, CSR_ERR_DTMC_CHOICES, "%llu choices for %llu states",
+                        (unsigned long long)m->num_choices, (unsigned long long)m->num_states);
     uint64_t expected = m->header_length;
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *e = hdr + CSR_FIXED_HEADER_BYTES + (uint64_t)i * CSR_SECTION_ENTRY_BYTES;
@@ -110,7 +122,9 @@ static int parse_header(csr_model *m, const uint8_t *hdr, csr_status *st)
     return CSR_OK;
 }
 
-/* Check the first 64 bytes and fill the counts. */
+/* Check what locates the header checksum (magic, version, section count,
+ * header length) and fill the fields; parse_header checks the rest after
+ * the checksum. */
 static int parse_fixed_header(csr_model *m, const uint8_t *h, csr_status *st)
 {
     if (st)
@@ -131,12 +145,6 @@ static int parse_fixed_header(csr_model *m, const uint8_t *h, csr_status *st)
     m->num_transitions = get_u64(h + 40);
     m->file_length = get_u64(h + 48);
     m->num_sections = get_u32(h + 56);
-    if (m->flags != 0)
-        return csr_fail(st, CSR_ERR_RESERVED, "header flags %08x", m->flags);
-    if (get_u32(h + 60) != 0)
-        return csr_fail(st, CSR_ERR_RESERVED, "header bytes 60-63");
-    if (m->model_type != CSR_DTMC && m->model_type != CSR_MDP)
-        return csr_fail(st, CSR_ERR_MODEL_TYPE, "model type %u", m->model_type);
     if (m->num_sections > CSR_MAX_SECTIONS)
         return csr_fail(st, CSR_ERR_SECTION_TABLE, "%u sections (at most %d)", m->num_sections,
                         CSR_MAX_SECTIONS);
@@ -145,11 +153,6 @@ static int parse_fixed_header(csr_model *m, const uint8_t *h, csr_status *st)
         return csr_fail(st, CSR_ERR_HEADER_LENGTH, "%llu bytes, expected %llu for %u sections",
                         (unsigned long long)m->header_length, (unsigned long long)round_up(min_length),
                         m->num_sections);
-    if (m->num_states > CSR_MAX_STATES)
-        return csr_fail(st, CSR_ERR_TOO_LARGE, "%llu states (at most 2^32)", (unsigned long long)m->num_states);
-    if (m->model_type == CSR_DTMC && m->num_choices != m->num_states)
-        return csr_fail(st, CSR_ERR_DTMC_CHOICES, "%llu choices for %llu states",
-                        (unsigned long long)m->num_choices, (unsigned long long)m->num_states);
     return CSR_OK;
 }
 
@@ -286,8 +289,11 @@ static int read_mapped(int fd, uint64_t size, csr_model *m, csr_status *st)
     if (size < CSR_FIXED_HEADER_BYTES) {
         uint8_t head[CSR_MAGIC_LENGTH];
         if (size >= CSR_MAGIC_LENGTH && pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head &&
-            memcmp(head, CSR_MAGIC, CSR_MAGIC_LENGTH) != 0)
+            memcmp(head, CSR_MAGIC, CSR_MAGIC_LENGTH) != 0) {
+            if (st)
+                st->offset = 0;
             return csr_fail(st, CSR_ERR_MAGIC, NULL);
+        }
         return csr_fail(st, CSR_ERR_TRUNCATED, "%llu bytes", (unsigned long long)size);
     }
     void *base = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -341,14 +347,21 @@ static int read_stream(int fd, csr_model *m, csr_status *st)
     if (rc == CSR_ERR_TRUNCATED) {
         if (first.offset == 0)
             return csr_fail(st, CSR_ERR_TRUNCATED, "empty input");
+        if (st)
+            st->offset = first.offset;
         if (memcmp(fixed, CSR_MAGIC, (size_t)first.offset) == 0)
             return csr_fail(st, CSR_ERR_TRUNCATED, "input ends at byte %llu", (unsigned long long)first.offset);
+        if (st)
+            st->offset = 0;
         return csr_fail(st, CSR_ERR_MAGIC, NULL);
     }
     if (rc)
         return csr_fail(st, rc, "%s", first.detail);
-    if (memcmp(fixed, CSR_MAGIC, CSR_MAGIC_LENGTH) != 0)
+    if (memcmp(fixed, CSR_MAGIC, CSR_MAGIC_LENGTH) != 0) {
+        if (st)
+            st->offset = 0;
         return csr_fail(st, CSR_ERR_MAGIC, NULL);
+    }
     if ((rc = read_exact(fd, fixed + CSR_MAGIC_LENGTH, sizeof fixed - CSR_MAGIC_LENGTH,
                                CSR_MAGIC_LENGTH, st)))
         return rc;

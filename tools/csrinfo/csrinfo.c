@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         return status;
     }
 
-    char h1[16], h2[16];
+    char h1[6], h2[6]; /* humanize_number scales to fit: at most 5 characters */
     printf("%s:\tCSR %u.%u %s, %llu states, %llu choices, %llu transitions\n", name, m.version_major,
            m.version_minor, m.model_type == CSR_MDP ? "MDP" : "DTMC", (unsigned long long)m.num_states,
            (unsigned long long)m.num_choices, (unsigned long long)m.num_transitions);

@@ -1,0 +1,288 @@
+#!/usr/bin/env bats
+# prism2csr: PRISM .tra/.lab to binary CSR, and every class of bad input.
+
+load helper
+
+setup() {
+    require_models
+    # A small valid MDP: 3 states, 4 choices, 5 transitions.
+    GOOD='# Transitions (MDP)\n3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n'
+}
+
+# Run prism2csr on a .tra made of $1; it must fail with status 1, write nothing
+# on stdout, and say $2 on stderr.
+rejects() {
+    local tra
+    tra=$(write_file bad.tra "$1")
+    run --separate-stderr prism2csr "$tra"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $tra$2"
+}
+
+@test "prism2csr converts the FMSD running example with its counts and labels" {
+    prism2csr -l "$MODELS/fmsd_fig1.lab" "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/f.csr"
+    assert_success
+    assert_line --index 0 --partial "CSR 1.0 MDP, 8 states, 13 choices, 21 transitions"
+    assert_line --partial 'labels:       3: "init" (1), "deadlock" (0), "s3" (1)'
+    assert_line --partial "initial:      1 state: 0"
+    assert_line --partial "valid:        yes"
+}
+
+@test "prism2csr takes the initial states from the init label" {
+    prism2csr -l "$MODELS/coin2.lab" "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/c.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/c.csr"
+    assert_line --partial "initial:      1 state: 120"
+    prism2csr -l "$MODELS/herman7.lab" "$MODELS/herman7.tra" > "$BATS_TEST_TMPDIR/h.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/h.csr"
+    assert_line --partial "CSR 1.0 DTMC, 128 states, 128 choices, 2188 transitions"
+    assert_line --partial "initial:      128 states: 0 1 2 3 4 5 6 7 ..."
+}
+
+@test "prism2csr makes state 0 initial without a label file" {
+    prism2csr "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/c.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/c.csr"
+    assert_line --partial "initial:      1 state: 0"
+    assert_line --partial "labels:       0"
+}
+
+@test "prism2csr keeps the action names of the choices" {
+    prism2csr "$MODELS/leader3.tra" > "$BATS_TEST_TMPDIR/l.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/l.csr"
+    named=$(awk 'NF==5' "$MODELS/leader3.tra" | cut -d' ' -f1,2 | sort -u | wc -l)
+    assert_line --regexp "actions: +[0-9]+ names, on $named of 573 choices"
+}
+
+@test "prism2csr reads gzip-compressed input from a file and from stdin alike" {
+    gzip -c "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/c.tra.gz"
+    prism2csr "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/plain.csr"
+    prism2csr "$BATS_TEST_TMPDIR/c.tra.gz" > "$BATS_TEST_TMPDIR/file.csr"
+    prism2csr < "$BATS_TEST_TMPDIR/c.tra.gz" > "$BATS_TEST_TMPDIR/stdin.csr"
+    prism2csr - < "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/dash.csr"
+    cmp "$BATS_TEST_TMPDIR/plain.csr" "$BATS_TEST_TMPDIR/file.csr"
+    cmp "$BATS_TEST_TMPDIR/plain.csr" "$BATS_TEST_TMPDIR/stdin.csr"
+    cmp "$BATS_TEST_TMPDIR/plain.csr" "$BATS_TEST_TMPDIR/dash.csr"
+}
+
+@test "prism2csr reads a .tra without PRISM 4.10's comment line" {
+    tail -n +2 "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/old.tra"
+    prism2csr "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/a.csr"
+    prism2csr "$BATS_TEST_TMPDIR/old.tra" > "$BATS_TEST_TMPDIR/b.csr"
+    cmp "$BATS_TEST_TMPDIR/a.csr" "$BATS_TEST_TMPDIR/b.csr"
+}
+
+@test "prism2csr output is byte-reproducible" {
+    prism2csr -l "$MODELS/leader4.lab" "$MODELS/leader4.tra" > "$BATS_TEST_TMPDIR/1.csr"
+    prism2csr -l "$MODELS/leader4.lab" "$MODELS/leader4.tra" > "$BATS_TEST_TMPDIR/2.csr"
+    cmp "$BATS_TEST_TMPDIR/1.csr" "$BATS_TEST_TMPDIR/2.csr"
+    [ $(( $(stat -c %s "$BATS_TEST_TMPDIR/1.csr") % 64 )) -eq 0 ]
+}
+
+@test "prism2csr refuses to write to a terminal" {
+    tra=$(write_file good.tra "$GOOD")
+    run script -qec "prism2csr $tra" /dev/null
+    assert_failure 2
+    assert_output --partial "will not write binary data to a terminal"
+}
+
+@test "prism2csr rejects fewer transitions than the header says" {
+    rejects '3 4 6\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':6: counts do not match the header: header says 3 states, 4 choices, 6 transitions; found 3, 4, 5'
+}
+
+@test "prism2csr rejects more transitions than the header says" {
+    rejects '3 4 4\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ":6: counts do not match the header: more than the header's 4 transitions"
+}
+
+@test "prism2csr rejects more choices than the header says" {
+    rejects '3 3 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ":6: counts do not match the header: more than the header's 3 choices"
+}
+
+@test "prism2csr rejects fewer states than the header says" {
+    rejects '4 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':6: counts do not match the header: header says 4 states, 4 choices, 5 transitions; found 3, 4, 5'
+}
+
+@test "prism2csr rejects a target state out of range" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 3 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':3: index out of range: target state 3 >= 3 states'
+}
+
+@test "prism2csr rejects a source state out of range" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n7 0 2 1\n' \
+        ':6: index out of range: source state 7 >= 3 states'
+}
+
+@test "prism2csr rejects source states that are not ascending" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n1 0 0 1\n0 1 0 1\n2 0 2 1\n' \
+        ':5: not ascending and contiguous: source state 0 after state 1'
+}
+
+@test "prism2csr rejects a state without transitions" {
+    rejects '3 3 4\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n2 0 2 1\n' \
+        ':5: not ascending and contiguous: source state 2 after state 0: state 1 has no transitions'
+}
+
+@test "prism2csr rejects choice indices that are not contiguous" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 2 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':4: not ascending and contiguous: state 0: choice 2 after choice 0'
+}
+
+@test "prism2csr rejects a first choice that is not 0" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 1 0 1\n2 0 2 1\n' \
+        ':5: not ascending and contiguous: state 1: first choice is 1, not 0'
+}
+
+@test "prism2csr rejects a probability above 1" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 1.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':3: probability not finite or outside (0,1]: 1.5'
+}
+
+@test "prism2csr rejects a probability of 0" {
+    rejects '3 4 5\n0 0 1 0\n0 0 2 1\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':2: probability not finite or outside (0,1]: 0'
+}
+
+@test "prism2csr rejects a negative probability" {
+    rejects '3 4 5\n0 0 1 -0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':2: probability not finite or outside (0,1]: -0.5'
+}
+
+@test "prism2csr rejects a probability that is not finite" {
+    rejects '3 4 5\n0 0 1 nan\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':2: probability not finite or outside (0,1]: nan'
+    rejects '3 4 5\n0 0 1 inf\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':2: probability not finite or outside (0,1]: inf'
+}
+
+@test "prism2csr rejects a choice that does not sum to one" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.4\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':2: probabilities of a choice do not sum to 1: state 0 choice 0 sums to 0.90000000000000002'
+}
+
+@test "prism2csr accepts a sum within 1e-6 of one" {
+    tra=$(write_file ok.tra '3 4 5\n0 0 1 0.5\n0 0 2 0.4999995\n0 1 0 1\n1 0 0 1\n2 0 2 1\n')
+    prism2csr "$tra" > "$BATS_TEST_TMPDIR/ok.csr"
+    run csrinfo -q "$BATS_TEST_TMPDIR/ok.csr"
+    assert_success
+}
+
+@test "prism2csr -w turns a bad sum into a warning" {
+    tra=$(write_file sum.tra '3 4 5\n0 0 1 0.5\n0 0 2 0.4\n0 1 0 1\n1 0 0 1\n2 0 2 1\n')
+    run --separate-stderr prism2csr -w "$tra"
+    assert_success
+    assert_equal "$stderr" "prism2csr: $tra:2: warning: 1 choices do not sum to 1 within 1e-06 (worst by 0.1)"
+    prism2csr -w "$tra" 2>/dev/null > "$BATS_TEST_TMPDIR/w.csr"
+    run csrinfo -w "$BATS_TEST_TMPDIR/w.csr"
+    assert_success
+    run csrinfo "$BATS_TEST_TMPDIR/w.csr"
+    assert_failure 1
+}
+
+@test "prism2csr rejects a malformed number" {
+    rejects '3 4 5\n0 0 1 0.5x\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' ':2: malformed number: probability'
+    rejects '3 4 5\n0 0 1 0.5\n0 0 two 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' ':3: malformed number: target state'
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 99999999999999999999999 1\n' \
+        ':6: malformed number: target state'
+    rejects '3 x 5\n' ':1: malformed number: in the header "n [c] t"'
+}
+
+@test "prism2csr rejects a line with a missing field" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' ':3: syntax error: probability missing'
+}
+
+@test "prism2csr rejects trailing garbage on a line" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5 act extra\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':3: syntax error: trailing garbage "extra"'
+}
+
+@test "prism2csr rejects a file cut in the middle of its last line" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1' \
+        ':6: file is truncated: the last line has no newline'
+}
+
+@test "prism2csr rejects a gzip stream cut short" {
+    head -c 200000 "$MODELS/coin4.tra.gz" > "$BATS_TEST_TMPDIR/cut.tra.gz"
+    run --separate-stderr prism2csr "$BATS_TEST_TMPDIR/cut.tra.gz"
+    assert_failure 1
+    assert_output ""
+    [[ "$stderr" =~ ^prism2csr:\ .*/cut.tra.gz:[0-9]+:\ file\ is\ truncated:\ compressed\ stream\ ends\ early$ ]]
+}
+
+@test "prism2csr rejects an empty file and a file without transitions" {
+    rejects '' ': file is truncated: no header line "n [c] t"'
+    rejects '# Transitions (MDP)\n' ':1: file is truncated: no header line "n [c] t"'
+}
+
+@test "prism2csr rejects a CTMC" {
+    rejects '# Transitions (CTMC)\n2 2\n0 1 3.5\n1 0 2\n' \
+        ':1: unsupported model:  Transitions (CTMC) (only DTMCs and MDPs)'
+}
+
+@test "prism2csr rejects a header that contradicts the comment line" {
+    rejects '# Transitions (DTMC)\n3 4 5\n' ':2: syntax error: header has 3 counts but the file says DTMC'
+}
+
+@test "prism2csr rejects two actions on one choice" {
+    rejects '3 4 5\n0 0 1 0.5 a\n0 0 2 0.5 b\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':3: syntax error: state 0 choice 0: action "b" differs from "a" on line 2'
+}
+
+@test "prism2csr reads DTMCs with one choice per state" {
+    tra=$(write_file d.tra '# Transitions (DTMC)\n3 4\n0 1 0.5\n0 2 0.5\n1 0 1\n2 2 1\n')
+    prism2csr "$tra" > "$BATS_TEST_TMPDIR/d.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/d.csr"
+    assert_line --index 0 --partial "CSR 1.0 DTMC, 3 states, 3 choices, 4 transitions"
+}
+
+@test "prism2csr rejects a label file with an undeclared label" {
+    tra=$(write_file good.tra "$GOOD")
+    lab=$(write_file bad.lab '0="init" 1="deadlock"\n0: 0\n2: 2\n')
+    run --separate-stderr prism2csr -l "$lab" "$tra"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $lab:3: index out of range: label index 2, only 2 labels declared"
+}
+
+@test "prism2csr rejects a label file naming a state out of range" {
+    tra=$(write_file good.tra "$GOOD")
+    lab=$(write_file bad.lab '0="init" 1="deadlock"\n0: 0\n3: 1\n')
+    run --separate-stderr prism2csr -l "$lab" "$tra"
+    assert_failure 1
+    assert_equal "$stderr" "prism2csr: $lab:3: index out of range: state 3 >= 3 states"
+}
+
+@test "prism2csr rejects a label file without init states" {
+    tra=$(write_file good.tra "$GOOD")
+    lab=$(write_file bad.lab '0="goal"\n2: 0\n')
+    run --separate-stderr prism2csr -l "$lab" "$tra"
+    assert_failure 1
+    assert_equal "$stderr" "prism2csr: $lab:2: bad label: no label \"init\" for the initial states"
+}
+
+@test "prism2csr rejects states of a label file out of order" {
+    tra=$(write_file good.tra "$GOOD")
+    lab=$(write_file bad.lab '0="init"\n2: 0\n1: 0\n')
+    run --separate-stderr prism2csr -l "$lab" "$tra"
+    assert_failure 1
+    assert_equal "$stderr" "prism2csr: $lab:3: not ascending and contiguous: state 1 after state 2"
+}
+
+@test "prism2csr reports a missing input file" {
+    run --separate-stderr prism2csr "$BATS_TEST_TMPDIR/none.tra"
+    assert_failure 1
+    assert_equal "$stderr" "prism2csr: $BATS_TEST_TMPDIR/none.tra: input/output error: No such file or directory"
+}
+
+@test "prism2csr answers -h and rejects bad usage with status 2" {
+    run prism2csr -h
+    assert_success
+    assert_line --index 0 --partial "usage: prism2csr"
+    run prism2csr -x
+    assert_failure 2
+    run prism2csr a.tra b.tra
+    assert_failure 2
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# The CPU references (gpu-scc --cpu: Tarjan; gpu-mec --cpu: the basic MEC
+# algorithm of the FMSD article, section 2.3) on hand-checked graphs.
+
+load helper
+
+setup() {
+    require_models
+}
+
+# MEC labels of tests/data/$1.tra must equal tests/data/$1.mecs.expected.
+mecs_equal() {
+    prism2csr "$DATA/$1.tra" > "$BATS_TEST_TMPDIR/m.csr"
+    run gpu-mec --cpu "$BATS_TEST_TMPDIR/m.csr"
+    assert_success
+    assert_output "$(cat "$DATA/$1.mecs.expected")"
+}
+
+@test "gpu-scc --cpu finds the SCCs of the FMSD running example" {
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    run gpu-scc --cpu "$BATS_TEST_TMPDIR/f.csr"
+    assert_success
+    assert_output "$(cat "$DATA/fmsd_fig1.sccs.expected")"
+}
+
+@test "gpu-mec --cpu finds the MECs {s2}, {s3}, {s4,s5,s6} of the FMSD running example" {
+    prism2csr -l "$MODELS/fmsd_fig1.lab" "$MODELS/fmsd_fig1.tra" | gpu-mec --cpu > "$BATS_TEST_TMPDIR/l"
+    run cat "$BATS_TEST_TMPDIR/l"
+    assert_output "$(cat "$DATA/fmsd_fig1.mecs.expected")"
+}
+
+@test "gpu-mec --cpu does not take an SCC held together by a leaving choice for a MEC" {
+    # {0,1} is an SCC only through 0's choice that also leaves to 2: MECs {0}, {2}.
+    mecs_equal leaving-choice
+}
+
+@test "gpu-mec --cpu finds a MEC that an SCC yields only in a later round" {
+    # Round 1 removes 1's leaving choice; round 2 splits {0,1,2} into {0} and the MEC {1,2}.
+    mecs_equal split-rounds
+}
+
+@test "gpu-mec --cpu removes the attractor of a state that cannot stay" {
+    # 2 must leave with probability 1/2; 1 and 0 can only go towards 2.
+    mecs_equal attractor
+}
+
+@test "gpu-mec --cpu makes a strongly connected DTMC one MEC" {
+    mecs_equal cycle
+}
+
+@test "gpu-mec --cpu finds the bottom SCCs of a DTMC as its MECs" {
+    prism2csr "$MODELS/dice.tra" > "$BATS_TEST_TMPDIR/d.csr"
+    run gpu-mec --cpu "$BATS_TEST_TMPDIR/d.csr"
+    assert_output "$(cat "$DATA/dice.mecs.expected")"
+}
+
+@test "gpu-scc --cpu gives every state of a chain an SCC of its own" {
+    awk 'BEGIN { n = 100000; print n, n; for (i = 0; i < n - 1; i++) print i, i + 1, 1; print n - 1, n - 1, 1 }' \
+        > "$BATS_TEST_TMPDIR/chain.tra"
+    prism2csr "$BATS_TEST_TMPDIR/chain.tra" > "$BATS_TEST_TMPDIR/chain.csr"
+    gpu-scc --cpu "$BATS_TEST_TMPDIR/chain.csr" > "$BATS_TEST_TMPDIR/chain.scc"
+    run bash -c "seq 0 99999 | cmp - '$BATS_TEST_TMPDIR/chain.scc'"
+    assert_success
+    run bash -c "gpu-mec --cpu '$BATS_TEST_TMPDIR/chain.csr' | sort | uniq -c | tr -s ' '"
+    assert_output " 99999 -
+ 1 99999"
+}
+
+@test "gpu-scc --cpu makes a long cycle one SCC without running out of stack" {
+    awk 'BEGIN { n = 1000000; print n, n; for (i = 0; i < n; i++) print i, (i + 1) % n, 1 }' > "$BATS_TEST_TMPDIR/ring.tra"
+    prism2csr "$BATS_TEST_TMPDIR/ring.tra" | gpu-scc --cpu > "$BATS_TEST_TMPDIR/ring.scc"
+    run bash -c "sort -u '$BATS_TEST_TMPDIR/ring.scc'"
+    assert_output "0"
+}
+
+@test "gpu-scc and gpu-mec without --cpu say the GPU path is not there yet" {
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    run --separate-stderr gpu-mec "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_output ""
+    [[ "$stderr" == "gpu-mec: no CUDA device; use --cpu for the CPU reference" ||
+       "$stderr" == "gpu-mec: the GPU decomposition is not built yet (issue 4); use --cpu" ]]
+}
+
+@test "gpu-scc and gpu-mec report bad input and bad usage" {
+    run --separate-stderr gpu-scc --cpu "$MODELS/fmsd_fig1.tra"
+    assert_failure 1
+    assert_equal "$stderr" "gpu-scc: $MODELS/fmsd_fig1.tra: byte 0: not a CSR file (bad magic number)"
+    run gpu-mec --cpu -d x
+    assert_failure 2
+    run gpu-scc -h
+    assert_success
+    assert_line --index 0 --partial "usage: gpu-scc"
+}
