@@ -26,6 +26,7 @@ export SHARED
 BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
+TEST_BIN := $(BUILD)/test-bin
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support
 
@@ -115,7 +116,6 @@ clean:
 	rm -rf $(BUILD)
 
 # ---- test helpers (not installed) -------------------------------------------
-TEST_BIN := $(BUILD)/test-bin
 $(TEST_BIN)/csrpatch: tests/tools/csrpatch.c $(LIBFORMAT) $(HEADERS)
 	@mkdir -p $(TEST_BIN)
 	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBFORMAT) $(LDLIBS)

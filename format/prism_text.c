@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugepages.h"
 #include "numparse.h"
 #include "prism_text.h"
 
@@ -38,6 +39,7 @@ static int vec_grow(vec *v, size_t elem, uint64_t need)
         return -1;
     v->data = p;
     v->cap = cap;
+    advise_huge_pages(p, (size_t)bytes);
     return 0;
 }
 
@@ -50,10 +52,20 @@ static int vec_grow(vec *v, size_t elem, uint64_t need)
 
 typedef struct names {
     char **list;
+    size_t *lengths;
     uint64_t count, cap;
     uint32_t *slots; /* index + 1, 0 = empty */
     uint64_t num_slots;
 } names;
+
+/* Byte comparison inlined for the short names of actions. */
+static inline int same_bytes(const char *a, const char *b, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
 
 static uint64_t hash_name(const char *s, size_t len)
 {
@@ -88,9 +100,9 @@ static int64_t names_intern(names *n, const char *s, size_t len)
         return -1;
     uint64_t h = hash_name(s, len) & (n->num_slots - 1);
     while (n->slots[h]) {
-        const char *e = n->list[n->slots[h] - 1];
-        if (strncmp(e, s, len) == 0 && e[len] == '\0')
-            return n->slots[h] - 1;
+        uint32_t i = n->slots[h] - 1;
+        if (n->lengths[i] == len && same_bytes(n->list[i], s, len))
+            return i;
         h = (h + 1) & (n->num_slots - 1);
     }
     if (n->count >= UINT32_MAX - 1)
@@ -101,6 +113,10 @@ static int64_t names_intern(names *n, const char *s, size_t len)
         if (!list)
             return -1;
         n->list = list;
+        size_t *lengths = realloc(n->lengths, cap * sizeof *lengths);
+        if (!lengths)
+            return -1;
+        n->lengths = lengths;
         n->cap = cap;
     }
     char *copy = malloc(len + 1);
@@ -109,6 +125,7 @@ static int64_t names_intern(names *n, const char *s, size_t len)
     memcpy(copy, s, len);
     copy[len] = '\0';
     n->list[n->count] = copy;
+    n->lengths[n->count] = len;
     n->slots[h] = (uint32_t)(n->count + 1);
     return (int64_t)n->count++;
 }
@@ -118,6 +135,7 @@ static void names_free(names *n)
     for (uint64_t i = 0; i < n->count; i++)
         free(n->list[i]);
     free(n->list);
+    free(n->lengths);
     free(n->slots);
     memset(n, 0, sizeof *n);
 }
@@ -328,7 +346,7 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
                     goto fail;
                 }
                 size_t alen = (size_t)(q - a);
-                if (last_action >= 0 && alen == last_action_len && memcmp(a, action_names.list[last_action], alen) == 0) {
+                if (last_action >= 0 && alen == last_action_len && same_bytes(a, action_names.list[last_action], alen)) {
                     action = last_action;
                 } else {
                     action = names_intern(&action_names, a, alen);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hugepages.h"
 #include "textin.h"
 
 int textin_open(textin *in, const char *path, csr_status *st)
@@ -29,6 +30,7 @@ int textin_open(textin *in, const char *path, csr_status *st)
         memset(in, 0, sizeof *in);
         return csr_fail(st, CSR_ERR_NOMEM, "input buffer");
     }
+    advise_huge_pages(in->buf, TEXTIN_BUFFER_BYTES);
     gzbuffer(in->gz, 1 << 20);
     in->cap = TEXTIN_BUFFER_BYTES;
     return CSR_OK;
@@ -52,6 +54,7 @@ static int refill(textin *in, csr_status *st)
             return -csr_fail(st, CSR_ERR_NOMEM, "line buffer");
         in->buf = bigger;
         in->cap *= 2;
+        advise_huge_pages(in->buf, in->cap);
     }
     size_t room = in->cap - in->end - 1; /* keep one byte for a final NUL */
     if (room > (1u << 30))
