@@ -1,0 +1,32 @@
+#!/bin/bash
+# Build, test and benchmark on a lent GPU machine that reaches no package
+# registry.  Prepared here (see README, "On the device machine"):
+#   .deb/     apt-get download bats bats-assert bats-support zlib1g-dev libbsd-dev libmd-dev libbsd0 libmd0
+#   .shared/  a copy of ../shared/models (the models do not travel otherwise)
+# and carried with the call:  bash bench/on-device.sh [test|bench|all] ...
+set -uo pipefail
+cd "$(dirname "$0")/.."
+prefix=/tmp/debs
+mkdir -p "$prefix"
+for f in .deb/*.deb; do dpkg -x "$f" "$prefix"; done
+# libbsd.so is a linker script naming absolute paths: point it into the prefix.
+sed -i "s| /usr/lib/| $prefix/usr/lib/|g; s|(/usr/lib/|($prefix/usr/lib/|g" "$prefix/usr/lib/x86_64-linux-gnu/libbsd.so"
+export PATH="$prefix/usr/bin:$PATH"
+export BATS_LIB_PATH="$prefix/usr/lib/bats"
+export CPATH="$prefix/usr/include${CPATH:+:$CPATH}"
+export LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export SHARED="$PWD/.shared"
+nvidia-smi -L || true
+make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch || exit 1
+what=${1:-all}
+shift || true
+if [ "$what" = test ] || [ "$what" = all ]; then
+    bats "${@:-tests/}" 2>&1 | tee "${OUT:-/tmp}/bats.log" | grep -v '^ok'
+    echo "bats: $(grep -c '^ok' "${OUT:-/tmp}/bats.log") passed, $(grep -c '^not ok' "${OUT:-/tmp}/bats.log") failed"
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+    lscpu | grep -E 'Model name|^CPU\(s\)'
+    bench/prism2csr.sh | tee "${OUT:-/tmp}/prism2csr.md"
+    bench/cpu-ref.sh | tee "${OUT:-/tmp}/cpu-ref.md"
+fi
