@@ -28,7 +28,7 @@ BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
 
-DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support
+DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support groff-base
 
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
               format/textin.c format/prism_text.c format/labels.c

@@ -17,7 +17,7 @@ best_of() { # command... ; prints the smallest "<word> <seconds> s" figure named
     b=""
     for i in $(seq "$runs"); do
         s=$("$@" 2>&1 >/dev/null | sed -n "s/.*$KEY \([0-9.]*\) s.*/\1/p")
-        if [ -z "$b" ] || [ "$(echo "$s < $b" | bc -l)" = 1 ]; then b=$s; fi
+        if [ -z "$b" ] || awk "BEGIN { exit !($s < $b) }"; then b=$s; fi
     done
     echo "$b"
 }

@@ -23,9 +23,9 @@ awk -F'\t' '$2 == "medium" { print $1, $6 }' "$models/INDEX.tsv" | while read -r
         mb=$(echo "$line" | sed -n 's/.*; \([0-9.]*\) MB of text parsed in \([0-9.]*\) s.*/\1/p')
         s=$(echo "$line" | sed -n 's/.*MB of text parsed in \([0-9.]*\) s.*/\1/p')
         rest=$(echo "$line" | sed -n 's/.*labels \([0-9.]*\) s; written in \([0-9.]*\) s.*/\1 \2/p')
-        if [ -z "$best" ] || [ "$(echo "$s < $best" | bc -l)" = 1 ]; then best=$s; bestrest=$rest; fi
+        if [ -z "$best" ] || awk "BEGIN { exit !($s < $best) }"; then best=$s; bestrest=$rest; fi
     done
     total=$(echo "$best $bestrest" | awk '{ printf "%.3f", $1 + $2 + $3 }')
-    echo "| $name | $trans | $mb | $best | $(echo "$mb / $best" | bc -l | xargs printf '%.0f') | $total |"
+    echo "| $name | $trans | $mb | $best | $(awk "BEGIN { printf \"%.0f\", $mb / $best }") | $total |"
     rm -f "$tra"
 done

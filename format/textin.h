@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TEXTIN_BUFFER_BYTES ((size_t)4 << 20)
+#define TEXTIN_BUFFER_BYTES ((size_t)1 << 20)
 #define TEXTIN_MAX_LINE_BYTES ((size_t)256 << 20)
 
 typedef struct textin {
