@@ -34,6 +34,7 @@ LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/cs
               format/textin.c format/prism_text.c format/labels.c
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c
 COMMON_SRC := tools/common/tool.c
+GPU_COMMON_SRC := tools/common/gpu.cu
 
 C_TOOLS  := prism2csr csrinfo labelcmp
 CU_TOOLS := gpu-scc gpu-mec
@@ -42,6 +43,7 @@ TOOLS    := $(C_TOOLS) $(CU_TOOLS)
 LIB_OBJ    := $(LIB_SRC:%.c=$(OBJ)/%.o)
 REF_OBJ    := $(REF_SRC:%.c=$(OBJ)/%.o)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)
+GPU_COMMON_OBJ := $(GPU_COMMON_SRC:%.cu=$(OBJ)/%.cu.o)
 LIBFORMAT  := $(BUILD)/libcsrformat.a
 LIBREF     := $(BUILD)/libcsrref.a
 HEADERS    := $(wildcard format/*.h ref/*.h tools/common/*.h)
@@ -87,7 +89,7 @@ $(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).o $(COMMON_OBJ) $(LIBREF) $(LIBFORMAT)
 	$(CC) $(CFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 define cu_tool
-$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).cu.o $(COMMON_OBJ) $(LIBREF) $(LIBFORMAT)
+$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).cu.o $(GPU_COMMON_OBJ) $(COMMON_OBJ) $(LIBREF) $(LIBFORMAT)
 	@mkdir -p $(BIN)
 	$(NVCC) $(NVCC_ARCH) -o $$@ $$^ $(LDLIBS)
 endef

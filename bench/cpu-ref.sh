@@ -5,14 +5,8 @@
 # SCC and MEC times from INDEX.tsv (explicit engine, one core of a 2-core x86
 # machine).  Prints a Markdown table.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-shared=${SHARED:-$root/../shared}
-case "$shared" in /*) ;; *) shared="$root/$shared" ;; esac
-models="$shared/models"
-bin="$root/build/bin"
-out="$root/bench/out"
+. "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
-mkdir -p "$out"
 best_of() { # command... ; prints the smallest "<word> <seconds> s" figure named by $KEY
     b=""
     for i in $(seq "$runs"); do

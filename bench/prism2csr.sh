@@ -3,14 +3,8 @@
 # MB/s of plain (decompressed) .tra text, parse time only (prism2csr -v),
 # best of RUNS runs on one core.  Prints a Markdown table.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-shared=${SHARED:-$root/../shared}
-case "$shared" in /*) ;; *) shared="$root/$shared" ;; esac
-models="$shared/models"
-bin="$root/build/bin"
-out="$root/bench/out"
+. "$(dirname "$0")/common.sh"
 runs=${RUNS:-5}
-mkdir -p "$out"
 echo "| model | transitions | .tra MB | best parse s | MB/s | total s (parse, labels, write) |"
 echo "|---|---:|---:|---:|---:|---:|"
 awk -F'\t' '$2 == "medium" { print $1, $6 }' "$models/INDEX.tsv" | while read -r name trans; do

@@ -59,6 +59,17 @@ int tool_read_csr(const char *path, csr_model *model)
     return EXIT_OK;
 }
 
+int tool_input_operand(int argc, char **argv, int first, void (*usage)(FILE *), const char **path)
+{
+    if (argc - first > 1) {
+        tool_error("one input file at most");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    *path = first < argc ? argv[first] : NULL;
+    return EXIT_OK;
+}
+
 int tool_refuse_terminal(void)
 {
     if (isatty(STDOUT_FILENO)) {

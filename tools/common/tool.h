@@ -33,6 +33,11 @@ const char *tool_input_name(const char *path);
  * return EXIT_BAD_INPUT. */
 int tool_read_csr(const char *path, csr_model *model);
 
+/* The single optional input operand after the options (getopt's optind):
+ * *path is it, or NULL for standard input.  More than one: a message, usage
+ * on stderr, and EXIT_USAGE. */
+int tool_input_operand(int argc, char **argv, int first, void (*usage)(FILE *), const char **path);
+
 /* Refuse to write binary data to a terminal: returns EXIT_USAGE after a
  * message if stdout is one, else 0. */
 int tool_refuse_terminal(void);

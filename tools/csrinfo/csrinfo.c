@@ -63,12 +63,9 @@ int main(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
-    if (argc - optind > 1) {
-        tool_error("one input file at most");
-        usage(stderr);
+    const char *path;
+    if (tool_input_operand(argc, argv, optind, usage, &path))
         return EXIT_USAGE;
-    }
-    const char *path = optind < argc ? argv[optind] : NULL;
     const char *name = tool_input_name(path);
     csr_model m;
     if (tool_read_csr(path, &m))

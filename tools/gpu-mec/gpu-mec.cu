@@ -13,11 +13,11 @@
  * exits 2.
  * Exit 0 ok, 1 bad input, 2 usage.
  */
-#include <cuda_runtime.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu.h"
 #include "labels.h"
 #include "ref.h"
 #include "tool.h"
@@ -62,19 +62,11 @@ int main(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
-    if (argc - optind > 1) {
-        tool_error("one input file at most");
-        usage(stderr);
+    const char *path;
+    if (tool_input_operand(argc, argv, optind, usage, &path))
         return EXIT_USAGE;
-    }
-    const char *path = optind < argc ? argv[optind] : NULL;
     if (!use_cpu) {
-        int count = 0;
-        if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
-            tool_error("no CUDA device; use --cpu for the CPU reference");
-        else if (device >= count)
-            tool_error("no CUDA device %d (%d present)", device, count);
-        else
+        if (gpu_select_device(device) == 0)
             tool_error("the GPU decomposition is not built yet (issue 4); use --cpu");
         return EXIT_USAGE;
     }

@@ -51,12 +51,9 @@ int main(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
-    if (argc - optind > 1) {
-        tool_error("one input file at most");
-        usage(stderr);
+    const char *tra_path;
+    if (tool_input_operand(argc, argv, optind, usage, &tra_path))
         return EXIT_USAGE;
-    }
-    const char *tra_path = optind < argc ? argv[optind] : NULL;
     if (tool_refuse_terminal())
         return EXIT_USAGE;
 
