@@ -17,7 +17,7 @@ NVCC_ARCH ?= -arch=sm_90
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
 CSTD      := -std=c11
-CPPFLAGS  += -D_GNU_SOURCE -Iformat -Iref -Itools/common
+CPPFLAGS  += -D_GNU_SOURCE -Iformat -Iref -Igpu -Itools/common
 LDLIBS    := -lz -lbsd -lm
 NVCCFLAGS ?= -O2 -g
 SHARED    ?= ../shared
@@ -27,6 +27,7 @@ BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
+TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support groff-base
 
@@ -35,6 +36,7 @@ LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/cs
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
+GPU_SRC    := gpu/scc_fb.cu
 
 C_TOOLS  := prism2csr csrinfo labelcmp
 CU_TOOLS := gpu-scc gpu-mec
@@ -44,9 +46,11 @@ LIB_OBJ    := $(LIB_SRC:%.c=$(OBJ)/%.o)
 REF_OBJ    := $(REF_SRC:%.c=$(OBJ)/%.o)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)
 GPU_COMMON_OBJ := $(GPU_COMMON_SRC:%.cu=$(OBJ)/%.cu.o)
+GPU_OBJ    := $(GPU_SRC:%.cu=$(OBJ)/%.cu.o)
+LIBGPU     := $(BUILD)/libcsrgpu.a
 LIBFORMAT  := $(BUILD)/libcsrformat.a
 LIBREF     := $(BUILD)/libcsrref.a
-HEADERS    := $(wildcard format/*.h ref/*.h tools/common/*.h)
+HEADERS    := $(wildcard format/*.h ref/*.h gpu/*.h tools/common/*.h)
 DEPS_STAMP := $(BUILD)/deps.ok
 
 .PHONY: all test test-gpu demo bench deps clean
@@ -81,6 +85,8 @@ $(LIBFORMAT): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 $(LIBREF): $(REF_OBJ)
 	$(AR) rcs $@ $^
+$(LIBGPU): $(GPU_OBJ)
+	$(AR) rcs $@ $^
 
 # ---- tools ------------------------------------------------------------------
 define c_tool
@@ -89,22 +95,22 @@ $(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).o $(COMMON_OBJ) $(LIBREF) $(LIBFORMAT)
 	$(CC) $(CFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 define cu_tool
-$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).cu.o $(GPU_COMMON_OBJ) $(COMMON_OBJ) $(LIBREF) $(LIBFORMAT)
+$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).cu.o $(GPU_COMMON_OBJ) $(COMMON_OBJ) $(LIBGPU) $(LIBREF) $(LIBFORMAT)
 	@mkdir -p $(BIN)
 	$(NVCC) $(NVCC_ARCH) -o $$@ $$^ $(LDLIBS)
 endef
 $(foreach t,$(C_TOOLS),$(eval $(call c_tool,$(t))))
 $(foreach t,$(CU_TOOLS),$(eval $(call cu_tool,$(t))))
 
-$(OBJ)/tools/%.cu.o: tools/%.cu $(HEADERS) | $(DEPS_STAMP)
+$(OBJ)/%.cu.o: %.cu $(HEADERS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -c $< -o $@
 
 # ---- tests, demo, benchmarks ------------------------------------------------
-test: all $(TEST_BIN)/csrpatch
+test: all $(TEST_TOOLS)
 	bats tests/
 
-test-gpu: all $(TEST_BIN)/csrpatch
+test-gpu: all $(TEST_TOOLS)
 	bats --filter 'GPU' tests/
 
 demo: all
@@ -118,6 +124,6 @@ clean:
 	rm -rf $(BUILD)
 
 # ---- test helpers (not installed) -------------------------------------------
-$(TEST_BIN)/csrpatch: tests/tools/csrpatch.c $(LIBFORMAT) $(HEADERS)
+$(TEST_BIN)/%: tests/tools/%.c $(LIBFORMAT) $(HEADERS)
 	@mkdir -p $(TEST_BIN)
 	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBFORMAT) $(LDLIBS)

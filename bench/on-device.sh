@@ -18,7 +18,7 @@ export LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_P
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export SHARED="$PWD/.shared"
 nvidia-smi -L || true
-make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch || exit 1
+make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch build/test-bin/randmdp || exit 1
 what=${1:-all}
 shift || true
 if [ "$what" = test ] || [ "$what" = all ]; then

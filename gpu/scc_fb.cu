@@ -1,0 +1,592 @@
+/*
+ * scc_fb.cu - SCC decomposition on the GPU: forward-backward search with
+ * trimming (FBT) and its bounding variant (BFBT), after Wijs, Katoen &
+ * Bosnacki, "Efficient GPU algorithms for parallel decomposition of graphs
+ * into strongly connected and maximal end components", FMSD 2016:
+ * Algorithm 1 (FBT), Algorithm 2 and section 5.2 (BFBT, bounded globally),
+ * Algorithm 3 (BFS sweeps over all states, frontier in per-state marks),
+ * Algorithm 6 (pivot selection by racing atomicCAS into a hash table, with
+ * warp aggregation), section 5.1 (transpose on the GPU when it fits, else the
+ * backward search scans the forward CSR).
+ *
+ * All regions of a recursion level are searched at once.  A region is named
+ * by a 64-bit key: 0 for the whole graph, then (pivot << 2 | part) where part
+ * says which of the pivot's parts (forward only, backward only, neither) the
+ * state fell in.  Pivot selection hashes the keys; the first state whose
+ * atomicCAS claims its key's slot is the region's pivot, and pivots name the
+ * regions during the search.
+ *
+ * Differences from the article, all in data layout: the bookkeeping (done,
+ * frontier and explored marks of both searches) is kept in separate byte and
+ * key arrays instead of the three highest bits of the offsets and results
+ * words, so states are addressed with all 32 bits (up to 2^32 - 2) instead of
+ * 29; the pivot hash table is its own array (12 bytes a slot, twice the
+ * active states) instead of the transition array; and offsets are 64-bit, so
+ * transitions may exceed 2^32.
+ */
+#include <cub/cub.cuh>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "scc_fb.h"
+
+namespace {
+
+constexpr uint64_t kDone = ~0ull;      /* region key of a state already in an SCC */
+constexpr uint64_t kEmptySlot = ~0ull; /* free slot of the pivot hash table */
+constexpr int kThreads = 256;
+
+/* Search marks of a state, per direction. */
+constexpr uint8_t kUnreached = 0, kFrontier = 1, kExplored = 2;
+
+/* Parts of a region after a search (the low bits of the new key). */
+constexpr uint64_t kPartForward = 1, kPartBackward = 2, kPartNeither = 3;
+
+struct device_graph {
+    const uint64_t *row;  /* n+1 transition offsets per state */
+    const uint32_t *col;  /* t targets */
+    const uint64_t *rrow; /* transpose, or NULL */
+    const uint32_t *rcol;
+    uint64_t n;
+};
+
+__device__ __forceinline__ uint64_t thread_index() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ uint64_t thread_count() { return (uint64_t)gridDim.x * blockDim.x; }
+
+__device__ __forceinline__ uint64_t mix_key(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
+/* ---- transpose ---------------------------------------------------------- */
+
+static __global__ void transpose_count(device_graph g, unsigned long long *__restrict__ in_count)
+{
+    for (uint64_t u = thread_index(); u < g.n; u += thread_count())
+        for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++)
+            atomicAdd(&in_count[g.col[i]], 1ull);
+}
+
+static __global__ void transpose_scatter(device_graph g, unsigned long long *__restrict__ fill,
+                                         uint32_t *__restrict__ rcol)
+{
+    for (uint64_t u = thread_index(); u < g.n; u += thread_count())
+        for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++)
+            rcol[atomicAdd(&fill[g.col[i]], 1ull)] = (uint32_t)u;
+}
+
+/* ---- trimming ----------------------------------------------------------- */
+
+/* Without a transpose: mark the states that have an in-transition from their region. */
+static __global__ void trim_mark_in(device_graph g, const uint64_t *__restrict__ key, uint8_t *__restrict__ has_in)
+{
+    for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
+        uint64_t k = key[u];
+        if (k == kDone)
+            continue;
+        for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++) {
+            uint32_t v = g.col[i];
+            if (key[v] == k)
+                has_in[v] = 1;
+        }
+    }
+}
+
+/* One trimming sweep: a state with no in- or no out-transition inside its
+ * region is a trivial SCC (FMSD section 2.2).  has_in: NULL to use the transpose. */
+static __global__ void trim_sweep(device_graph g, uint64_t *__restrict__ key, uint32_t *__restrict__ scc,
+                                  const uint8_t *__restrict__ has_in, unsigned long long *__restrict__ trimmed)
+{
+    unsigned long long mine = 0;
+    for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
+        uint64_t k = key[u];
+        if (k == kDone)
+            continue;
+        bool out = false, in;
+        for (uint64_t i = g.row[u]; i < g.row[u + 1] && !out; i++)
+            out = key[g.col[i]] == k;
+        if (has_in) {
+            in = has_in[u];
+        } else {
+            in = false;
+            for (uint64_t i = g.rrow[u]; i < g.rrow[u + 1] && !in; i++)
+                in = key[g.rcol[i]] == k;
+        }
+        if (!out || !in) {
+            key[u] = kDone;
+            scc[u] = (uint32_t)u;
+            mine++;
+        }
+    }
+    if (mine)
+        atomicAdd(trimmed, mine);
+}
+
+static __global__ void count_active(const uint64_t *__restrict__ key, uint64_t n, unsigned long long *__restrict__ count)
+{
+    unsigned long long mine = 0;
+    for (uint64_t u = thread_index(); u < n; u += thread_count())
+        mine += key[u] != kDone;
+    if (mine)
+        atomicAdd(count, mine);
+}
+
+/* ---- pivot selection (Algorithm 6) ------------------------------------- */
+
+/* Every active state races to claim the slot of its region's key; the first
+ * atomicCAS wins and its state becomes the pivot.  With aggregation, the
+ * threads of a warp that share a key elect one leader (match/ffs) and only it
+ * races.  The loop is warp-uniform so that every lane takes part in the vote. */
+static __global__ void pivot_claim(const uint64_t *__restrict__ key, uint64_t n, uint64_t *__restrict__ slot_key,
+                                   uint32_t *__restrict__ slot_pivot, uint64_t mask, int aggregate)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const uint64_t warp = thread_index() >> 5, warps = thread_count() >> 5;
+    for (uint64_t base = warp * 32; base < n; base += warps * 32) {
+        uint64_t u = base + lane;
+        uint64_t k = u < n ? key[u] : kDone;
+        bool racer = k != kDone;
+        if (aggregate) {
+            unsigned same = __match_any_sync(0xffffffffu, k);
+            racer = racer && lane == (unsigned)(__ffs(same) - 1);
+        }
+        if (!racer)
+            continue;
+        uint64_t h = mix_key(k) & mask;
+        for (;;) {
+            unsigned long long prev = atomicCAS((unsigned long long *)&slot_key[h], (unsigned long long)kEmptySlot,
+                                                (unsigned long long)k);
+            if (prev == kEmptySlot) {
+                slot_pivot[h] = (uint32_t)u;
+                break;
+            }
+            if (prev == k)
+                break;
+            h = (h + 1) & mask;
+        }
+    }
+}
+
+/* Each active state learns its region's pivot; the pivot starts both searches. */
+static __global__ void pivot_lookup(const uint64_t *__restrict__ key, uint64_t n, const uint64_t *__restrict__ slot_key,
+                                    const uint32_t *__restrict__ slot_pivot, uint64_t mask, uint32_t *__restrict__ pivot,
+                                    uint8_t *__restrict__ fw, uint8_t *__restrict__ bw)
+{
+    for (uint64_t u = thread_index(); u < n; u += thread_count()) {
+        uint64_t k = key[u];
+        if (k == kDone)
+            continue;
+        uint64_t h = mix_key(k) & mask;
+        while (slot_key[h] != k)
+            h = (h + 1) & mask;
+        uint32_t p = slot_pivot[h];
+        pivot[u] = p;
+        uint8_t start = p == (uint32_t)u ? kFrontier : kUnreached;
+        fw[u] = start;
+        bw[u] = start;
+    }
+}
+
+/* ---- forward and backward search (Algorithm 3, hybrid, bounded) -------- */
+
+struct search_args {
+    const uint64_t *key;
+    const uint32_t *pivot;
+    uint8_t *fw, *bw;
+    int do_fw, do_bw;
+    const uint8_t *fw_bound, *bw_bound; /* BFBT: explore only states reached by the other, converged search */
+    int *fw_changed, *bw_changed;
+};
+
+/* One sweep over all states: every frontier state of a search is explored
+ * (its successors in the region join the frontier).  Forward over the CSR,
+ * backward over the transpose; both at once in the hybrid kernel. */
+static __global__ void search_sweep(device_graph g, search_args a)
+{
+    for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
+        if (a.key[u] == kDone)
+            continue;
+        uint32_t p = a.pivot[u];
+        if (a.do_fw && a.fw[u] == kFrontier && (!a.fw_bound || a.fw_bound[u])) {
+            a.fw[u] = kExplored;
+            bool grew = false;
+            for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++) {
+                uint32_t v = g.col[i];
+                if (a.key[v] != kDone && a.pivot[v] == p && a.fw[v] == kUnreached) {
+                    a.fw[v] = kFrontier;
+                    grew = true;
+                }
+            }
+            if (grew)
+                *a.fw_changed = 1;
+        }
+        if (a.do_bw && a.bw[u] == kFrontier && (!a.bw_bound || a.bw_bound[u])) {
+            a.bw[u] = kExplored;
+            bool grew = false;
+            for (uint64_t i = g.rrow[u]; i < g.rrow[u + 1]; i++) {
+                uint32_t v = g.rcol[i];
+                if (a.key[v] != kDone && a.pivot[v] == p && a.bw[v] == kUnreached) {
+                    a.bw[v] = kFrontier;
+                    grew = true;
+                }
+            }
+            if (grew)
+                *a.bw_changed = 1;
+        }
+    }
+}
+
+/* Backward search without a transpose: an unreached state joins when one of
+ * its successors in the region has been reached (section 5.1). */
+static __global__ void search_sweep_backward_pull(device_graph g, search_args a)
+{
+    for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
+        if (a.key[u] == kDone || a.bw[u] != kUnreached || (a.bw_bound && !a.bw_bound[u]))
+            continue;
+        uint32_t p = a.pivot[u];
+        for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++) {
+            uint32_t v = g.col[i];
+            if (a.key[v] != kDone && a.pivot[v] == p && a.bw[v] != kUnreached) {
+                a.bw[u] = kExplored;
+                *a.bw_changed = 1;
+                break;
+            }
+        }
+    }
+}
+
+/* After the search: F and B both -> the pivot's SCC; otherwise the state's
+ * new region is its part.  bound: 0 FBT (three parts), 1 forward converged,
+ * 2 backward converged (BFBT: inside / outside the converged search). */
+static __global__ void classify(uint64_t n, uint64_t *__restrict__ key, const uint32_t *__restrict__ pivot,
+                                const uint8_t *__restrict__ fw, const uint8_t *__restrict__ bw, uint32_t *__restrict__ scc,
+                                int bound)
+{
+    for (uint64_t u = thread_index(); u < n; u += thread_count()) {
+        if (key[u] == kDone)
+            continue;
+        bool f = fw[u] != kUnreached, b = bw[u] != kUnreached;
+        uint64_t p = pivot[u];
+        if (f && b) {
+            key[u] = kDone;
+            scc[u] = (uint32_t)p;
+            continue;
+        }
+        uint64_t part;
+        if (bound == 1)
+            part = f ? kPartForward : kPartNeither;
+        else if (bound == 2)
+            part = b ? kPartBackward : kPartNeither;
+        else
+            part = f ? kPartForward : b ? kPartBackward : kPartNeither;
+        key[u] = p << 2 | part;
+    }
+}
+
+/* Canonical ids: the smallest state of each SCC. */
+static __global__ void smallest_member(uint64_t n, const uint32_t *__restrict__ scc, uint32_t *__restrict__ smallest)
+{
+    for (uint64_t u = thread_index(); u < n; u += thread_count())
+        atomicMin(&smallest[scc[u]], (uint32_t)u);
+}
+
+static __global__ void rename_to_smallest(uint64_t n, uint32_t *__restrict__ scc, const uint32_t *__restrict__ smallest)
+{
+    for (uint64_t u = thread_index(); u < n; u += thread_count())
+        scc[u] = smallest[scc[u]];
+}
+
+/* ---- host side ---------------------------------------------------------- */
+
+struct device_buffers {
+    uint64_t *row = nullptr, *rrow = nullptr, *key = nullptr, *slot_key = nullptr;
+    uint32_t *col = nullptr, *rcol = nullptr, *scc = nullptr, *pivot = nullptr, *slot_pivot = nullptr,
+             *smallest = nullptr;
+    uint8_t *fw = nullptr, *bw = nullptr, *has_in = nullptr;
+    unsigned long long *counter = nullptr, *fill = nullptr;
+    int *changed = nullptr;
+    void *scan_temp = nullptr;
+    ~device_buffers()
+    {
+        void *all[] = {row, rrow, key, slot_key, col, rcol, scc, pivot, slot_pivot, smallest, fw, bw, has_in,
+                       counter, fill, changed, scan_temp};
+        for (void *p : all)
+            if (p)
+                cudaFree(p);
+    }
+};
+
+struct phase_timer {
+    cudaEvent_t start, stop;
+    phase_timer() { cudaEventCreate(&start); cudaEventCreate(&stop); }
+    ~phase_timer() { cudaEventDestroy(start); cudaEventDestroy(stop); }
+    void begin() { cudaEventRecord(start); }
+    double end()
+    {
+        float ms = 0.0f;
+        cudaEventRecord(stop);
+        cudaEventSynchronize(stop);
+        cudaEventElapsedTime(&ms, start, stop);
+        return ms / 1e3;
+    }
+};
+
+template <typename T> int device_alloc(T **p, uint64_t count, uint64_t *total, csr_status *status)
+{
+    size_t bytes = (size_t)(count ? count : 1) * sizeof(T);
+    CUDA_TRY(cudaMalloc((void **)p, bytes));
+    *total += bytes;
+    return CSR_OK;
+}
+
+static uint64_t next_pow2(uint64_t x)
+{
+    uint64_t p = 64;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
+/* Read one int flag back and clear it. */
+static int take_flag(int *d_flag, int *value, csr_status *status)
+{
+    CUDA_TRY(cudaMemcpy(value, d_flag, sizeof *value, cudaMemcpyDeviceToHost));
+    if (*value)
+        CUDA_TRY(cudaMemset(d_flag, 0, sizeof *value));
+    return CSR_OK;
+}
+
+} /* namespace */
+
+extern "C" void gpu_scc_default_options(gpu_scc_options *o)
+{
+    o->hybrid = 1;
+    o->bounding = 0;
+    o->warp_aggregation = 1;
+    o->transpose = 1;
+    o->sweeps_per_launch = 1;
+}
+
+extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32_t *scc_out, gpu_scc_stats *stats,
+                          csr_status *status)
+{
+    gpu_scc_stats st;
+    memset(&st, 0, sizeof st);
+    const uint64_t n = m->num_states, t = m->num_transitions;
+    if (n >= UINT32_MAX - 1)
+        return csr_fail(status, CSR_ERR_TOO_LARGE, "%llu states: the GPU decomposition takes at most 2^32 - 2",
+                        (unsigned long long)n);
+    if (n == 0) {
+        if (stats)
+            *stats = st;
+        return CSR_OK;
+    }
+    device_buffers d;
+    phase_timer timer, whole;
+    int rc;
+    const int T = kThreads;
+    whole.begin();
+
+    /* Host: per-state transition offsets (choices do not matter for SCCs). */
+    timer.begin();
+    uint64_t *row = (uint64_t *)malloc((n + 1) * sizeof *row);
+    if (!row)
+        return csr_fail(status, CSR_ERR_NOMEM, "host offsets");
+    for (uint64_t s = 0; s <= n; s++)
+        row[s] = m->choice_transitions[m->state_choices[s]];
+    if ((rc = device_alloc(&d.row, n + 1, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.col, t, &st.device_bytes, status))) {
+        free(row);
+        return rc;
+    }
+    cudaError_t copy_err = cudaMemcpy(d.row, row, (n + 1) * sizeof *row, cudaMemcpyHostToDevice);
+    free(row);
+    CUDA_TRY(copy_err);
+    if (t)
+        CUDA_TRY(cudaMemcpy(d.col, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    st.h2d_s = timer.end();
+
+    /* Working arrays: key 8n, scc/pivot/smallest 12n, fw/bw 2n, pivot table 12 * 2n. */
+    uint64_t slots = next_pow2(2 * n);
+    if ((rc = device_alloc(&d.key, n, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.scc, n, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.pivot, n, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.fw, n, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.bw, n, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.slot_key, slots, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.slot_pivot, slots, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.counter, 1, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.changed, 2, &st.device_bytes, status)))
+        return rc;
+    CUDA_TRY(cudaMemset(d.key, 0, n * sizeof(uint64_t)));
+    CUDA_TRY(cudaMemset(d.changed, 0, 2 * sizeof(int)));
+
+    /* The transpose, when wanted and when it fits with room to spare. */
+    device_graph g = {d.row, d.col, nullptr, nullptr, n};
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
+    uint64_t transpose_bytes = (n + 1) * 16 + t * 4 + (64u << 20);
+    if (opt->transpose && transpose_bytes < free_bytes) {
+        timer.begin();
+        if ((rc = device_alloc(&d.rrow, n + 1, &st.device_bytes, status)) ||
+            (rc = device_alloc(&d.rcol, t, &st.device_bytes, status)) ||
+            (rc = device_alloc(&d.fill, n + 1, &st.device_bytes, status)))
+            return rc;
+        CUDA_TRY(cudaMemset(d.fill, 0, (n + 1) * sizeof(unsigned long long)));
+        transpose_count<<<grid_for(n, T), T>>>(g, d.fill);
+        CUDA_TRY_LAUNCH();
+        size_t temp_bytes = 0;
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d.fill, (unsigned long long *)d.rrow, n + 1));
+        CUDA_TRY(cudaMalloc(&d.scan_temp, temp_bytes));
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(d.scan_temp, temp_bytes, d.fill, (unsigned long long *)d.rrow, n + 1));
+        CUDA_TRY(cudaMemcpy(d.fill, d.rrow, (n + 1) * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
+        transpose_scatter<<<grid_for(n, T), T>>>(g, d.fill, d.rcol);
+        CUDA_TRY_LAUNCH();
+        cudaFree(d.fill);
+        d.fill = nullptr;
+        cudaFree(d.scan_temp);
+        d.scan_temp = nullptr;
+        g.rrow = d.rrow;
+        g.rcol = d.rcol;
+        st.used_transpose = 1;
+        st.transpose_s = timer.end();
+    } else {
+        if ((rc = device_alloc(&d.has_in, n, &st.device_bytes, status)))
+            return rc;
+    }
+
+    for (;;) {
+        /* Trimming, iterated until nothing changes. */
+        timer.begin();
+        unsigned long long trimmed;
+        do {
+            CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
+            if (!st.used_transpose) {
+                CUDA_TRY(cudaMemset(d.has_in, 0, n));
+                trim_mark_in<<<grid_for(n, T), T>>>(g, d.key, d.has_in);
+                CUDA_TRY_LAUNCH();
+            }
+            trim_sweep<<<grid_for(n, T), T>>>(g, d.key, d.scc, st.used_transpose ? nullptr : d.has_in, d.counter);
+            CUDA_TRY_LAUNCH();
+            CUDA_TRY(cudaMemcpy(&trimmed, d.counter, sizeof trimmed, cudaMemcpyDeviceToHost));
+            st.trimmed += trimmed;
+            st.trim_sweeps++;
+        } while (trimmed);
+        st.trim_s += timer.end();
+
+        /* Pivot selection in every region that is left. */
+        timer.begin();
+        unsigned long long active;
+        CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
+        count_active<<<grid_for(n, T), T>>>(d.key, n, d.counter);
+        CUDA_TRY_LAUNCH();
+        CUDA_TRY(cudaMemcpy(&active, d.counter, sizeof active, cudaMemcpyDeviceToHost));
+        if (active == 0) {
+            st.pivot_s += timer.end();
+            break;
+        }
+        st.rounds++;
+        uint64_t mask = next_pow2(2 * active) - 1;
+        CUDA_TRY(cudaMemset(d.slot_key, 0xff, (mask + 1) * sizeof(uint64_t)));
+        pivot_claim<<<grid_for(n, T), T>>>(d.key, n, d.slot_key, d.slot_pivot, mask, opt->warp_aggregation);
+        CUDA_TRY_LAUNCH();
+        pivot_lookup<<<grid_for(n, T), T>>>(d.key, n, d.slot_key, d.slot_pivot, mask, d.pivot, d.fw, d.bw);
+        CUDA_TRY_LAUNCH();
+        st.pivot_s += timer.end();
+
+        /* Forward and backward search from every pivot at once. */
+        timer.begin();
+        search_args a = {d.key, d.pivot, d.fw, d.bw, 1, 1, nullptr, nullptr, d.changed, d.changed + 1};
+        int fw_live = 1, bw_live = 1, bound = 0;
+        while (fw_live || bw_live) {
+            if (st.used_transpose && opt->hybrid) {
+                a.do_fw = fw_live;
+                a.do_bw = bw_live;
+                search_sweep<<<grid_for(n, T), T>>>(g, a);
+                CUDA_TRY_LAUNCH();
+            } else {
+                if (fw_live) {
+                    a.do_fw = 1;
+                    a.do_bw = 0;
+                    search_sweep<<<grid_for(n, T), T>>>(g, a);
+                    CUDA_TRY_LAUNCH();
+                }
+                if (bw_live) {
+                    a.do_fw = 0;
+                    a.do_bw = 1;
+                    if (st.used_transpose)
+                        search_sweep<<<grid_for(n, T), T>>>(g, a);
+                    else
+                        search_sweep_backward_pull<<<grid_for(n, T), T>>>(g, a);
+                    CUDA_TRY_LAUNCH();
+                }
+            }
+            st.search_sweeps++;
+            int f = 0, b = 0;
+            if (fw_live && (rc = take_flag(d.changed, &f, status)))
+                return rc;
+            if (bw_live && (rc = take_flag(d.changed + 1, &b, status)))
+                return rc;
+            fw_live = fw_live && f;
+            bw_live = bw_live && b;
+            if (opt->bounding && !bound && (fw_live != bw_live)) {
+                /* BFBT, globally (section 5.2): one search has ended in every
+                 * region; the other goes on only inside what it reached. */
+                bound = fw_live ? 2 : 1;
+                if (fw_live)
+                    a.fw_bound = d.bw;
+                else
+                    a.bw_bound = d.fw;
+            }
+        }
+        st.search_s += timer.end();
+
+        timer.begin();
+        classify<<<grid_for(n, T), T>>>(n, d.key, d.pivot, d.fw, d.bw, d.scc, bound);
+        CUDA_TRY_LAUNCH();
+        st.pivot_s += timer.end();
+    }
+
+    /* Canonical ids and the way back. */
+    timer.begin();
+    if ((rc = device_alloc(&d.smallest, n, &st.device_bytes, status)))
+        return rc;
+    CUDA_TRY(cudaMemset(d.smallest, 0xff, n * sizeof(uint32_t)));
+    smallest_member<<<grid_for(n, T), T>>>(n, d.scc, d.smallest);
+    CUDA_TRY_LAUNCH();
+    rename_to_smallest<<<grid_for(n, T), T>>>(n, d.scc, d.smallest);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cudaMemcpy(scc_out, d.scc, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    st.d2h_s = timer.end();
+    st.total_s = whole.end();
+
+    /* Counts, on the host. */
+    for (uint64_t s = 0; s < n; s++)
+        st.sccs += scc_out[s] == s;
+    {
+        uint32_t *size = (uint32_t *)calloc(n, sizeof *size);
+        if (size) {
+            for (uint64_t s = 0; s < n; s++)
+                size[scc_out[s]]++;
+            for (uint64_t s = 0; s < n; s++) {
+                if (scc_out[s] != s || size[s] != 1)
+                    continue;
+                bool loop = false;
+                for (uint64_t i = m->choice_transitions[m->state_choices[s]];
+                     i < m->choice_transitions[m->state_choices[s + 1]] && !loop; i++)
+                    loop = m->targets[i] == s;
+                st.trivial_sccs += !loop;
+            }
+            free(size);
+        }
+    }
+    if (stats)
+        *stats = st;
+    return CSR_OK;
+}

@@ -1,0 +1,107 @@
+/*
+ * randmdp - test helper: a seeded random MDP written as CSR on stdout.
+ *
+ *   randmdp [-n states] [-c max_choices] [-k max_successors] [-e empty_percent]
+ *           [-l local_percent] seed > model.csr
+ *
+ * Each state gets 1..c choices (none with probability e%), each choice
+ * 1..k distinct successors with equal probabilities; with probability l% a
+ * successor is drawn near the state (within 3), which makes cycles and
+ * self-loops common, else anywhere.  The same arguments always give the same
+ * file (xorshift64*, not the C library's rand).  Not installed; used by the
+ * Bats tests only.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csr.h"
+
+static uint64_t rng_state;
+
+static uint64_t next_random(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t below(uint64_t bound) { return next_random() % bound; }
+
+int main(int argc, char **argv)
+{
+    uint64_t n = 100, max_choices = 3, max_succ = 4, empty_pct = 5, local_pct = 50;
+    int c;
+    while ((c = getopt(argc, argv, "n:c:k:e:l:")) != -1) {
+        uint64_t v = strtoull(optarg, NULL, 10);
+        switch (c) {
+        case 'n': n = v; break;
+        case 'c': max_choices = v; break;
+        case 'k': max_succ = v; break;
+        case 'e': empty_pct = v; break;
+        case 'l': local_pct = v; break;
+        default:
+            fprintf(stderr, "usage: randmdp [-n states] [-c choices] [-k successors] [-e %%empty] [-l %%local] seed\n");
+            return 2;
+        }
+    }
+    if (optind != argc - 1 || n == 0 || n >= UINT32_MAX || max_choices == 0 || max_succ == 0 ||
+        max_succ > n) {
+        fprintf(stderr, "randmdp: bad arguments\n");
+        return 2;
+    }
+    rng_state = strtoull(argv[optind], NULL, 10) * 0x9E3779B97F4A7C15ull + 1;
+    uint64_t *state_choices = malloc((n + 1) * sizeof *state_choices);
+    uint64_t cap_c = n * max_choices + 1, cap_t = n * max_choices * max_succ + 1;
+    uint64_t *choice_transitions = malloc(cap_c * sizeof *choice_transitions);
+    uint32_t *targets = malloc(cap_t * sizeof *targets);
+    double *probabilities = malloc(cap_t * sizeof *probabilities);
+    if (!state_choices || !choice_transitions || !targets || !probabilities) {
+        fprintf(stderr, "randmdp: out of memory\n");
+        return 1;
+    }
+    uint64_t k = 0, t = 0;
+    for (uint64_t s = 0; s < n; s++) {
+        state_choices[s] = k;
+        uint64_t choices = below(100) < empty_pct ? 0 : 1 + below(max_choices);
+        for (uint64_t j = 0; j < choices; j++, k++) {
+            choice_transitions[k] = t;
+            uint64_t succ = 1 + below(max_succ), first = t;
+            while (t - first < succ) {
+                uint64_t v = below(100) < local_pct ? (s + n + below(7) - 3) % n : below(n);
+                int seen = 0;
+                for (uint64_t i = first; i < t; i++)
+                    seen |= targets[i] == v;
+                if (!seen)
+                    targets[t++] = (uint32_t)v;
+            }
+            for (uint64_t i = first; i < t; i++)
+                probabilities[i] = 1.0 / (double)succ;
+        }
+    }
+    state_choices[n] = k;
+    choice_transitions[k] = t;
+    uint32_t initial = 0;
+    csr_model m;
+    memset(&m, 0, sizeof m);
+    m.model_type = CSR_MDP;
+    m.num_states = n;
+    m.num_choices = k;
+    m.num_transitions = t;
+    m.state_choices = state_choices;
+    m.choice_transitions = choice_transitions;
+    m.targets = targets;
+    m.probabilities = probabilities;
+    m.initial_states = &initial;
+    m.num_initial = 1;
+    csr_status st;
+    memset(&st, 0, sizeof st);
+    if (csr_validate(&m, &st) || csr_write_fd(STDOUT_FILENO, &m, &st)) {
+        fprintf(stderr, "randmdp: %s: %s\n", csr_strerror(st.code), st.detail);
+        return 1;
+    }
+    return 0;
+}
