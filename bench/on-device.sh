@@ -3,7 +3,7 @@
 # registry.  Prepared here (see README, "On the device machine"):
 #   .deb/     apt-get download bats bats-assert bats-support zlib1g-dev libbsd-dev libmd-dev libbsd0 libmd0
 #   .shared/  a copy of ../shared/models (the models do not travel otherwise)
-# and carried with the call:  bash bench/on-device.sh [test|bench|all] ...
+# and carried with the call:  bash bench/on-device.sh test [bats files] | bench | all | run command...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix=/tmp/debs
@@ -24,6 +24,9 @@ shift || true
 if [ "$what" = test ] || [ "$what" = all ]; then
     bats "${@:-tests/}" 2>&1 | tee "${OUT:-/tmp}/bats.log" | grep -v '^ok'
     echo "bats: $(grep -c '^ok' "${OUT:-/tmp}/bats.log") passed, $(grep -c '^not ok' "${OUT:-/tmp}/bats.log") failed"
+fi
+if [ "$what" = run ]; then
+    "$@"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
     lscpu | grep -E 'Model name|^CPU\(s\)'
