@@ -24,12 +24,15 @@
  * active states) instead of the transition array; and offsets are 64-bit, so
  * transitions may exceed 2^32.
  */
+#include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_check.h"
 #include "scc_fb.h"
+
+namespace cg = cooperative_groups;
 
 namespace {
 
@@ -84,7 +87,7 @@ static __global__ void transpose_scatter(device_graph g, unsigned long long *__r
 /* ---- trimming ----------------------------------------------------------- */
 
 /* Without a transpose: mark the states that have an in-transition from their region. */
-static __global__ void trim_mark_in(device_graph g, const uint64_t *__restrict__ key, uint8_t *__restrict__ has_in)
+__device__ void trim_mark_in(const device_graph &g, const uint64_t *__restrict__ key, uint8_t *__restrict__ has_in)
 {
     for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
         uint64_t k = key[u];
@@ -98,10 +101,17 @@ static __global__ void trim_mark_in(device_graph g, const uint64_t *__restrict__
     }
 }
 
+__device__ void clear_bytes(uint8_t *__restrict__ p, uint64_t n)
+{
+    for (uint64_t u = thread_index(); u < n; u += thread_count())
+        p[u] = 0;
+}
+
 /* One trimming sweep: a state with no in- or no out-transition inside its
- * region is a trivial SCC (FMSD section 2.2).  has_in: NULL to use the transpose. */
-static __global__ void trim_sweep(device_graph g, uint64_t *__restrict__ key, uint32_t *__restrict__ scc,
-                                  const uint8_t *__restrict__ has_in, unsigned long long *__restrict__ trimmed)
+ * region is a trivial SCC (FMSD section 2.2).  has_in: NULL to use the
+ * transpose.  Returns how many states this thread trimmed. */
+__device__ unsigned long long trim_sweep(const device_graph &g, uint64_t *__restrict__ key, uint32_t *__restrict__ scc,
+                                         const uint8_t *__restrict__ has_in)
 {
     unsigned long long mine = 0;
     for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
@@ -124,8 +134,59 @@ static __global__ void trim_sweep(device_graph g, uint64_t *__restrict__ key, ui
             mine++;
         }
     }
+    return mine;
+}
+
+/* Host-driven trimming (the article's way): one sweep per launch. */
+static __global__ void trim_mark_in_kernel(device_graph g, const uint64_t *__restrict__ key, uint8_t *__restrict__ has_in)
+{
+    trim_mark_in(g, key, has_in);
+}
+
+static __global__ void trim_sweep_kernel(device_graph g, uint64_t *__restrict__ key, uint32_t *__restrict__ scc,
+                                         const uint8_t *__restrict__ has_in, unsigned long long *__restrict__ trimmed)
+{
+    unsigned long long mine = trim_sweep(g, key, scc, has_in);
     if (mine)
         atomicAdd(trimmed, mine);
+}
+
+/* Counters of the persistent kernels: a ring of three slots, so that slot
+ * it+1 can be cleared during iteration it while slot it-1 is no longer read
+ * (everyone passed the grid barrier since). */
+__device__ __forceinline__ unsigned long long read_counter(const unsigned long long *p)
+{
+    return *(const volatile unsigned long long *)p;
+}
+
+/* Persistent trimming: sweeps separated by grid barriers until a sweep trims
+ * nothing.  out[0] += states trimmed, out[1] += sweeps. */
+static __global__ void trim_until_stable(device_graph g, uint64_t *__restrict__ key, uint32_t *__restrict__ scc,
+                                         uint8_t *__restrict__ has_in, unsigned long long *__restrict__ ring,
+                                         unsigned long long *__restrict__ out)
+{
+    cg::grid_group grid = cg::this_grid();
+    for (uint64_t it = 0;; it++) {
+        if (grid.thread_rank() == 0)
+            ring[(it + 1) % 3] = 0;
+        if (has_in) {
+            clear_bytes(has_in, g.n);
+            grid.sync();
+            trim_mark_in(g, key, has_in);
+            grid.sync();
+        }
+        unsigned long long mine = trim_sweep(g, key, scc, has_in);
+        if (mine)
+            atomicAdd(&ring[it % 3], mine);
+        grid.sync();
+        unsigned long long trimmed = read_counter(&ring[it % 3]);
+        if (grid.thread_rank() == 0) {
+            out[0] += trimmed;
+            out[1] += 1;
+        }
+        if (trimmed == 0)
+            break;
+    }
 }
 
 static __global__ void count_active(const uint64_t *__restrict__ key, uint64_t n, unsigned long long *__restrict__ count)
@@ -199,52 +260,45 @@ struct search_args {
     const uint64_t *key;
     const uint32_t *pivot;
     uint8_t *fw, *bw;
-    int do_fw, do_bw;
     const uint8_t *fw_bound, *bw_bound; /* BFBT: explore only states reached by the other, converged search */
-    int *fw_changed, *bw_changed;
 };
 
-/* One sweep over all states: every frontier state of a search is explored
- * (its successors in the region join the frontier).  Forward over the CSR,
- * backward over the transpose; both at once in the hybrid kernel. */
-static __global__ void search_sweep(device_graph g, search_args a)
+/* Explore the frontier states of one search: their successors in the region
+ * (over row/col: forward on the CSR, backward on the transpose) join the
+ * frontier.  Returns whether this thread added a state. */
+__device__ bool explore_push(uint64_t u, uint32_t p, const uint64_t *__restrict__ row, const uint32_t *__restrict__ col,
+                             const uint64_t *__restrict__ key, const uint32_t *__restrict__ pivot, uint8_t *__restrict__ mark)
+{
+    mark[u] = kExplored;
+    bool grew = false;
+    for (uint64_t i = row[u]; i < row[u + 1]; i++) {
+        uint32_t v = col[i];
+        if (key[v] != kDone && pivot[v] == p && mark[v] == kUnreached) {
+            mark[v] = kFrontier;
+            grew = true;
+        }
+    }
+    return grew;
+}
+
+/* One sweep over all states, forward and/or backward (both at once is the
+ * hybrid kernel).  grew[0], grew[1]: whether the forward, backward search added states. */
+__device__ void search_sweep(const device_graph &g, const search_args &a, bool do_fw, bool do_bw, bool grew[2])
 {
     for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
         if (a.key[u] == kDone)
             continue;
         uint32_t p = a.pivot[u];
-        if (a.do_fw && a.fw[u] == kFrontier && (!a.fw_bound || a.fw_bound[u])) {
-            a.fw[u] = kExplored;
-            bool grew = false;
-            for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++) {
-                uint32_t v = g.col[i];
-                if (a.key[v] != kDone && a.pivot[v] == p && a.fw[v] == kUnreached) {
-                    a.fw[v] = kFrontier;
-                    grew = true;
-                }
-            }
-            if (grew)
-                *a.fw_changed = 1;
-        }
-        if (a.do_bw && a.bw[u] == kFrontier && (!a.bw_bound || a.bw_bound[u])) {
-            a.bw[u] = kExplored;
-            bool grew = false;
-            for (uint64_t i = g.rrow[u]; i < g.rrow[u + 1]; i++) {
-                uint32_t v = g.rcol[i];
-                if (a.key[v] != kDone && a.pivot[v] == p && a.bw[v] == kUnreached) {
-                    a.bw[v] = kFrontier;
-                    grew = true;
-                }
-            }
-            if (grew)
-                *a.bw_changed = 1;
-        }
+        if (do_fw && a.fw[u] == kFrontier && (!a.fw_bound || a.fw_bound[u]))
+            grew[0] |= explore_push(u, p, g.row, g.col, a.key, a.pivot, a.fw);
+        if (do_bw && a.bw[u] == kFrontier && (!a.bw_bound || a.bw_bound[u]))
+            grew[1] |= explore_push(u, p, g.rrow, g.rcol, a.key, a.pivot, a.bw);
     }
 }
 
 /* Backward search without a transpose: an unreached state joins when one of
  * its successors in the region has been reached (section 5.1). */
-static __global__ void search_sweep_backward_pull(device_graph g, search_args a)
+__device__ void search_sweep_backward_pull(const device_graph &g, const search_args &a, bool grew[2])
 {
     for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
         if (a.key[u] == kDone || a.bw[u] != kUnreached || (a.bw_bound && !a.bw_bound[u]))
@@ -254,9 +308,80 @@ static __global__ void search_sweep_backward_pull(device_graph g, search_args a)
             uint32_t v = g.col[i];
             if (a.key[v] != kDone && a.pivot[v] == p && a.bw[v] != kUnreached) {
                 a.bw[u] = kExplored;
-                *a.bw_changed = 1;
+                grew[1] = true;
                 break;
             }
+        }
+    }
+}
+
+/* Host-driven search (the article's way): one sweep per launch; grew[0..1]
+ * are set when the forward, backward search added states. */
+static __global__ void search_sweep_kernel(device_graph g, search_args a, int do_fw, int do_bw, int pull_backward,
+                                           int *__restrict__ grew)
+{
+    bool mine[2] = {false, false};
+    if (do_fw || (do_bw && !pull_backward))
+        search_sweep(g, a, do_fw, do_bw && !pull_backward, mine);
+    if (do_bw && pull_backward)
+        search_sweep_backward_pull(g, a, mine);
+    if (mine[0])
+        grew[0] = 1;
+    if (mine[1])
+        grew[1] = 1;
+}
+
+/* Persistent search: sweeps separated by grid barriers until neither search
+ * adds a state; with bounding (BFBT), once one search has ended everywhere
+ * the other goes on only inside what the ended one reached (section 5.2).
+ * ring: 3 slots of 2 counters; out[0] += sweeps, out[1] = bound (0: none,
+ * 1: forward ended first, 2: backward ended first). */
+static __global__ void search_until_done(device_graph g, search_args a, int hybrid, int bounding, int pull_backward,
+                                         unsigned long long *__restrict__ ring, unsigned long long *__restrict__ out)
+{
+    cg::grid_group grid = cg::this_grid();
+    bool fw_live = true, bw_live = true;
+    int bound = 0;
+    for (uint64_t it = 0;; it++) {
+        if (grid.thread_rank() == 0) {
+            ring[(it + 1) % 3 * 2] = 0;
+            ring[(it + 1) % 3 * 2 + 1] = 0;
+        }
+        bool grew[2] = {false, false};
+        if (hybrid && !pull_backward) {
+            search_sweep(g, a, fw_live, bw_live, grew);
+        } else {
+            if (fw_live)
+                search_sweep(g, a, true, false, grew);
+            if (!hybrid)
+                grid.sync();
+            if (bw_live) {
+                if (pull_backward)
+                    search_sweep_backward_pull(g, a, grew);
+                else
+                    search_sweep(g, a, false, true, grew);
+            }
+        }
+        if (grew[0])
+            atomicAdd(&ring[it % 3 * 2], 1ull);
+        if (grew[1])
+            atomicAdd(&ring[it % 3 * 2 + 1], 1ull);
+        grid.sync();
+        fw_live = fw_live && read_counter(&ring[it % 3 * 2]) != 0;
+        bw_live = bw_live && read_counter(&ring[it % 3 * 2 + 1]) != 0;
+        if (!fw_live && !bw_live) {
+            if (grid.thread_rank() == 0) {
+                out[0] += it + 1;
+                out[1] = (unsigned long long)bound;
+            }
+            break;
+        }
+        if (bounding && !bound && fw_live != bw_live) {
+            bound = fw_live ? 2 : 1;
+            if (fw_live)
+                a.fw_bound = a.bw;
+            else
+                a.bw_bound = a.fw;
         }
     }
 }
@@ -309,13 +434,13 @@ struct device_buffers {
     uint32_t *col = nullptr, *rcol = nullptr, *scc = nullptr, *pivot = nullptr, *slot_pivot = nullptr,
              *smallest = nullptr;
     uint8_t *fw = nullptr, *bw = nullptr, *has_in = nullptr;
-    unsigned long long *counter = nullptr, *fill = nullptr;
-    int *changed = nullptr;
+    unsigned long long *counter = nullptr, *fill = nullptr, *ring = nullptr, *loop_out = nullptr;
+    int *grew = nullptr;
     void *scan_temp = nullptr;
     ~device_buffers()
     {
         void *all[] = {row, rrow, key, slot_key, col, rcol, scc, pivot, slot_pivot, smallest, fw, bw, has_in,
-                       counter, fill, changed, scan_temp};
+                       counter, fill, ring, loop_out, grew, scan_temp};
         for (void *p : all)
             if (p)
                 cudaFree(p);
@@ -353,15 +478,6 @@ static uint64_t next_pow2(uint64_t x)
     return p;
 }
 
-/* Read one int flag back and clear it. */
-static int take_flag(int *d_flag, int *value, csr_status *status)
-{
-    CUDA_TRY(cudaMemcpy(value, d_flag, sizeof *value, cudaMemcpyDeviceToHost));
-    if (*value)
-        CUDA_TRY(cudaMemset(d_flag, 0, sizeof *value));
-    return CSR_OK;
-}
-
 } /* namespace */
 
 extern "C" void gpu_scc_default_options(gpu_scc_options *o)
@@ -370,7 +486,7 @@ extern "C" void gpu_scc_default_options(gpu_scc_options *o)
     o->bounding = 0;
     o->warp_aggregation = 1;
     o->transpose = 1;
-    o->sweeps_per_launch = 1;
+    o->persistent = 1;
 }
 
 extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32_t *scc_out, gpu_scc_stats *stats,
@@ -422,10 +538,11 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
         (rc = device_alloc(&d.slot_key, slots, &st.device_bytes, status)) ||
         (rc = device_alloc(&d.slot_pivot, slots, &st.device_bytes, status)) ||
         (rc = device_alloc(&d.counter, 1, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.changed, 2, &st.device_bytes, status)))
+        (rc = device_alloc(&d.ring, 6, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.loop_out, 2, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.grew, 2, &st.device_bytes, status)))
         return rc;
     CUDA_TRY(cudaMemset(d.key, 0, n * sizeof(uint64_t)));
-    CUDA_TRY(cudaMemset(d.changed, 0, 2 * sizeof(int)));
 
     /* The transpose, when wanted and when it fits with room to spare. */
     device_graph g = {d.row, d.col, nullptr, nullptr, n};
@@ -461,23 +578,51 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
             return rc;
     }
 
+    /* Persistent kernels: as many co-resident blocks as the GPU holds. */
+    int device = 0, sms = 0, per_sm_trim = 0, per_sm_search = 0;
+    CUDA_TRY(cudaGetDevice(&device));
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_trim, trim_until_stable, T, 0));
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_search, search_until_done, T, 0));
+    const bool persistent = opt->persistent && per_sm_trim > 0 && per_sm_search > 0;
+    unsigned grid_trim = grid_for(n, T), grid_search = grid_for(n, T);
+    if (persistent) {
+        if (grid_trim > (unsigned)(sms * per_sm_trim))
+            grid_trim = (unsigned)(sms * per_sm_trim);
+        if (grid_search > (unsigned)(sms * per_sm_search))
+            grid_search = (unsigned)(sms * per_sm_search);
+    }
+    const int pull_backward = !st.used_transpose;
+    uint8_t *has_in = st.used_transpose ? nullptr : d.has_in;
+
     for (;;) {
         /* Trimming, iterated until nothing changes. */
         timer.begin();
-        unsigned long long trimmed;
-        do {
-            CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
-            if (!st.used_transpose) {
-                CUDA_TRY(cudaMemset(d.has_in, 0, n));
-                trim_mark_in<<<grid_for(n, T), T>>>(g, d.key, d.has_in);
+        if (persistent) {
+            CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
+            CUDA_TRY(cudaMemset(d.loop_out, 0, 2 * sizeof(unsigned long long)));
+            void *args[] = {&g, &d.key, &d.scc, &has_in, &d.ring, &d.loop_out};
+            CUDA_TRY(cudaLaunchCooperativeKernel((void *)trim_until_stable, grid_trim, T, args, 0, 0));
+            unsigned long long out[2];
+            CUDA_TRY(cudaMemcpy(out, d.loop_out, sizeof out, cudaMemcpyDeviceToHost));
+            st.trimmed += out[0];
+            st.trim_sweeps += out[1];
+        } else {
+            unsigned long long trimmed;
+            do {
+                CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
+                if (has_in) {
+                    CUDA_TRY(cudaMemset(has_in, 0, n));
+                    trim_mark_in_kernel<<<grid_for(n, T), T>>>(g, d.key, has_in);
+                    CUDA_TRY_LAUNCH();
+                }
+                trim_sweep_kernel<<<grid_for(n, T), T>>>(g, d.key, d.scc, has_in, d.counter);
                 CUDA_TRY_LAUNCH();
-            }
-            trim_sweep<<<grid_for(n, T), T>>>(g, d.key, d.scc, st.used_transpose ? nullptr : d.has_in, d.counter);
-            CUDA_TRY_LAUNCH();
-            CUDA_TRY(cudaMemcpy(&trimmed, d.counter, sizeof trimmed, cudaMemcpyDeviceToHost));
-            st.trimmed += trimmed;
-            st.trim_sweeps++;
-        } while (trimmed);
+                CUDA_TRY(cudaMemcpy(&trimmed, d.counter, sizeof trimmed, cudaMemcpyDeviceToHost));
+                st.trimmed += trimmed;
+                st.trim_sweeps++;
+            } while (trimmed);
+        }
         st.trim_s += timer.end();
 
         /* Pivot selection in every region that is left. */
@@ -502,47 +647,50 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
 
         /* Forward and backward search from every pivot at once. */
         timer.begin();
-        search_args a = {d.key, d.pivot, d.fw, d.bw, 1, 1, nullptr, nullptr, d.changed, d.changed + 1};
-        int fw_live = 1, bw_live = 1, bound = 0;
-        while (fw_live || bw_live) {
-            if (st.used_transpose && opt->hybrid) {
-                a.do_fw = fw_live;
-                a.do_bw = bw_live;
-                search_sweep<<<grid_for(n, T), T>>>(g, a);
-                CUDA_TRY_LAUNCH();
-            } else {
-                if (fw_live) {
-                    a.do_fw = 1;
-                    a.do_bw = 0;
-                    search_sweep<<<grid_for(n, T), T>>>(g, a);
+        search_args a = {d.key, d.pivot, d.fw, d.bw, nullptr, nullptr};
+        int bound = 0;
+        int hybrid = opt->hybrid, bounding = opt->bounding;
+        if (persistent) {
+            CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
+            CUDA_TRY(cudaMemset(d.loop_out, 0, 2 * sizeof(unsigned long long)));
+            int pull = pull_backward;
+            void *args[] = {&g, &a, &hybrid, &bounding, &pull, &d.ring, &d.loop_out};
+            CUDA_TRY(cudaLaunchCooperativeKernel((void *)search_until_done, grid_search, T, args, 0, 0));
+            unsigned long long out[2];
+            CUDA_TRY(cudaMemcpy(out, d.loop_out, sizeof out, cudaMemcpyDeviceToHost));
+            st.search_sweeps += out[0];
+            bound = (int)out[1];
+        } else {
+            int fw_live = 1, bw_live = 1;
+            while (fw_live || bw_live) {
+                CUDA_TRY(cudaMemset(d.grew, 0, 2 * sizeof(int)));
+                if (hybrid && !pull_backward) {
+                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, fw_live, bw_live, 0, d.grew);
                     CUDA_TRY_LAUNCH();
+                } else {
+                    if (fw_live) {
+                        search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 1, 0, 0, d.grew);
+                        CUDA_TRY_LAUNCH();
+                    }
+                    if (bw_live) {
+                        search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 0, 1, pull_backward, d.grew);
+                        CUDA_TRY_LAUNCH();
+                    }
                 }
-                if (bw_live) {
-                    a.do_fw = 0;
-                    a.do_bw = 1;
-                    if (st.used_transpose)
-                        search_sweep<<<grid_for(n, T), T>>>(g, a);
+                st.search_sweeps++;
+                int grew[2];
+                CUDA_TRY(cudaMemcpy(grew, d.grew, sizeof grew, cudaMemcpyDeviceToHost));
+                fw_live = fw_live && grew[0];
+                bw_live = bw_live && grew[1];
+                if (bounding && !bound && fw_live != bw_live) {
+                    /* BFBT, globally (section 5.2): one search has ended in every
+                     * region; the other goes on only inside what it reached. */
+                    bound = fw_live ? 2 : 1;
+                    if (fw_live)
+                        a.fw_bound = d.bw;
                     else
-                        search_sweep_backward_pull<<<grid_for(n, T), T>>>(g, a);
-                    CUDA_TRY_LAUNCH();
+                        a.bw_bound = d.fw;
                 }
-            }
-            st.search_sweeps++;
-            int f = 0, b = 0;
-            if (fw_live && (rc = take_flag(d.changed, &f, status)))
-                return rc;
-            if (bw_live && (rc = take_flag(d.changed + 1, &b, status)))
-                return rc;
-            fw_live = fw_live && f;
-            bw_live = bw_live && b;
-            if (opt->bounding && !bound && (fw_live != bw_live)) {
-                /* BFBT, globally (section 5.2): one search has ended in every
-                 * region; the other goes on only inside what it reached. */
-                bound = fw_live ? 2 : 1;
-                if (fw_live)
-                    a.fw_bound = d.bw;
-                else
-                    a.bw_bound = d.fw;
             }
         }
         st.search_s += timer.end();

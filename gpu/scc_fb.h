@@ -27,7 +27,9 @@ typedef struct gpu_scc_options {
     int bounding;        /* 1: BFBT (Algorithm 2) */
     int warp_aggregation;/* 1: pivot hashing aggregated per warp (Algorithm 6, boxed code) */
     int transpose;       /* 1: build the transpose on the GPU when it fits (default); 0: never */
-    int sweeps_per_launch; /* search iterations inside one kernel launch before returning (>= 1) */
+    int persistent;      /* 1: trimming and searches loop inside one cooperative kernel, sweeps
+                            separated by grid barriers (default); 0: one launch per sweep and a
+                            flag read back by the host after each, as in the article */
 } gpu_scc_options;
 
 typedef struct gpu_scc_stats {

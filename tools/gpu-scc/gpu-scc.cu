@@ -2,7 +2,7 @@
  * gpu-scc - SCC decomposition of a CSR model on the GPU.
  *
  *   gpu-scc [--cpu] [--stats] [--nh] [--bfbt] [--no-warp-aggregation]
- *           [--no-transpose] [-d N] [file | -] > labels
+ *           [--no-transpose] [--host-loop] [-d N] [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
  * original numbering, the smallest state of the state's SCC, so that runs and
@@ -33,6 +33,9 @@ static void usage(FILE *out)
             "                         the other stays inside what it reached\n"
             "  --no-warp-aggregation  every state races for its region's pivot slot\n"
             "  --no-transpose         backward search scans the forward CSR\n"
+            "  --host-loop            one kernel launch per sweep, the host reading a flag\n"
+            "                         after each (the article's way) instead of one\n"
+            "                         persistent kernel with grid barriers\n"
             "  --stats                counts and times per phase on stderr\n"
             "  -d N                   CUDA device N (default 0)\n"
             "  -h                     this help\n"
@@ -47,13 +50,14 @@ int main(int argc, char **argv)
     gpu_scc_options opt;
     gpu_scc_default_options(&opt);
     char *end;
-    enum { OPT_CPU = 256, OPT_STATS, OPT_NH, OPT_BFBT, OPT_NO_WARP, OPT_NO_TRANSPOSE };
+    enum { OPT_CPU = 256, OPT_STATS, OPT_NH, OPT_BFBT, OPT_NO_WARP, OPT_NO_TRANSPOSE, OPT_HOST_LOOP };
     static const struct option longopts[] = {{"cpu", no_argument, 0, OPT_CPU},
                                              {"stats", no_argument, 0, OPT_STATS},
                                              {"nh", no_argument, 0, OPT_NH},
                                              {"bfbt", no_argument, 0, OPT_BFBT},
                                              {"no-warp-aggregation", no_argument, 0, OPT_NO_WARP},
                                              {"no-transpose", no_argument, 0, OPT_NO_TRANSPOSE},
+                                             {"host-loop", no_argument, 0, OPT_HOST_LOOP},
                                              {"device", required_argument, 0, 'd'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
@@ -65,6 +69,7 @@ int main(int argc, char **argv)
         case OPT_BFBT: opt.bounding = 1; break;
         case OPT_NO_WARP: opt.warp_aggregation = 0; break;
         case OPT_NO_TRANSPOSE: opt.transpose = 0; break;
+        case OPT_HOST_LOOP: opt.persistent = 0; break;
         case 'd':
             device = (int)strtol(optarg, &end, 10);
             if (*end || end == optarg || device < 0) {
