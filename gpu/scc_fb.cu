@@ -151,49 +151,18 @@ static __global__ void trim_sweep_kernel(device_graph g, uint64_t *__restrict__ 
         atomicAdd(trimmed, mine);
 }
 
-/* Counters of the persistent kernels: a ring of three slots, so that slot
- * it+1 can be cleared during iteration it while slot it-1 is no longer read
- * (everyone passed the grid barrier since). */
-__device__ __forceinline__ unsigned long long read_counter(const unsigned long long *p)
-{
-    return *(const volatile unsigned long long *)p;
-}
-
-/* Persistent trimming: sweeps separated by grid barriers until a sweep trims
- * nothing.  out[0] += states trimmed, out[1] += sweeps. */
-static __global__ void trim_until_stable(device_graph g, uint64_t *__restrict__ key, uint32_t *__restrict__ scc,
-                                         uint8_t *__restrict__ has_in, unsigned long long *__restrict__ ring,
-                                         unsigned long long *__restrict__ out)
-{
-    cg::grid_group grid = cg::this_grid();
-    for (uint64_t it = 0;; it++) {
-        if (grid.thread_rank() == 0)
-            ring[(it + 1) % 3] = 0;
-        if (has_in) {
-            clear_bytes(has_in, g.n);
-            grid.sync();
-            trim_mark_in(g, key, has_in);
-            grid.sync();
-        }
-        unsigned long long mine = trim_sweep(g, key, scc, has_in);
-        if (mine)
-            atomicAdd(&ring[it % 3], mine);
-        grid.sync();
-        unsigned long long trimmed = read_counter(&ring[it % 3]);
-        if (grid.thread_rank() == 0) {
-            out[0] += trimmed;
-            out[1] += 1;
-        }
-        if (trimmed == 0)
-            break;
-    }
-}
-
-static __global__ void count_active(const uint64_t *__restrict__ key, uint64_t n, unsigned long long *__restrict__ count)
+__device__ unsigned long long count_active(const uint64_t *__restrict__ key, uint64_t n)
 {
     unsigned long long mine = 0;
     for (uint64_t u = thread_index(); u < n; u += thread_count())
         mine += key[u] != kDone;
+    return mine;
+}
+
+static __global__ void count_active_kernel(const uint64_t *__restrict__ key, uint64_t n,
+                                           unsigned long long *__restrict__ count)
+{
+    unsigned long long mine = count_active(key, n);
     if (mine)
         atomicAdd(count, mine);
 }
@@ -204,8 +173,8 @@ static __global__ void count_active(const uint64_t *__restrict__ key, uint64_t n
  * atomicCAS wins and its state becomes the pivot.  With aggregation, the
  * threads of a warp that share a key elect one leader (match/ffs) and only it
  * races.  The loop is warp-uniform so that every lane takes part in the vote. */
-static __global__ void pivot_claim(const uint64_t *__restrict__ key, uint64_t n, uint64_t *__restrict__ slot_key,
-                                   uint32_t *__restrict__ slot_pivot, uint64_t mask, int aggregate)
+__device__ void pivot_claim(const uint64_t *__restrict__ key, uint64_t n, uint64_t *__restrict__ slot_key,
+                            uint32_t *__restrict__ slot_pivot, uint64_t mask, int aggregate)
 {
     const unsigned lane = threadIdx.x & 31;
     const uint64_t warp = thread_index() >> 5, warps = thread_count() >> 5;
@@ -235,9 +204,9 @@ static __global__ void pivot_claim(const uint64_t *__restrict__ key, uint64_t n,
 }
 
 /* Each active state learns its region's pivot; the pivot starts both searches. */
-static __global__ void pivot_lookup(const uint64_t *__restrict__ key, uint64_t n, const uint64_t *__restrict__ slot_key,
-                                    const uint32_t *__restrict__ slot_pivot, uint64_t mask, uint32_t *__restrict__ pivot,
-                                    uint8_t *__restrict__ fw, uint8_t *__restrict__ bw)
+__device__ void pivot_lookup(const uint64_t *__restrict__ key, uint64_t n, const uint64_t *__restrict__ slot_key,
+                             const uint32_t *__restrict__ slot_pivot, uint64_t mask, uint32_t *__restrict__ pivot,
+                             uint8_t *__restrict__ fw, uint8_t *__restrict__ bw)
 {
     for (uint64_t u = thread_index(); u < n; u += thread_count()) {
         uint64_t k = key[u];
@@ -252,6 +221,20 @@ static __global__ void pivot_lookup(const uint64_t *__restrict__ key, uint64_t n
         fw[u] = start;
         bw[u] = start;
     }
+}
+
+static __global__ void pivot_claim_kernel(const uint64_t *__restrict__ key, uint64_t n, uint64_t *__restrict__ slot_key,
+                                          uint32_t *__restrict__ slot_pivot, uint64_t mask, int aggregate)
+{
+    pivot_claim(key, n, slot_key, slot_pivot, mask, aggregate);
+}
+
+static __global__ void pivot_lookup_kernel(const uint64_t *__restrict__ key, uint64_t n,
+                                           const uint64_t *__restrict__ slot_key, const uint32_t *__restrict__ slot_pivot,
+                                           uint64_t mask, uint32_t *__restrict__ pivot, uint8_t *__restrict__ fw,
+                                           uint8_t *__restrict__ bw)
+{
+    pivot_lookup(key, n, slot_key, slot_pivot, mask, pivot, fw, bw);
 }
 
 /* ---- forward and backward search (Algorithm 3, hybrid, bounded) -------- */
@@ -331,67 +314,12 @@ static __global__ void search_sweep_kernel(device_graph g, search_args a, int do
         grew[1] = 1;
 }
 
-/* Persistent search: sweeps separated by grid barriers until neither search
- * adds a state; with bounding (BFBT), once one search has ended everywhere
- * the other goes on only inside what the ended one reached (section 5.2).
- * ring: 3 slots of 2 counters; out[0] += sweeps, out[1] = bound (0: none,
- * 1: forward ended first, 2: backward ended first). */
-static __global__ void search_until_done(device_graph g, search_args a, int hybrid, int bounding, int pull_backward,
-                                         unsigned long long *__restrict__ ring, unsigned long long *__restrict__ out)
-{
-    cg::grid_group grid = cg::this_grid();
-    bool fw_live = true, bw_live = true;
-    int bound = 0;
-    for (uint64_t it = 0;; it++) {
-        if (grid.thread_rank() == 0) {
-            ring[(it + 1) % 3 * 2] = 0;
-            ring[(it + 1) % 3 * 2 + 1] = 0;
-        }
-        bool grew[2] = {false, false};
-        if (hybrid && !pull_backward) {
-            search_sweep(g, a, fw_live, bw_live, grew);
-        } else {
-            if (fw_live)
-                search_sweep(g, a, true, false, grew);
-            if (!hybrid)
-                grid.sync();
-            if (bw_live) {
-                if (pull_backward)
-                    search_sweep_backward_pull(g, a, grew);
-                else
-                    search_sweep(g, a, false, true, grew);
-            }
-        }
-        if (grew[0])
-            atomicAdd(&ring[it % 3 * 2], 1ull);
-        if (grew[1])
-            atomicAdd(&ring[it % 3 * 2 + 1], 1ull);
-        grid.sync();
-        fw_live = fw_live && read_counter(&ring[it % 3 * 2]) != 0;
-        bw_live = bw_live && read_counter(&ring[it % 3 * 2 + 1]) != 0;
-        if (!fw_live && !bw_live) {
-            if (grid.thread_rank() == 0) {
-                out[0] += it + 1;
-                out[1] = (unsigned long long)bound;
-            }
-            break;
-        }
-        if (bounding && !bound && fw_live != bw_live) {
-            bound = fw_live ? 2 : 1;
-            if (fw_live)
-                a.fw_bound = a.bw;
-            else
-                a.bw_bound = a.fw;
-        }
-    }
-}
-
 /* After the search: F and B both -> the pivot's SCC; otherwise the state's
  * new region is its part.  bound: 0 FBT (three parts), 1 forward converged,
  * 2 backward converged (BFBT: inside / outside the converged search). */
-static __global__ void classify(uint64_t n, uint64_t *__restrict__ key, const uint32_t *__restrict__ pivot,
-                                const uint8_t *__restrict__ fw, const uint8_t *__restrict__ bw, uint32_t *__restrict__ scc,
-                                int bound)
+__device__ void classify(uint64_t n, uint64_t *__restrict__ key, const uint32_t *__restrict__ pivot,
+                         const uint8_t *__restrict__ fw, const uint8_t *__restrict__ bw, uint32_t *__restrict__ scc,
+                         int bound)
 {
     for (uint64_t u = thread_index(); u < n; u += thread_count()) {
         if (key[u] == kDone)
@@ -411,6 +339,177 @@ static __global__ void classify(uint64_t n, uint64_t *__restrict__ key, const ui
         else
             part = f ? kPartForward : b ? kPartBackward : kPartNeither;
         key[u] = p << 2 | part;
+    }
+}
+
+static __global__ void classify_kernel(uint64_t n, uint64_t *__restrict__ key, const uint32_t *__restrict__ pivot,
+                                       const uint8_t *__restrict__ fw, const uint8_t *__restrict__ bw,
+                                       uint32_t *__restrict__ scc, int bound)
+{
+    classify(n, key, pivot, fw, bw, scc, bound);
+}
+
+/* ---- all rounds in one persistent kernel ------------------------------- */
+
+__device__ __forceinline__ unsigned long long read_counter(const unsigned long long *p)
+{
+    return *(const volatile unsigned long long *)p;
+}
+
+__device__ __forceinline__ uint64_t now_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Grid-wide counters: a ring of three slots of two counters, one slot per
+ * step (work, grid barrier, read).  Slot step+1 is cleared during step
+ * `step`: its last readers finished at step-2, before the barrier of step-1,
+ * and its writers start after the barrier of this step. */
+struct grid_counters {
+    unsigned long long *ring;
+    uint64_t step;
+    __device__ void begin(const cg::grid_group &grid)
+    {
+        if (grid.thread_rank() == 0) {
+            ring[(step + 1) % 3 * 2] = 0;
+            ring[(step + 1) % 3 * 2 + 1] = 0;
+        }
+    }
+    __device__ void add(int which, unsigned long long v)
+    {
+        if (v)
+            atomicAdd(&ring[step % 3 * 2 + which], v);
+    }
+    __device__ void sync_read(cg::grid_group &grid, unsigned long long got[2])
+    {
+        grid.sync();
+        got[0] = read_counter(&ring[step % 3 * 2]);
+        got[1] = read_counter(&ring[step % 3 * 2 + 1]);
+        step++;
+    }
+};
+
+enum { STAT_TRIMMED, STAT_TRIM_SWEEPS, STAT_SEARCH_SWEEPS, STAT_ROUNDS, STAT_TRIM_NS, STAT_PIVOT_NS, STAT_SEARCH_NS,
+       STAT_COUNT };
+
+struct round_params {
+    device_graph g;
+    uint64_t *key;
+    uint32_t *scc, *pivot;
+    uint8_t *fw, *bw, *has_in; /* has_in: without a transpose */
+    uint64_t *slot_key;
+    uint32_t *slot_pivot;
+    int hybrid, bounding, aggregate;
+    unsigned long long *ring;  /* 6 counters */
+    unsigned long long *stats; /* STAT_COUNT */
+};
+
+/* The whole decomposition (Algorithm 1 for all regions at once, rounds of
+ * trimming, pivot selection, search and split) in one cooperative kernel:
+ * the phases are separated by grid barriers, and no round trip to the host
+ * is needed.  Phase times from the global timer, read by thread 0. */
+static __global__ void fb_all_rounds(round_params P)
+{
+    cg::grid_group grid = cg::this_grid();
+    grid_counters c = {P.ring, 0};
+    const bool leader = grid.thread_rank() == 0;
+    const bool pull = P.g.rrow == nullptr;
+    unsigned long long got[2];
+    uint64_t t0 = now_ns(), t1;
+    for (;;) {
+        /* Trimming until a sweep trims nothing. */
+        for (;;) {
+            c.begin(grid);
+            if (P.has_in) {
+                clear_bytes(P.has_in, P.g.n);
+                grid.sync();
+                trim_mark_in(P.g, P.key, P.has_in);
+                grid.sync();
+            }
+            c.add(0, trim_sweep(P.g, P.key, P.scc, P.has_in));
+            c.sync_read(grid, got);
+            if (leader) {
+                P.stats[STAT_TRIMMED] += got[0];
+                P.stats[STAT_TRIM_SWEEPS]++;
+            }
+            if (!got[0])
+                break;
+        }
+        c.begin(grid);
+        c.add(0, count_active(P.key, P.g.n));
+        c.sync_read(grid, got);
+        t1 = now_ns();
+        if (leader)
+            P.stats[STAT_TRIM_NS] += t1 - t0;
+        t0 = t1;
+        if (!got[0])
+            break;
+
+        /* Pivot selection (Algorithm 6) in a table of twice the active states. */
+        uint64_t mask = 63;
+        while (mask + 1 < 2 * got[0])
+            mask = mask * 2 + 1;
+        for (uint64_t h = thread_index(); h <= mask; h += thread_count())
+            P.slot_key[h] = kEmptySlot;
+        grid.sync();
+        pivot_claim(P.key, P.g.n, P.slot_key, P.slot_pivot, mask, P.aggregate);
+        grid.sync();
+        pivot_lookup(P.key, P.g.n, P.slot_key, P.slot_pivot, mask, P.pivot, P.fw, P.bw);
+        grid.sync();
+        t1 = now_ns();
+        if (leader) {
+            P.stats[STAT_PIVOT_NS] += t1 - t0;
+            P.stats[STAT_ROUNDS]++;
+        }
+        t0 = t1;
+
+        /* Forward and backward search until neither grows; BFBT bounds the
+         * one still going once the other has ended everywhere (section 5.2). */
+        search_args a = {P.key, P.pivot, P.fw, P.bw, nullptr, nullptr};
+        bool fw_live = true, bw_live = true;
+        int bound = 0;
+        for (;;) {
+            c.begin(grid);
+            bool grew[2] = {false, false};
+            if (P.hybrid && !pull) {
+                search_sweep(P.g, a, fw_live, bw_live, grew);
+            } else {
+                if (fw_live)
+                    search_sweep(P.g, a, true, false, grew);
+                if (!P.hybrid)
+                    grid.sync();
+                if (bw_live) {
+                    if (pull)
+                        search_sweep_backward_pull(P.g, a, grew);
+                    else
+                        search_sweep(P.g, a, false, true, grew);
+                }
+            }
+            c.add(0, grew[0]);
+            c.add(1, grew[1]);
+            c.sync_read(grid, got);
+            if (leader)
+                P.stats[STAT_SEARCH_SWEEPS]++;
+            fw_live = fw_live && got[0];
+            bw_live = bw_live && got[1];
+            if (!fw_live && !bw_live)
+                break;
+            if (P.bounding && !bound && fw_live != bw_live) {
+                bound = fw_live ? 2 : 1;
+                if (fw_live)
+                    a.fw_bound = a.bw;
+                else
+                    a.bw_bound = a.fw;
+            }
+        }
+        classify(P.g.n, P.key, P.pivot, P.fw, P.bw, P.scc, bound);
+        grid.sync();
+        t1 = now_ns();
+        if (leader)
+            P.stats[STAT_SEARCH_NS] += t1 - t0;
+        t0 = t1;
     }
 }
 
@@ -434,13 +533,13 @@ struct device_buffers {
     uint32_t *col = nullptr, *rcol = nullptr, *scc = nullptr, *pivot = nullptr, *slot_pivot = nullptr,
              *smallest = nullptr;
     uint8_t *fw = nullptr, *bw = nullptr, *has_in = nullptr;
-    unsigned long long *counter = nullptr, *fill = nullptr, *ring = nullptr, *loop_out = nullptr;
+    unsigned long long *counter = nullptr, *fill = nullptr, *ring = nullptr, *stats = nullptr;
     int *grew = nullptr;
     void *scan_temp = nullptr;
     ~device_buffers()
     {
         void *all[] = {row, rrow, key, slot_key, col, rcol, scc, pivot, slot_pivot, smallest, fw, bw, has_in,
-                       counter, fill, ring, loop_out, grew, scan_temp};
+                       counter, fill, ring, stats, grew, scan_temp};
         for (void *p : all)
             if (p)
                 cudaFree(p);
@@ -476,6 +575,99 @@ static uint64_t next_pow2(uint64_t x)
     while (p < x)
         p <<= 1;
     return p;
+}
+
+/* The article's way: one launch per sweep and phase, the host reading back
+ * after each whether to go on. */
+static int host_driven_rounds(device_graph g, device_buffers &d, const gpu_scc_options *opt, uint8_t *has_in,
+                              int pull_backward, gpu_scc_stats *st, csr_status *status)
+{
+    const int T = kThreads;
+    const uint64_t n = g.n;
+    phase_timer timer;
+    for (;;) {
+        /* Trimming, iterated until nothing changes. */
+        timer.begin();
+        unsigned long long trimmed;
+        do {
+            CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
+            if (has_in) {
+                CUDA_TRY(cudaMemset(has_in, 0, n));
+                trim_mark_in_kernel<<<grid_for(n, T), T>>>(g, d.key, has_in);
+                CUDA_TRY_LAUNCH();
+            }
+            trim_sweep_kernel<<<grid_for(n, T), T>>>(g, d.key, d.scc, has_in, d.counter);
+            CUDA_TRY_LAUNCH();
+            CUDA_TRY(cudaMemcpy(&trimmed, d.counter, sizeof trimmed, cudaMemcpyDeviceToHost));
+            st->trimmed += trimmed;
+            st->trim_sweeps++;
+        } while (trimmed);
+        st->trim_s += timer.end();
+
+        /* Pivot selection in every region that is left. */
+        timer.begin();
+        unsigned long long active;
+        CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
+        count_active_kernel<<<grid_for(n, T), T>>>(d.key, n, d.counter);
+        CUDA_TRY_LAUNCH();
+        CUDA_TRY(cudaMemcpy(&active, d.counter, sizeof active, cudaMemcpyDeviceToHost));
+        if (active == 0) {
+            st->pivot_s += timer.end();
+            break;
+        }
+        st->rounds++;
+        uint64_t mask = next_pow2(2 * active) - 1;
+        CUDA_TRY(cudaMemset(d.slot_key, 0xff, (mask + 1) * sizeof(uint64_t)));
+        pivot_claim_kernel<<<grid_for(n, T), T>>>(d.key, n, d.slot_key, d.slot_pivot, mask, opt->warp_aggregation);
+        CUDA_TRY_LAUNCH();
+        pivot_lookup_kernel<<<grid_for(n, T), T>>>(d.key, n, d.slot_key, d.slot_pivot, mask, d.pivot, d.fw, d.bw);
+        CUDA_TRY_LAUNCH();
+        st->pivot_s += timer.end();
+
+        /* Forward and backward search from every pivot at once. */
+        timer.begin();
+        search_args a = {d.key, d.pivot, d.fw, d.bw, nullptr, nullptr};
+        int bound = 0, fw_live = 1, bw_live = 1;
+        const int hybrid = opt->hybrid, bounding = opt->bounding;
+        while (fw_live || bw_live) {
+            CUDA_TRY(cudaMemset(d.grew, 0, 2 * sizeof(int)));
+            if (hybrid && !pull_backward) {
+                search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, fw_live, bw_live, 0, d.grew);
+                CUDA_TRY_LAUNCH();
+            } else {
+                if (fw_live) {
+                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 1, 0, 0, d.grew);
+                    CUDA_TRY_LAUNCH();
+                }
+                if (bw_live) {
+                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 0, 1, pull_backward, d.grew);
+                    CUDA_TRY_LAUNCH();
+                }
+            }
+            st->search_sweeps++;
+            int grew[2];
+            CUDA_TRY(cudaMemcpy(grew, d.grew, sizeof grew, cudaMemcpyDeviceToHost));
+            fw_live = fw_live && grew[0];
+            bw_live = bw_live && grew[1];
+            if (bounding && !bound && fw_live != bw_live) {
+                /* BFBT, globally (section 5.2): one search has ended in every
+                 * region; the other goes on only inside what it reached. */
+                bound = fw_live ? 2 : 1;
+                if (fw_live)
+                    a.fw_bound = d.bw;
+                else
+                    a.bw_bound = d.fw;
+            }
+        }
+        st->search_s += timer.end();
+
+        timer.begin();
+        classify_kernel<<<grid_for(n, T), T>>>(n, d.key, d.pivot, d.fw, d.bw, d.scc, bound);
+        CUDA_TRY_LAUNCH();
+        st->pivot_s += timer.end();
+    }
+
+    return CSR_OK;
 }
 
 } /* namespace */
@@ -539,7 +731,7 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
         (rc = device_alloc(&d.slot_pivot, slots, &st.device_bytes, status)) ||
         (rc = device_alloc(&d.counter, 1, &st.device_bytes, status)) ||
         (rc = device_alloc(&d.ring, 6, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.loop_out, 2, &st.device_bytes, status)) ||
+        (rc = device_alloc(&d.stats, STAT_COUNT, &st.device_bytes, status)) ||
         (rc = device_alloc(&d.grew, 2, &st.device_bytes, status)))
         return rc;
     CUDA_TRY(cudaMemset(d.key, 0, n * sizeof(uint64_t)));
@@ -578,127 +770,37 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
             return rc;
     }
 
-    /* Persistent kernels: as many co-resident blocks as the GPU holds. */
-    int device = 0, sms = 0, per_sm_trim = 0, per_sm_search = 0;
-    CUDA_TRY(cudaGetDevice(&device));
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_trim, trim_until_stable, T, 0));
-    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_search, search_until_done, T, 0));
-    const bool persistent = opt->persistent && per_sm_trim > 0 && per_sm_search > 0;
-    unsigned grid_trim = grid_for(n, T), grid_search = grid_for(n, T);
-    if (persistent) {
-        if (grid_trim > (unsigned)(sms * per_sm_trim))
-            grid_trim = (unsigned)(sms * per_sm_trim);
-        if (grid_search > (unsigned)(sms * per_sm_search))
-            grid_search = (unsigned)(sms * per_sm_search);
-    }
     const int pull_backward = !st.used_transpose;
     uint8_t *has_in = st.used_transpose ? nullptr : d.has_in;
 
-    for (;;) {
-        /* Trimming, iterated until nothing changes. */
-        timer.begin();
-        if (persistent) {
-            CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
-            CUDA_TRY(cudaMemset(d.loop_out, 0, 2 * sizeof(unsigned long long)));
-            void *args[] = {&g, &d.key, &d.scc, &has_in, &d.ring, &d.loop_out};
-            CUDA_TRY(cudaLaunchCooperativeKernel((void *)trim_until_stable, grid_trim, T, args, 0, 0));
-            unsigned long long out[2];
-            CUDA_TRY(cudaMemcpy(out, d.loop_out, sizeof out, cudaMemcpyDeviceToHost));
-            st.trimmed += out[0];
-            st.trim_sweeps += out[1];
-        } else {
-            unsigned long long trimmed;
-            do {
-                CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
-                if (has_in) {
-                    CUDA_TRY(cudaMemset(has_in, 0, n));
-                    trim_mark_in_kernel<<<grid_for(n, T), T>>>(g, d.key, has_in);
-                    CUDA_TRY_LAUNCH();
-                }
-                trim_sweep_kernel<<<grid_for(n, T), T>>>(g, d.key, d.scc, has_in, d.counter);
-                CUDA_TRY_LAUNCH();
-                CUDA_TRY(cudaMemcpy(&trimmed, d.counter, sizeof trimmed, cudaMemcpyDeviceToHost));
-                st.trimmed += trimmed;
-                st.trim_sweeps++;
-            } while (trimmed);
-        }
-        st.trim_s += timer.end();
-
-        /* Pivot selection in every region that is left. */
-        timer.begin();
-        unsigned long long active;
-        CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
-        count_active<<<grid_for(n, T), T>>>(d.key, n, d.counter);
-        CUDA_TRY_LAUNCH();
-        CUDA_TRY(cudaMemcpy(&active, d.counter, sizeof active, cudaMemcpyDeviceToHost));
-        if (active == 0) {
-            st.pivot_s += timer.end();
-            break;
-        }
-        st.rounds++;
-        uint64_t mask = next_pow2(2 * active) - 1;
-        CUDA_TRY(cudaMemset(d.slot_key, 0xff, (mask + 1) * sizeof(uint64_t)));
-        pivot_claim<<<grid_for(n, T), T>>>(d.key, n, d.slot_key, d.slot_pivot, mask, opt->warp_aggregation);
-        CUDA_TRY_LAUNCH();
-        pivot_lookup<<<grid_for(n, T), T>>>(d.key, n, d.slot_key, d.slot_pivot, mask, d.pivot, d.fw, d.bw);
-        CUDA_TRY_LAUNCH();
-        st.pivot_s += timer.end();
-
-        /* Forward and backward search from every pivot at once. */
-        timer.begin();
-        search_args a = {d.key, d.pivot, d.fw, d.bw, nullptr, nullptr};
-        int bound = 0;
-        int hybrid = opt->hybrid, bounding = opt->bounding;
-        if (persistent) {
-            CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
-            CUDA_TRY(cudaMemset(d.loop_out, 0, 2 * sizeof(unsigned long long)));
-            int pull = pull_backward;
-            void *args[] = {&g, &a, &hybrid, &bounding, &pull, &d.ring, &d.loop_out};
-            CUDA_TRY(cudaLaunchCooperativeKernel((void *)search_until_done, grid_search, T, args, 0, 0));
-            unsigned long long out[2];
-            CUDA_TRY(cudaMemcpy(out, d.loop_out, sizeof out, cudaMemcpyDeviceToHost));
-            st.search_sweeps += out[0];
-            bound = (int)out[1];
-        } else {
-            int fw_live = 1, bw_live = 1;
-            while (fw_live || bw_live) {
-                CUDA_TRY(cudaMemset(d.grew, 0, 2 * sizeof(int)));
-                if (hybrid && !pull_backward) {
-                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, fw_live, bw_live, 0, d.grew);
-                    CUDA_TRY_LAUNCH();
-                } else {
-                    if (fw_live) {
-                        search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 1, 0, 0, d.grew);
-                        CUDA_TRY_LAUNCH();
-                    }
-                    if (bw_live) {
-                        search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 0, 1, pull_backward, d.grew);
-                        CUDA_TRY_LAUNCH();
-                    }
-                }
-                st.search_sweeps++;
-                int grew[2];
-                CUDA_TRY(cudaMemcpy(grew, d.grew, sizeof grew, cudaMemcpyDeviceToHost));
-                fw_live = fw_live && grew[0];
-                bw_live = bw_live && grew[1];
-                if (bounding && !bound && fw_live != bw_live) {
-                    /* BFBT, globally (section 5.2): one search has ended in every
-                     * region; the other goes on only inside what it reached. */
-                    bound = fw_live ? 2 : 1;
-                    if (fw_live)
-                        a.fw_bound = d.bw;
-                    else
-                        a.bw_bound = d.fw;
-                }
-            }
-        }
-        st.search_s += timer.end();
-
-        timer.begin();
-        classify<<<grid_for(n, T), T>>>(n, d.key, d.pivot, d.fw, d.bw, d.scc, bound);
-        CUDA_TRY_LAUNCH();
-        st.pivot_s += timer.end();
+    /* All rounds in one cooperative kernel, as many co-resident blocks as the GPU holds. */
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_TRY(cudaGetDevice(&device));
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fb_all_rounds, T, 0));
+    if (opt->persistent && per_sm > 0) {
+        unsigned grid = grid_for(n, T);
+        if (grid > (unsigned)(sms * per_sm))
+            grid = (unsigned)(sms * per_sm);
+        CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
+        CUDA_TRY(cudaMemset(d.stats, 0, STAT_COUNT * sizeof(unsigned long long)));
+        round_params P = {g, d.key, d.scc, d.pivot, d.fw, d.bw, has_in, d.slot_key, d.slot_pivot,
+                          opt->hybrid, opt->bounding, opt->warp_aggregation, d.ring, d.stats};
+        void *args[] = {&P};
+        CUDA_TRY(cudaLaunchCooperativeKernel((void *)fb_all_rounds, grid, T, args, 0, 0));
+        CUDA_TRY(cudaGetLastError());
+        unsigned long long out[STAT_COUNT];
+        CUDA_TRY(cudaMemcpy(out, d.stats, sizeof out, cudaMemcpyDeviceToHost));
+        st.trimmed = out[STAT_TRIMMED];
+        st.trim_sweeps = out[STAT_TRIM_SWEEPS];
+        st.search_sweeps = out[STAT_SEARCH_SWEEPS];
+        st.rounds = out[STAT_ROUNDS];
+        st.trim_s = (double)out[STAT_TRIM_NS] / 1e9;
+        st.pivot_s = (double)out[STAT_PIVOT_NS] / 1e9;
+        st.search_s = (double)out[STAT_SEARCH_NS] / 1e9;
+    } else {
+        if ((rc = host_driven_rounds(g, d, opt, has_in, pull_backward, &st, status)))
+            return rc;
     }
 
     /* Canonical ids and the way back. */
