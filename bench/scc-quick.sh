@@ -6,7 +6,7 @@ awk -F'\t' '$2 == "medium" { print $1 }' "$models/INDEX.tsv" | while read -r nam
     "$bin/prism2csr" "$tra" > "$out/$name.csr"
     echo "== $name"
     "$bin/gpu-scc" --cpu --stats "$out/$name.csr" 2>&1 >/dev/null
-    for config in "" "--bfbt" "--nh"; do
+    for config in "" "--bfbt" "--nh" "-c 3" "-c 7" "--host-loop"; do
         "$bin/gpu-scc" $config --stats "$out/$name.csr" 2>&1 >/dev/null | sed "s/^/[$config] /"
     done
 done

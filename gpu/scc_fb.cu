@@ -5,6 +5,8 @@
  * into strongly connected and maximal end components", FMSD 2016:
  * Algorithm 1 (FBT), Algorithm 2 and section 5.2 (BFBT, bounded globally),
  * Algorithm 3 (BFS sweeps over all states, frontier in per-state marks),
+ * Algorithm 4 (a block-local cache of newly reached states, explored within
+ * the sweep for a given number of iterations),
  * Algorithm 6 (pivot selection by racing atomicCAS into a hash table, with
  * warp aggregation), section 5.1 (transpose on the GPU when it fits, else the
  * backward search scans the forward CSR).
@@ -246,11 +248,29 @@ struct search_args {
     const uint8_t *fw_bound, *bw_bound; /* BFBT: explore only states reached by the other, converged search */
 };
 
-/* Explore the frontier states of one search: their successors in the region
- * (over row/col: forward on the CSR, backward on the transpose) join the
- * frontier.  Returns whether this thread added a state. */
+/* A block's local cache (Algorithm 4): states a block's threads add to a
+ * frontier are also queued in shared memory, and the block explores them
+ * itself for a few iterations before the sweep ends, so that a search goes
+ * several levels deep in one sweep over the states. */
+constexpr int kCacheSize = 1024;
+
+struct block_queue {
+    uint32_t *items;
+    int *count;
+    __device__ void push(uint32_t v)
+    {
+        int at = atomicAdd(count, 1);
+        if (at < kCacheSize)
+            items[at] = v;
+    }
+};
+
+/* Explore frontier state u of one search: its successors in the region (over
+ * row/col: forward on the CSR, backward on the transpose) join the frontier,
+ * and the block's queue when there is one.  Returns whether it added a state. */
 __device__ bool explore_push(uint64_t u, uint32_t p, const uint64_t *__restrict__ row, const uint32_t *__restrict__ col,
-                             const uint64_t *__restrict__ key, const uint32_t *__restrict__ pivot, uint8_t *__restrict__ mark)
+                             const uint64_t *__restrict__ key, const uint32_t *__restrict__ pivot, uint8_t *__restrict__ mark,
+                             block_queue *queue)
 {
     mark[u] = kExplored;
     bool grew = false;
@@ -259,24 +279,63 @@ __device__ bool explore_push(uint64_t u, uint32_t p, const uint64_t *__restrict_
         if (key[v] != kDone && pivot[v] == p && mark[v] == kUnreached) {
             mark[v] = kFrontier;
             grew = true;
+            if (queue)
+                queue->push(v);
         }
     }
     return grew;
 }
 
 /* One sweep over all states, forward and/or backward (both at once is the
- * hybrid kernel).  grew[0], grew[1]: whether the forward, backward search added states. */
-__device__ void search_sweep(const device_graph &g, const search_args &a, bool do_fw, bool do_bw, bool grew[2])
+ * hybrid kernel), then up to cache_iterations rounds over the block's local
+ * caches.  grew[0], grew[1]: whether the forward, backward search added
+ * states.  Every thread of the block must call it (it synchronises the block
+ * when cache_iterations > 0). */
+__device__ void search_sweep(const device_graph &g, const search_args &a, bool do_fw, bool do_bw, bool grew[2],
+                             int cache_iterations)
 {
+    __shared__ uint32_t items[2][2][kCacheSize]; /* [direction][buffer] */
+    __shared__ int counts[2][2];
+    const bool cached = cache_iterations > 0;
+    if (cached) {
+        if (threadIdx.x < 4)
+            counts[threadIdx.x >> 1][threadIdx.x & 1] = 0;
+        __syncthreads();
+    }
+    block_queue q[2] = {{items[0][0], &counts[0][0]}, {items[1][0], &counts[1][0]}};
     for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
         if (a.key[u] == kDone)
             continue;
         uint32_t p = a.pivot[u];
         if (do_fw && a.fw[u] == kFrontier && (!a.fw_bound || a.fw_bound[u]))
-            grew[0] |= explore_push(u, p, g.row, g.col, a.key, a.pivot, a.fw);
+            grew[0] |= explore_push(u, p, g.row, g.col, a.key, a.pivot, a.fw, cached ? &q[0] : nullptr);
         if (do_bw && a.bw[u] == kFrontier && (!a.bw_bound || a.bw_bound[u]))
-            grew[1] |= explore_push(u, p, g.rrow, g.rcol, a.key, a.pivot, a.bw);
+            grew[1] |= explore_push(u, p, g.rrow, g.rcol, a.key, a.pivot, a.bw, cached ? &q[1] : nullptr);
     }
+    for (int it = 0; it < cache_iterations; it++) {
+        const int cur = it & 1, nxt = cur ^ 1;
+        __syncthreads();
+        int have[2] = {min(counts[0][cur], kCacheSize), min(counts[1][cur], kCacheSize)};
+        if (have[0] == 0 && have[1] == 0)
+            break; /* the same for every thread of the block */
+        if (threadIdx.x < 2)
+            counts[threadIdx.x][nxt] = 0;
+        __syncthreads();
+        for (int dir = 0; dir < 2; dir++) {
+            uint8_t *mark = dir ? a.bw : a.fw;
+            const uint8_t *bound = dir ? a.bw_bound : a.fw_bound;
+            block_queue next = {items[dir][nxt], &counts[dir][nxt]};
+            for (int k = threadIdx.x; k < have[dir]; k += blockDim.x) {
+                uint32_t v = items[dir][cur][k];
+                if (mark[v] != kFrontier || (bound && !bound[v]))
+                    continue;
+                grew[dir] |= dir ? explore_push(v, a.pivot[v], g.rrow, g.rcol, a.key, a.pivot, a.bw, &next)
+                                 : explore_push(v, a.pivot[v], g.row, g.col, a.key, a.pivot, a.fw, &next);
+            }
+        }
+    }
+    if (cached)
+        __syncthreads(); /* the queues are reused by the next sweep */
 }
 
 /* Backward search without a transpose: an unreached state joins when one of
@@ -301,11 +360,11 @@ __device__ void search_sweep_backward_pull(const device_graph &g, const search_a
 /* Host-driven search (the article's way): one sweep per launch; grew[0..1]
  * are set when the forward, backward search added states. */
 static __global__ void search_sweep_kernel(device_graph g, search_args a, int do_fw, int do_bw, int pull_backward,
-                                           int *__restrict__ grew)
+                                           int cache_iterations, int *__restrict__ grew)
 {
     bool mine[2] = {false, false};
     if (do_fw || (do_bw && !pull_backward))
-        search_sweep(g, a, do_fw, do_bw && !pull_backward, mine);
+        search_sweep(g, a, do_fw, do_bw && !pull_backward, mine, cache_iterations);
     if (do_bw && pull_backward)
         search_sweep_backward_pull(g, a, mine);
     if (mine[0])
@@ -401,7 +460,7 @@ struct round_params {
     uint8_t *fw, *bw, *has_in; /* has_in: without a transpose */
     uint64_t *slot_key;
     uint32_t *slot_pivot;
-    int hybrid, bounding, aggregate;
+    int hybrid, bounding, aggregate, cache_iterations;
     unsigned long long *ring;  /* 6 counters */
     unsigned long long *stats; /* STAT_COUNT */
 };
@@ -474,17 +533,17 @@ static __global__ void fb_all_rounds(round_params P)
             c.begin(grid);
             bool grew[2] = {false, false};
             if (P.hybrid && !pull) {
-                search_sweep(P.g, a, fw_live, bw_live, grew);
+                search_sweep(P.g, a, fw_live, bw_live, grew, P.cache_iterations);
             } else {
                 if (fw_live)
-                    search_sweep(P.g, a, true, false, grew);
+                    search_sweep(P.g, a, true, false, grew, P.cache_iterations);
                 if (!P.hybrid)
                     grid.sync();
                 if (bw_live) {
                     if (pull)
                         search_sweep_backward_pull(P.g, a, grew);
                     else
-                        search_sweep(P.g, a, false, true, grew);
+                        search_sweep(P.g, a, false, true, grew, P.cache_iterations);
                 }
             }
             c.add(0, grew[0]);
@@ -632,15 +691,15 @@ static int host_driven_rounds(device_graph g, device_buffers &d, const gpu_scc_o
         while (fw_live || bw_live) {
             CUDA_TRY(cudaMemset(d.grew, 0, 2 * sizeof(int)));
             if (hybrid && !pull_backward) {
-                search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, fw_live, bw_live, 0, d.grew);
+                search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, fw_live, bw_live, 0, opt->cache_iterations, d.grew);
                 CUDA_TRY_LAUNCH();
             } else {
                 if (fw_live) {
-                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 1, 0, 0, d.grew);
+                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 1, 0, 0, opt->cache_iterations, d.grew);
                     CUDA_TRY_LAUNCH();
                 }
                 if (bw_live) {
-                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 0, 1, pull_backward, d.grew);
+                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 0, 1, pull_backward, opt->cache_iterations, d.grew);
                     CUDA_TRY_LAUNCH();
                 }
             }
@@ -679,6 +738,7 @@ extern "C" void gpu_scc_default_options(gpu_scc_options *o)
     o->warp_aggregation = 1;
     o->transpose = 1;
     o->persistent = 1;
+    o->cache_iterations = 0;
 }
 
 extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32_t *scc_out, gpu_scc_stats *stats,
@@ -785,7 +845,7 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
         CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
         CUDA_TRY(cudaMemset(d.stats, 0, STAT_COUNT * sizeof(unsigned long long)));
         round_params P = {g, d.key, d.scc, d.pivot, d.fw, d.bw, has_in, d.slot_key, d.slot_pivot,
-                          opt->hybrid, opt->bounding, opt->warp_aggregation, d.ring, d.stats};
+                          opt->hybrid, opt->bounding, opt->warp_aggregation, opt->cache_iterations, d.ring, d.stats};
         void *args[] = {&P};
         CUDA_TRY(cudaLaunchCooperativeKernel((void *)fb_all_rounds, grid, T, args, 0, 0));
         CUDA_TRY(cudaGetLastError());

@@ -27,6 +27,7 @@ typedef struct gpu_scc_options {
     int bounding;        /* 1: BFBT (Algorithm 2) */
     int warp_aggregation;/* 1: pivot hashing aggregated per warp (Algorithm 6, boxed code) */
     int transpose;       /* 1: build the transpose on the GPU when it fits (default); 0: never */
+    int cache_iterations;/* local-cache iterations per sweep (FMSD Alg. 4; the c of F_c,u); 0: none */
     int persistent;      /* 1: trimming and searches loop inside one cooperative kernel, sweeps
                             separated by grid barriers (default); 0: one launch per sweep and a
                             flag read back by the host after each, as in the article */

@@ -7,7 +7,8 @@
 load helper
 
 CONFIGS=("" "--nh" "--bfbt" "--no-warp-aggregation" "--no-transpose" "--bfbt --nh" "--no-transpose --bfbt"
-         "--host-loop" "--host-loop --nh --bfbt" "--host-loop --no-transpose")
+         "--host-loop" "--host-loop --nh --bfbt" "--host-loop --no-transpose"
+         "-c 3" "-c 7 --nh" "-c 2 --bfbt" "--host-loop -c 3")
 
 setup() {
     require_models
@@ -79,7 +80,7 @@ all_configs_equal_cpu() { # csr-file what
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
     for m in fmsd_fig1 coin2 leader3 dice; do
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        for config in "" "--no-transpose --bfbt" "--host-loop"; do
+        for config in "" "--no-transpose --bfbt" "--host-loop" "-c 3"; do
             run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-scc $config "$BATS_TEST_TMPDIR/$m.csr"
             [ "$status" -eq 0 ] || fail "$m $config: $output"
         done

@@ -1,14 +1,14 @@
 /*
  * gpu-scc - SCC decomposition of a CSR model on the GPU.
  *
- *   gpu-scc [--cpu] [--stats] [--nh] [--bfbt] [--no-warp-aggregation]
+ *   gpu-scc [--cpu] [--stats] [-c N] [--nh] [--bfbt] [--no-warp-aggregation]
  *           [--no-transpose] [--host-loop] [-d N] [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
  * original numbering, the smallest state of the state's SCC, so that runs and
  * configurations compare byte for byte.
  * GPU: forward-backward search with trimming (gpu/scc_fb.h; Wijs, Katoen &
- * Bosnacki, FMSD 2016, Algorithms 1, 2, 3 and 6).  --cpu: iterative Tarjan
+ * Bosnacki, FMSD 2016, Algorithms 1, 2, 3, 4 and 6).  --cpu: iterative Tarjan
  * (ref/scc_tarjan.c).  Exit 0 ok, 1 bad input or failure, 2 usage or no GPU.
  */
 #include <getopt.h>
@@ -28,6 +28,8 @@ static void usage(FILE *out)
             "Decompose a CSR model (standard input if no file) into strongly connected\n"
             "components; print each state's SCC id (its smallest state), one per line.\n"
             "  --cpu                  sequential Tarjan on the CPU (the reference)\n"
+            "  -c N                   local-cache iterations per search sweep (FMSD Alg. 4;\n"
+            "                         default 0)\n"
             "  --nh                   no hybrid kernel: forward and backward sweeps apart\n"
             "  --bfbt                 bounding FB (FMSD Alg. 2): once one search ends,\n"
             "                         the other stays inside what it reached\n"
@@ -58,10 +60,11 @@ int main(int argc, char **argv)
                                              {"no-warp-aggregation", no_argument, 0, OPT_NO_WARP},
                                              {"no-transpose", no_argument, 0, OPT_NO_TRANSPOSE},
                                              {"host-loop", no_argument, 0, OPT_HOST_LOOP},
+                                             {"cache", required_argument, 0, 'c'},
                                              {"device", required_argument, 0, 'd'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:d:h", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_CPU: use_cpu = 1; break;
         case OPT_STATS: stats = 1; break;
@@ -70,6 +73,13 @@ int main(int argc, char **argv)
         case OPT_NO_WARP: opt.warp_aggregation = 0; break;
         case OPT_NO_TRANSPOSE: opt.transpose = 0; break;
         case OPT_HOST_LOOP: opt.persistent = 0; break;
+        case 'c':
+            opt.cache_iterations = (int)strtol(optarg, &end, 10);
+            if (*end || end == optarg || opt.cache_iterations < 0 || opt.cache_iterations > 64) {
+                tool_error("bad local-cache iteration count '%s' (0 to 64)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'd':
             device = (int)strtol(optarg, &end, 10);
             if (*end || end == optarg || device < 0) {
