@@ -38,7 +38,7 @@ COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
 GPU_SRC    := gpu/scc_fb.cu
 
-C_TOOLS  := prism2csr csrinfo labelcmp
+C_TOOLS  := prism2csr csrinfo labelcmp restructure
 CU_TOOLS := gpu-scc gpu-mec
 TOOLS    := $(C_TOOLS) $(CU_TOOLS)
 

@@ -10,6 +10,11 @@
  *   initial_states      u32[i]    strictly ascending
  *   labels              L names; label_first u64[L+1]; label_states u32[...] (ascending per label)
  *   actions             A names (name 0 is "", no action); choice_actions u32[c] (may be NULL)
+ *   permutation         u32[n]: original (PRISM) number of each state, or NULL (identity)
+ *   segments            the segment-interval layout of restructure: states [0, interleaved_states)
+ *                       in segments of 32; segment g's entries [segment_first[g], ..[g+1]) hold
+ *                       transition k of lane l at k*32 + l (target and choice index within the
+ *                       state), CSR_SEGMENT_EMPTY / CSR_SEGMENT_NO_CHOICE as padding
  * A DTMC has exactly one choice per state (c = n).  States are limited to 2^32
  * because targets are u32.
  *
@@ -29,7 +34,7 @@ extern "C" {
 #endif
 
 #define CSR_VERSION_MAJOR 1
-#define CSR_VERSION_MINOR 0
+#define CSR_VERSION_MINOR 1
 #define CSR_MAGIC "\x89" "CSR\r\n\x1a\n"
 #define CSR_MAGIC_LENGTH 8
 #define CSR_FIXED_HEADER_BYTES 64
@@ -52,10 +57,18 @@ enum csr_section_type {
     CSR_SEC_LABEL_STATES = 8,
     CSR_SEC_ACTION_NAMES = 9,
     CSR_SEC_CHOICE_ACTIONS = 10,
-    /* 16, 17: reserved for the restructured layout and its permutation */
-    CSR_SEC_RESERVED_LAYOUT = 16,
-    CSR_SEC_RESERVED_PERMUTATION = 17,
+    /* 1.1: the segment-interval layout of restructure (FMSD section 5.1) */
+    CSR_SEC_PERMUTATION = 16,
+    CSR_SEC_SEGMENT_INFO = 17,
+    CSR_SEC_SEGMENT_FIRST = 18,
+    CSR_SEC_SEGMENT_TARGETS = 19,
+    CSR_SEC_SEGMENT_CHOICES = 20,
 };
+#define CSR_SEC_LAST CSR_SEC_SEGMENT_CHOICES
+#define CSR_SEGMENT_LANES 32             /* states per segment: one warp */
+#define CSR_SEGMENT_EMPTY 0xFFFFFFFFu    /* padding entry of SEGMENT_TARGETS */
+#define CSR_SEGMENT_NO_CHOICE 0xFFu      /* padding entry of SEGMENT_CHOICES */
+#define CSR_SEGMENT_MAX_BOUND 255        /* choice indices must fit a byte */
 #define CSR_SECTION_OPTIONAL 1u /* section flag: readers may skip it if unknown */
 
 /* Where and what went wrong.  line is 1-based for text input, 0 if none;
@@ -103,6 +116,15 @@ typedef struct csr_model {
     csr_strings actions; /* actions.count == 0: no action section */
     const uint32_t *choice_actions;
 
+    const uint32_t *permutation; /* NULL: the original numbering */
+
+    uint32_t segment_bound;      /* restructure -u N; 0: no segments */
+    uint64_t interleaved_states; /* a prefix of the states */
+    uint64_t num_segments;       /* ceil(interleaved_states / 32) */
+    const uint64_t *segment_first;
+    const uint32_t *segment_targets;
+    const uint8_t *segment_choices;
+
     /* As read from a file (for csrinfo); empty for models built in memory. */
     uint64_t header_length, file_length;
     uint32_t num_sections;
@@ -119,6 +141,8 @@ typedef struct csr_model {
 const char *csr_strerror(int code);
 /* Name of a section type ("TARGETS"), or "UNKNOWN". */
 const char *csr_section_name(uint32_t type);
+/* Whether this reader knows the section type. */
+int csr_section_known(uint32_t type);
 
 /* Fill status (if not NULL) and return code.  detail is printf-formatted. */
 int csr_fail(csr_status *status, int code, const char *fmt, ...)

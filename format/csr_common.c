@@ -38,8 +38,19 @@ const char *csr_section_name(uint32_t type)
     case CSR_SEC_LABEL_STATES: return "LABEL_STATES";
     case CSR_SEC_ACTION_NAMES: return "ACTION_NAMES";
     case CSR_SEC_CHOICE_ACTIONS: return "CHOICE_ACTIONS";
+    case CSR_SEC_PERMUTATION: return "PERMUTATION";
+    case CSR_SEC_SEGMENT_INFO: return "SEGMENT_INFO";
+    case CSR_SEC_SEGMENT_FIRST: return "SEGMENT_FIRST";
+    case CSR_SEC_SEGMENT_TARGETS: return "SEGMENT_TARGETS";
+    case CSR_SEC_SEGMENT_CHOICES: return "SEGMENT_CHOICES";
     default: return "UNKNOWN";
     }
+}
+
+int csr_section_known(uint32_t type)
+{
+    return (type >= CSR_SEC_STATE_CHOICES && type <= CSR_SEC_CHOICE_ACTIONS) ||
+           (type >= CSR_SEC_PERMUTATION && type <= CSR_SEC_SEGMENT_CHOICES);
 }
 
 int csr_fail(csr_status *status, int code, const char *fmt, ...)

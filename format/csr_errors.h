@@ -43,6 +43,8 @@
     X(CSR_ERR_NO_INITIAL, "no initial state")                                      \
     X(CSR_ERR_STRING_TABLE, "bad string table")                                    \
     X(CSR_ERR_ACTION_RANGE, "action index out of range")                           \
+    X(CSR_ERR_PERMUTATION, "state permutation is not a bijection")                 \
+    X(CSR_ERR_SEGMENTS, "segment layout does not match the transitions")           \
     /* text readers (PRISM .tra/.lab, label and value files) */                    \
     X(CSR_ERR_SYNTAX, "syntax error")                                              \
     X(CSR_ERR_NUMBER, "malformed number")                                          \

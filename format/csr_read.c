@@ -112,7 +112,7 @@ static int parse_header(csr_model *m, const uint8_t *hdr, csr_status *st)
             if (m->sections[j].type == s->type)
                 return csr_fail(st, CSR_ERR_SECTION_TABLE, "section %s appears twice",
                                 csr_section_name(s->type));
-        if (s->type > CSR_SEC_CHOICE_ACTIONS && !(s->flags & CSR_SECTION_OPTIONAL))
+        if (!csr_section_known(s->type) && !(s->flags & CSR_SECTION_OPTIONAL))
             return csr_fail(st, CSR_ERR_SECTION_UNKNOWN, "type %u", s->type);
         expected = round_up(end);
     }
@@ -169,6 +169,8 @@ static uint64_t fixed_length(const csr_model *m, uint32_t type, int *overflow)
     case CSR_SEC_TARGETS: items = m->num_transitions; size = 4; break;
     case CSR_SEC_PROBABILITIES: items = m->num_transitions; size = 8; break;
     case CSR_SEC_CHOICE_ACTIONS: items = m->num_choices; size = 4; break;
+    case CSR_SEC_PERMUTATION: items = m->num_states; size = 4; break;
+    case CSR_SEC_SEGMENT_INFO: items = 1; size = 16; break;
     default: return UINT64_MAX;
     }
     if (csr_mul_u64(items, size, &out)) {
@@ -232,13 +234,13 @@ static int parse_strings(csr_strings *out, const char *data, uint64_t length, co
  * lengths; data[i] is the bytes of sections[i] (NULL for skipped ones). */
 static int attach_sections(csr_model *m, const uint8_t *const *data, csr_status *st)
 {
-    const uint8_t *by_type[CSR_SEC_CHOICE_ACTIONS + 1] = {0};
-    uint64_t length[CSR_SEC_CHOICE_ACTIONS + 1] = {0};
-    int present[CSR_SEC_CHOICE_ACTIONS + 1] = {0};
+    const uint8_t *by_type[CSR_SEC_LAST + 1] = {0};
+    uint64_t length[CSR_SEC_LAST + 1] = {0};
+    int present[CSR_SEC_LAST + 1] = {0};
     static const uint8_t empty[8];
     for (uint32_t i = 0; i < m->num_sections; i++) {
         uint32_t t = m->sections[i].type;
-        if (t >= 1 && t <= CSR_SEC_CHOICE_ACTIONS) {
+        if (csr_section_known(t)) {
             by_type[t] = data[i] ? data[i] : empty;
             length[t] = m->sections[i].length;
             present[t] = 1;
@@ -280,6 +282,34 @@ static int attach_sections(csr_model *m, const uint8_t *const *data, csr_status 
                                 length[CSR_SEC_ACTION_NAMES], "ACTION_NAMES", st)))
             return rc;
         m->choice_actions = (const uint32_t *)by_type[CSR_SEC_CHOICE_ACTIONS];
+    }
+    m->permutation = (const uint32_t *)by_type[CSR_SEC_PERMUTATION];
+    int segment_parts = present[CSR_SEC_SEGMENT_INFO] + present[CSR_SEC_SEGMENT_FIRST] +
+                        present[CSR_SEC_SEGMENT_TARGETS] + present[CSR_SEC_SEGMENT_CHOICES];
+    if (segment_parts != 0 && segment_parts != 4)
+        return csr_fail(st, CSR_ERR_SECTION_MISSING, "the four SEGMENT_ sections go together");
+    if (segment_parts) {
+        const uint8_t *info = by_type[CSR_SEC_SEGMENT_INFO];
+        uint32_t lanes;
+        memcpy(&m->segment_bound, info, 4);
+        memcpy(&lanes, info + 4, 4);
+        memcpy(&m->interleaved_states, info + 8, 8);
+        if (lanes != CSR_SEGMENT_LANES || m->segment_bound == 0 || m->segment_bound > CSR_SEGMENT_MAX_BOUND ||
+            m->interleaved_states > m->num_states)
+            return csr_fail(st, CSR_ERR_SEGMENTS, "SEGMENT_INFO: bound %u, %u lanes, %llu interleaved states",
+                            m->segment_bound, lanes, (unsigned long long)m->interleaved_states);
+        m->num_segments = (m->interleaved_states + CSR_SEGMENT_LANES - 1) / CSR_SEGMENT_LANES;
+        if (length[CSR_SEC_SEGMENT_FIRST] != (m->num_segments + 1) * 8)
+            return csr_fail(st, CSR_ERR_SECTION_LENGTH, "SEGMENT_FIRST: %llu bytes for %llu segments",
+                            (unsigned long long)length[CSR_SEC_SEGMENT_FIRST], (unsigned long long)m->num_segments);
+        m->segment_first = (const uint64_t *)by_type[CSR_SEC_SEGMENT_FIRST];
+        uint64_t entries = m->segment_first[m->num_segments];
+        if (length[CSR_SEC_SEGMENT_TARGETS] / 4 != entries || length[CSR_SEC_SEGMENT_TARGETS] % 4 ||
+            length[CSR_SEC_SEGMENT_CHOICES] != entries)
+            return csr_fail(st, CSR_ERR_SECTION_LENGTH, "SEGMENT_TARGETS, SEGMENT_CHOICES: not %llu entries",
+                            (unsigned long long)entries);
+        m->segment_targets = (const uint32_t *)by_type[CSR_SEC_SEGMENT_TARGETS];
+        m->segment_choices = by_type[CSR_SEC_SEGMENT_CHOICES];
     }
     return CSR_OK;
 }
@@ -384,7 +414,7 @@ static int read_stream(int fd, csr_model *m, csr_status *st)
         const csr_section *s = &m->sections[i];
         if ((rc = check_section_length(m, s, st)))
             return rc;
-        int known = s->type >= 1 && s->type <= CSR_SEC_CHOICE_ACTIONS;
+        int known = csr_section_known(s->type);
         uint64_t padded = round_up(s->offset + s->length) - s->offset;
         if (known) {
             uint8_t *buf = malloc(padded ? (size_t)padded : 1);

@@ -82,6 +82,79 @@ static int check_names(const csr_strings *s, int first_must_be_empty, const char
     return rc;
 }
 
+static int check_permutation(const csr_model *m, csr_status *st)
+{
+    uint64_t n = m->num_states;
+    uint8_t *seen = calloc(n ? n : 1, 1);
+    if (!seen)
+        return csr_fail(st, CSR_ERR_NOMEM, "PERMUTATION: %llu states", (unsigned long long)n);
+    int rc = CSR_OK;
+    for (uint64_t s = 0; s < n && !rc; s++) {
+        uint32_t p = m->permutation[s];
+        if (p >= n || seen[p]++)
+            rc = csr_fail(st, CSR_ERR_PERMUTATION, "PERMUTATION: entry %llu: state %u %s", (unsigned long long)s, p,
+                          p >= n ? "out of range" : "appears twice");
+    }
+    free(seen);
+    return rc;
+}
+
+/* The segment-interval layout (format/CSR.md, "Segments") must hold exactly
+ * the transitions of the interleaved states, in order, padded with EMPTY. */
+static int check_segments(const csr_model *m, csr_status *st)
+{
+    const uint64_t lanes = CSR_SEGMENT_LANES;
+    if (m->segment_bound == 0 || m->segment_bound > CSR_SEGMENT_MAX_BOUND || m->interleaved_states > m->num_states ||
+        m->num_segments != (m->interleaved_states + lanes - 1) / lanes)
+        return csr_fail(st, CSR_ERR_SEGMENTS, "SEGMENT_INFO: bound %u, %llu interleaved states, %llu segments",
+                        m->segment_bound, (unsigned long long)m->interleaved_states,
+                        (unsigned long long)m->num_segments);
+    int rc;
+    uint64_t entries = m->segment_first[m->num_segments];
+    if ((rc = check_offsets(m->segment_first, m->num_segments, entries, 0, "SEGMENT_FIRST", st)))
+        return rc;
+    const uint64_t *sc = m->state_choices, *ct = m->choice_transitions;
+    for (uint64_t s = 0; s < m->num_states; s++) {
+        uint64_t degree = ct[sc[s + 1]] - ct[sc[s]];
+        if ((s < m->interleaved_states) != (degree <= m->segment_bound))
+            return csr_fail(st, CSR_ERR_SEGMENTS, "state %llu has %llu transitions: %s the interleaved prefix",
+                            (unsigned long long)s, (unsigned long long)degree,
+                            s < m->interleaved_states ? "too many for" : "few enough for");
+    }
+    for (uint64_t g = 0; g < m->num_segments; g++) {
+        uint64_t first = m->segment_first[g], size = m->segment_first[g + 1] - first, widest = 0;
+        if (size % lanes)
+            return csr_fail(st, CSR_ERR_SEGMENTS, "segment %llu: %llu entries, not a multiple of 32",
+                            (unsigned long long)g, (unsigned long long)size);
+        uint64_t depth = size / lanes;
+        for (uint64_t l = 0; l < lanes; l++) {
+            uint64_t s = g * lanes + l, pos = 0;
+            if (s < m->interleaved_states) {
+                for (uint64_t j = sc[s]; j < sc[s + 1]; j++)
+                    for (uint64_t i = ct[j]; i < ct[j + 1]; i++, pos++) {
+                        uint64_t e = first + pos * lanes + l;
+                        if (pos >= depth || m->segment_targets[e] != m->targets[i] ||
+                            m->segment_choices[e] != j - sc[s])
+                            return csr_fail(st, CSR_ERR_SEGMENTS, "segment %llu, state %llu, transition %llu",
+                                            (unsigned long long)g, (unsigned long long)s, (unsigned long long)pos);
+                    }
+            }
+            if (pos > widest)
+                widest = pos;
+            for (; pos < depth; pos++) {
+                uint64_t e = first + pos * lanes + l;
+                if (m->segment_targets[e] != CSR_SEGMENT_EMPTY || m->segment_choices[e] != CSR_SEGMENT_NO_CHOICE)
+                    return csr_fail(st, CSR_ERR_SEGMENTS, "segment %llu, lane %llu: padding entry %llu is not empty",
+                                    (unsigned long long)g, (unsigned long long)l, (unsigned long long)pos);
+            }
+        }
+        if (widest != depth)
+            return csr_fail(st, CSR_ERR_SEGMENTS, "segment %llu: %llu entries a lane, its widest state has %llu",
+                            (unsigned long long)g, (unsigned long long)depth, (unsigned long long)widest);
+    }
+    return CSR_OK;
+}
+
 int csr_validate(const csr_model *m, csr_status *st)
 {
     int rc;
@@ -142,6 +215,10 @@ int csr_validate(const csr_model *m, csr_status *st)
                                 (unsigned long long)k, m->choice_actions[k],
                                 (unsigned long long)m->actions.count);
     }
+    if (m->permutation && (rc = check_permutation(m, st)))
+        return rc;
+    if (m->segment_bound && (rc = check_segments(m, st)))
+        return rc;
     return CSR_OK;
 }
 

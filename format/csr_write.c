@@ -97,6 +97,24 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
         sec[n++] = (struct out_section){CSR_SEC_ACTION_NAMES, action_table, action_table_len};
         sec[n++] = (struct out_section){CSR_SEC_CHOICE_ACTIONS, m->choice_actions, ca_len};
     }
+    uint8_t segment_info[16];
+    uint64_t perm_len = 0, sf_len = 0, entries = 0;
+    if (m->permutation) {
+        perm_len = m->num_states * 4;
+        sec[n++] = (struct out_section){CSR_SEC_PERMUTATION, m->permutation, perm_len};
+    }
+    if (m->segment_bound) {
+        uint32_t lanes = CSR_SEGMENT_LANES;
+        memcpy(segment_info, &m->segment_bound, 4);
+        memcpy(segment_info + 4, &lanes, 4);
+        memcpy(segment_info + 8, &m->interleaved_states, 8);
+        sf_len = (m->num_segments + 1) * 8;
+        entries = m->segment_first[m->num_segments];
+        sec[n++] = (struct out_section){CSR_SEC_SEGMENT_INFO, segment_info, sizeof segment_info};
+        sec[n++] = (struct out_section){CSR_SEC_SEGMENT_FIRST, m->segment_first, sf_len};
+        sec[n++] = (struct out_section){CSR_SEC_SEGMENT_TARGETS, m->segment_targets, entries * 4};
+        sec[n++] = (struct out_section){CSR_SEC_SEGMENT_CHOICES, m->segment_choices, entries};
+    }
     if ((m->labels.count && !label_table) || (m->choice_actions && !action_table)) {
         rc = csr_fail(st, CSR_ERR_NOMEM, "string tables");
         goto out;
@@ -122,7 +140,8 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
     }
     memcpy(hdr, CSR_MAGIC, CSR_MAGIC_LENGTH);
     put_u16(hdr + 8, CSR_VERSION_MAJOR);
-    put_u16(hdr + 10, CSR_VERSION_MINOR);
+    /* 1.0 when nothing of 1.1 is used, so that plain files stay readable by 1.0 readers. */
+    put_u16(hdr + 10, m->permutation || m->segment_bound ? 1 : 0);
     put_u32(hdr + 12, (uint32_t)header_length);
     put_u32(hdr + 16, 0);
     put_u32(hdr + 20, m->model_type);

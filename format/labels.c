@@ -282,6 +282,22 @@ int labels_canonicalize(const uint64_t *ids, uint64_t n, uint64_t *canonical)
     return CSR_OK;
 }
 
+int labels_to_original(const csr_model *m, const uint64_t *ids, uint64_t *out)
+{
+    uint64_t n = m->num_states;
+    uint64_t *placed = malloc((n ? n : 1) * sizeof *placed);
+    if (!placed)
+        return CSR_ERR_NOMEM;
+    for (uint64_t s = 0; s < n; s++) {
+        uint64_t orig = m->permutation ? m->permutation[s] : s;
+        uint64_t id = ids[s];
+        placed[orig] = id == LABEL_NONE ? LABEL_NONE : m->permutation && id < n ? m->permutation[id] : id;
+    }
+    int rc = labels_canonicalize(placed, n, out);
+    free(placed);
+    return rc;
+}
+
 int labels_write(FILE *out, const uint64_t *ids, uint64_t n)
 {
     char buf[1 << 16];

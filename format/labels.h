@@ -47,6 +47,12 @@ int labels_set_states(label_file *lf, uint64_t num_states, csr_status *status);
  * two labelings are the same partition iff their canonical forms are equal. */
 int labels_canonicalize(const uint64_t *ids, uint64_t n, uint64_t *canonical);
 
+/* Component ids of a model's states (ids[s] a state of the model, or
+ * LABEL_NONE) to the original numbering: out[permutation[s]] names the
+ * component by its smallest original state.  Without a permutation this is a
+ * copy made canonical.  CSR_ERR_NOMEM on failure. */
+int labels_to_original(const csr_model *model, const uint64_t *ids, uint64_t *out);
+
 /* Write ids as a label file ("-" for LABEL_NONE).  Returns 0, or -1 with errno. */
 int labels_write(FILE *out, const uint64_t *ids, uint64_t n);
 

@@ -21,7 +21,9 @@ invalid() {
     run csrinfo "$CSR"
     assert_success
     assert_line --index 0 "$CSR:	CSR 1.0 MDP, 8 states, 13 choices, 21 transitions"
-    assert_line --partial "file:         1216 bytes (1.2KB), header 384 bytes, 8 sections, layout plain"
+    assert_line --partial "file:         1216 bytes (1.2KB), header 384 bytes, 8 sections"
+    assert_line "  layout:       plain"
+    assert_line "  numbering:    original"
     assert_line --regexp "^ +TARGETS +640 +84 [0-9a-f]{8} - \(84B\)$"
     assert_line "  out-degree:   2.62 average, 5 maximum (transitions per state)"
     assert_line "  choices:      1.62 per state on average, 2 maximum, 0 states without a choice"

@@ -34,6 +34,18 @@ all_configs_equal_cpu() { # csr-file what
     done
 }
 
+@test "GPU: gpu-scc on restructured input equals Tarjan on plain input on every shared model" {
+    for m in $(model_names); do
+        prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
+        gpu-scc --cpu "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/plain.labels"
+        restructure -u 7 "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/$m.r.csr"
+        for config in "" "-c 3" "--nh" "--bfbt"; do
+            gpu-scc $config "$BATS_TEST_TMPDIR/$m.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
+            cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "$m: gpu-scc $config differs"
+        done
+    done
+}
+
 @test "GPU: gpu-scc equals Tarjan on random MDPs with self-loops and states without transitions" {
     for seed in $(seq 1 24); do
         n=$(( (seed * 37) % 2000 + 2 ))

@@ -91,13 +91,25 @@ int main(int argc, char **argv)
     printf("%s:\tCSR %u.%u %s, %llu states, %llu choices, %llu transitions\n", name, m.version_major,
            m.version_minor, m.model_type == CSR_MDP ? "MDP" : "DTMC", (unsigned long long)m.num_states,
            (unsigned long long)m.num_choices, (unsigned long long)m.num_transitions);
-    printf("  file:         %llu bytes (%s), header %llu bytes, %u sections, layout plain\n",
-           (unsigned long long)m.file_length, human(m.file_length, h1, sizeof h1),
-           (unsigned long long)m.header_length, m.num_sections);
+    printf("  file:         %llu bytes (%s), header %llu bytes, %u sections\n", (unsigned long long)m.file_length,
+           human(m.file_length, h1, sizeof h1), (unsigned long long)m.header_length, m.num_sections);
+    if (m.segment_bound) {
+        uint64_t entries = m.segment_first[m.num_segments], real = 0;
+        for (uint64_t s = 0; s < m.interleaved_states; s++)
+            real += m.choice_transitions[m.state_choices[s + 1]] - m.choice_transitions[m.state_choices[s]];
+        printf("  layout:       segments of %d (u = %u): %llu of %llu states interleaved in %llu segments; "
+               "%llu entries for %llu transitions (%.1f%% padding)\n",
+               CSR_SEGMENT_LANES, m.segment_bound, (unsigned long long)m.interleaved_states,
+               (unsigned long long)m.num_states, (unsigned long long)m.num_segments, (unsigned long long)entries,
+               (unsigned long long)real, entries ? 100.0 * (double)(entries - real) / (double)entries : 0.0);
+    } else {
+        printf("  layout:       plain\n");
+    }
+    printf("  numbering:    %s\n", m.permutation ? "renumbered; PERMUTATION gives the original numbers" : "original");
     printf("  sections:     %-20s %12s %14s %8s %s\n", "type", "offset", "length", "crc32", "flags");
     for (uint32_t i = 0; i < m.num_sections; i++) {
         const csr_section *s = &m.sections[i];
-        printf("                %-20s %12llu %14llu %08x %s (%s)\n", s->type <= CSR_SEC_CHOICE_ACTIONS
+        printf("                %-20s %12llu %14llu %08x %s (%s)\n", csr_section_known(s->type)
                    ? csr_section_name(s->type) : "unknown", (unsigned long long)s->offset,
                (unsigned long long)s->length, s->crc32, s->flags & CSR_SECTION_OPTIONAL ? "optional" : "-",
                human(s->length, h2, sizeof h2));

@@ -4,7 +4,7 @@
  *   gpu-mec [--cpu] [--stats] [-d N] [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
- * original numbering, the smallest state of the state's MEC, or "-" for a
+ * original numbering (restructured input is mapped back through its permutation), the smallest state of the state's MEC, or "-" for a
  * state in no MEC.  A DTMC is an MDP with one choice per state: its MECs are
  * its bottom SCCs.
  * --cpu runs the sequential reference, the basic MEC algorithm of the FMSD
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
         csr_free(&m);
         return EXIT_BAD_INPUT;
     }
-    if (labels_write(stdout, mec, m.num_states)) {
+    if (labels_to_original(&m, mec, mec) || labels_write(stdout, mec, m.num_states)) {
         tool_error("(stdout): write error");
         free(mec);
         csr_free(&m);

@@ -5,7 +5,7 @@
  *           [--no-transpose] [--host-loop] [-d N] [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
- * original numbering, the smallest state of the state's SCC, so that runs and
+ * original numbering (restructured input is mapped back through its permutation), the smallest state of the state's SCC, so that runs and
  * configurations compare byte for byte.
  * GPU: forward-backward search with trimming (gpu/scc_fb.h; Wijs, Katoen &
  * Bosnacki, FMSD 2016, Algorithms 1, 2, 3, 4 and 6).  --cpu: iterative Tarjan
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
         csr_free(&m);
         return EXIT_BAD_INPUT;
     }
-    if (labels_write(stdout, comp, n)) {
+    if (labels_to_original(&m, comp, comp) || labels_write(stdout, comp, n)) {
         tool_error("(stdout): write error");
         free(comp);
         csr_free(&m);
