@@ -7,6 +7,8 @@
  * Algorithm 3 (BFS sweeps over all states, frontier in per-state marks),
  * Algorithm 4 (a block-local cache of newly reached states, explored within
  * the sweep for a given number of iterations),
+ * section 5.1 (forward reads over the interleaved segments of restructured
+ * input, coalesced across a warp),
  * Algorithm 6 (pivot selection by racing atomicCAS into a hash table, with
  * warp aggregation), section 5.1 (transpose on the GPU when it fits, else the
  * backward search scans the forward CSR).
@@ -54,7 +56,30 @@ struct device_graph {
     const uint64_t *rrow; /* transpose, or NULL */
     const uint32_t *rcol;
     uint64_t n;
+    uint64_t interleaved;          /* restructured input: states [0, interleaved) in segments */
+    const uint64_t *seg_first;     /* segment entry offsets, or NULL */
+    const uint32_t *seg_targets;   /* interleaved targets, CSR_SEGMENT_EMPTY padding */
 };
+
+/* Call visit(v) for the successors v of u until it returns true.  States of
+ * the interleaved prefix read their segment (FMSD section 5.1): the 32 lanes
+ * of a warp, consecutive states, read consecutive words; the others read
+ * their CSR row. */
+template <typename Visit> __device__ __forceinline__ void for_each_successor(const device_graph &g, uint64_t u, Visit visit)
+{
+    if (u < g.interleaved) {
+        uint64_t seg = u / CSR_SEGMENT_LANES, end = g.seg_first[seg + 1];
+        for (uint64_t i = g.seg_first[seg] + u % CSR_SEGMENT_LANES; i < end; i += CSR_SEGMENT_LANES) {
+            uint32_t v = g.seg_targets[i];
+            if (v == CSR_SEGMENT_EMPTY || visit(v))
+                return;
+        }
+        return;
+    }
+    for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++)
+        if (visit(g.col[i]))
+            return;
+}
 
 __device__ __forceinline__ uint64_t thread_index() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ uint64_t thread_count() { return (uint64_t)gridDim.x * blockDim.x; }
@@ -95,11 +120,11 @@ __device__ void trim_mark_in(const device_graph &g, const uint64_t *__restrict__
         uint64_t k = key[u];
         if (k == kDone)
             continue;
-        for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++) {
-            uint32_t v = g.col[i];
+        for_each_successor(g, u, [&](uint32_t v) {
             if (key[v] == k)
                 has_in[v] = 1;
-        }
+            return false;
+        });
     }
 }
 
@@ -121,8 +146,7 @@ __device__ unsigned long long trim_sweep(const device_graph &g, uint64_t *__rest
         if (k == kDone)
             continue;
         bool out = false, in;
-        for (uint64_t i = g.row[u]; i < g.row[u + 1] && !out; i++)
-            out = key[g.col[i]] == k;
+        for_each_successor(g, u, [&](uint32_t v) { return out = key[v] == k; });
         if (has_in) {
             in = has_in[u];
         } else {
@@ -286,6 +310,26 @@ __device__ bool explore_push(uint64_t u, uint32_t p, const uint64_t *__restrict_
     return grew;
 }
 
+/* Forward exploration of u: over its segment when it has one. */
+__device__ bool explore_forward(const device_graph &g, uint64_t u, uint32_t p, const uint64_t *__restrict__ key,
+                                const uint32_t *__restrict__ pivot, uint8_t *__restrict__ mark, block_queue *queue)
+{
+    if (u >= g.interleaved)
+        return explore_push(u, p, g.row, g.col, key, pivot, mark, queue);
+    mark[u] = kExplored;
+    bool grew = false;
+    for_each_successor(g, u, [&](uint32_t v) {
+        if (key[v] != kDone && pivot[v] == p && mark[v] == kUnreached) {
+            mark[v] = kFrontier;
+            grew = true;
+            if (queue)
+                queue->push(v);
+        }
+        return false;
+    });
+    return grew;
+}
+
 /* One sweep over all states, forward and/or backward (both at once is the
  * hybrid kernel), then up to cache_iterations rounds over the block's local
  * caches.  grew[0], grew[1]: whether the forward, backward search added
@@ -308,7 +352,7 @@ __device__ void search_sweep(const device_graph &g, const search_args &a, bool d
             continue;
         uint32_t p = a.pivot[u];
         if (do_fw && a.fw[u] == kFrontier && (!a.fw_bound || a.fw_bound[u]))
-            grew[0] |= explore_push(u, p, g.row, g.col, a.key, a.pivot, a.fw, cached ? &q[0] : nullptr);
+            grew[0] |= explore_forward(g, u, p, a.key, a.pivot, a.fw, cached ? &q[0] : nullptr);
         if (do_bw && a.bw[u] == kFrontier && (!a.bw_bound || a.bw_bound[u]))
             grew[1] |= explore_push(u, p, g.rrow, g.rcol, a.key, a.pivot, a.bw, cached ? &q[1] : nullptr);
     }
@@ -330,7 +374,7 @@ __device__ void search_sweep(const device_graph &g, const search_args &a, bool d
                 if (mark[v] != kFrontier || (bound && !bound[v]))
                     continue;
                 grew[dir] |= dir ? explore_push(v, a.pivot[v], g.rrow, g.rcol, a.key, a.pivot, a.bw, &next)
-                                 : explore_push(v, a.pivot[v], g.row, g.col, a.key, a.pivot, a.fw, &next);
+                                 : explore_forward(g, v, a.pivot[v], a.key, a.pivot, a.fw, &next);
             }
         }
     }
@@ -346,14 +390,14 @@ __device__ void search_sweep_backward_pull(const device_graph &g, const search_a
         if (a.key[u] == kDone || a.bw[u] != kUnreached || (a.bw_bound && !a.bw_bound[u]))
             continue;
         uint32_t p = a.pivot[u];
-        for (uint64_t i = g.row[u]; i < g.row[u + 1]; i++) {
-            uint32_t v = g.col[i];
+        for_each_successor(g, u, [&](uint32_t v) {
             if (a.key[v] != kDone && a.pivot[v] == p && a.bw[v] != kUnreached) {
                 a.bw[u] = kExplored;
                 grew[1] = true;
-                break;
+                return true;
             }
-        }
+            return false;
+        });
     }
 }
 
@@ -588,16 +632,17 @@ static __global__ void rename_to_smallest(uint64_t n, uint32_t *__restrict__ scc
 /* ---- host side ---------------------------------------------------------- */
 
 struct device_buffers {
-    uint64_t *row = nullptr, *rrow = nullptr, *key = nullptr, *slot_key = nullptr;
+    uint64_t *row = nullptr, *rrow = nullptr, *key = nullptr, *slot_key = nullptr, *seg_first = nullptr;
     uint32_t *col = nullptr, *rcol = nullptr, *scc = nullptr, *pivot = nullptr, *slot_pivot = nullptr,
-             *smallest = nullptr;
+             *smallest = nullptr, *seg_targets = nullptr;
     uint8_t *fw = nullptr, *bw = nullptr, *has_in = nullptr;
     unsigned long long *counter = nullptr, *fill = nullptr, *ring = nullptr, *stats = nullptr;
     int *grew = nullptr;
     void *scan_temp = nullptr;
     ~device_buffers()
     {
-        void *all[] = {row, rrow, key, slot_key, col, rcol, scc, pivot, slot_pivot, smallest, fw, bw, has_in,
+        void *all[] = {row, rrow, key, slot_key, seg_first, col, rcol, scc, pivot, slot_pivot, smallest, seg_targets,
+                       fw, bw, has_in,
                        counter, fill, ring, stats, grew, scan_temp};
         for (void *p : all)
             if (p)
@@ -780,6 +825,19 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
         CUDA_TRY(cudaMemcpy(d.col, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
     st.h2d_s = timer.end();
 
+    /* Restructured input: the interleaved segments for the forward reads. */
+    if (m->segment_bound && m->interleaved_states) {
+        uint64_t entries = m->segment_first[m->num_segments];
+        timer.begin();
+        if ((rc = device_alloc(&d.seg_first, m->num_segments + 1, &st.device_bytes, status)) ||
+            (rc = device_alloc(&d.seg_targets, entries, &st.device_bytes, status)))
+            return rc;
+        CUDA_TRY(cudaMemcpy(d.seg_first, m->segment_first, (m->num_segments + 1) * sizeof(uint64_t),
+                            cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemcpy(d.seg_targets, m->segment_targets, entries * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        st.h2d_s += timer.end();
+    }
+
     /* Working arrays: key 8n, scc/pivot/smallest 12n, fw/bw 2n, pivot table 12 * 2n. */
     uint64_t slots = next_pow2(2 * n);
     if ((rc = device_alloc(&d.key, n, &st.device_bytes, status)) ||
@@ -797,7 +855,8 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
     CUDA_TRY(cudaMemset(d.key, 0, n * sizeof(uint64_t)));
 
     /* The transpose, when wanted and when it fits with room to spare. */
-    device_graph g = {d.row, d.col, nullptr, nullptr, n};
+    device_graph g = {d.row, d.col, nullptr, nullptr, n, d.seg_first ? m->interleaved_states : 0, d.seg_first,
+                      d.seg_targets};
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     uint64_t transpose_bytes = (n + 1) * 16 + t * 4 + (64u << 20);

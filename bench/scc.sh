@@ -1,0 +1,53 @@
+#!/bin/bash
+# SCC benchmark, after Table 1 of the CAV 2014 article: on each medium model,
+# sequential Tarjan (gpu-scc --cpu) against gpu-scc in the article's
+# configurations F_c,u (c local-cache iterations, input restructured with
+# restructure -u u), F0,1-nh (no hybrid kernel) and BFBT, plus our default on
+# plain input.  Two times each, best of RUNS runs: the decomposition alone
+# (--stats: Tarjan's time, or the GPU time from upload to download) and end
+# to end (the whole command: reading the file, CUDA start-up, writing labels).
+# Speedups are Tarjan's time over the configuration's, per kind of time.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+runs=${RUNS:-3}
+configs=("plain|0|" "F0,1|1|-c 0" "F0,7|7|-c 0" "F3,1|1|-c 3" "F3,7|7|-c 3" "F0,1-nh|1|-c 0 --nh" "BFBT|7|--bfbt")
+
+now() { date +%s.%N; }
+best() { sort -g | head -1; }
+
+# time_of file args...: prints "decomposition end_to_end", best of $runs
+time_of() {
+    local file=$1; shift
+    local d=() e=() i t0 t1 line
+    for i in $(seq "$runs"); do
+        t0=$(now)
+        line=$("$bin/gpu-scc" "$@" --stats "$file" 2>&1 >/dev/null | tr '\n' ' ')
+        t1=$(now)
+        d+=("$(echo "$line" | sed -n 's/.*\(Tarjan\|GPU\) \([0-9.]*\) s.*/\2/p')")
+        e+=("$(awk "BEGIN { print $t1 - $t0 }")")
+    done
+    echo "$(printf '%s\n' "${d[@]}" | best) $(printf '%s\n' "${e[@]}" | best)"
+}
+
+header="| model | states | transitions | SCCs | Tarjan s (e2e) |"
+rule="|---|---:|---:|---:|---:|"
+for c in "${configs[@]}"; do header+=" ${c%%|*} s (x) |"; rule+="---:|"; done
+echo "$header"
+echo "$rule"
+awk -F'\t' '$2 == "medium" { print $1, $4, $6 }' "$models/INDEX.tsv" | while read -r name states trans; do
+    tra="$models/$name.tra"; [ -f "$tra" ] || tra="$tra.gz"
+    "$bin/prism2csr" "$tra" > "$out/$name.csr"
+    "$bin/restructure" -u 1 "$out/$name.csr" > "$out/$name.u1.csr"
+    "$bin/restructure" -u 7 "$out/$name.csr" > "$out/$name.u7.csr"
+    sccs=$("$bin/gpu-scc" --cpu "$out/$name.csr" | sort -u | wc -l)
+    read -r td te <<< "$(time_of "$out/$name.csr" --cpu)"
+    row="| $name | $states | $trans | $sccs | $td ($te) |"
+    for c in "${configs[@]}"; do
+        IFS='|' read -r label u opts <<< "$c"
+        file="$out/$name.csr"; [ "$u" = 0 ] || file="$out/$name.u$u.csr"
+        read -r gd ge <<< "$(time_of "$file" $opts)"
+        row+=" $(awk "BEGIN { printf \"%.4f (%.1fx; e2e %.3f, %.2fx)\", $gd, $td / $gd, $ge, $te / $ge }") |"
+    done
+    echo "$row"
+    rm -f "$out/$name.csr" "$out/$name.u1.csr" "$out/$name.u7.csr"
+done
