@@ -46,6 +46,7 @@ awk -F'\t' '$2 == "medium" { print $1, $4, $6 }' "$models/INDEX.tsv" | while rea
         IFS='|' read -r label u opts <<< "$c"
         file="$out/$name.csr"; [ "$u" = 0 ] || file="$out/$name.u$u.csr"
         read -r gd ge <<< "$(time_of "$file" $opts)"
+        if [ -z "$gd" ]; then row+=" failed |"; continue; fi
         row+=" $(awk "BEGIN { printf \"%.4f (%.1fx; e2e %.3f, %.2fx)\", $gd, $td / $gd, $ge, $te / $ge }") |"
     done
     echo "$row"
