@@ -143,7 +143,7 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "%s: %llu states, %llu transitions: %llu SCCs (%llu trivial), %llu trimmed; %llu rounds, "
                 "%llu trim sweeps, %llu search sweeps; transpose %s; device memory %.1f MB\n"
-                "%s: read %.3f s, GPU %.3f s (host-to-device %.4f, transpose %.4f, trimming %.4f, "
+                "%s: read %.3f s, GPU %.4f s (host-to-device %.4f, transpose %.4f, trimming %.4f, "
                 "pivots %.4f, searches %.4f, device-to-host %.4f), write %.3f s\n",
                 tool_name, (unsigned long long)n, (unsigned long long)m.num_transitions,
                 (unsigned long long)gst.sccs, (unsigned long long)gst.trivial_sccs, (unsigned long long)gst.trimmed,
