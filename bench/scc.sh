@@ -7,6 +7,8 @@
 # (--stats: Tarjan's time, or the GPU time from upload to download) and end
 # to end (the whole command: reading the file, CUDA start-up, writing labels).
 # Speedups are Tarjan's time over the configuration's, per kind of time.
+#   bench/scc.sh                 the medium models of ../shared/models
+#   bench/scc.sh a.csr b.csr     these CSR files (bench/scc-large.sh)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
@@ -26,7 +28,9 @@ time_of() {
         d+=("$(echo "$line" | sed -n 's/.*\(Tarjan\|GPU\) \([0-9.]*\) s.*/\2/p')")
         e+=("$(awk "BEGIN { print $t1 - $t0 }")")
     done
-    echo "$(printf '%s\n' "${d[@]}" | best) $(printf '%s\n' "${e[@]}" | best)"
+    local db
+    db=$(printf '%s\n' "${d[@]}" | best)
+    echo "${db:--} $(printf '%s\n' "${e[@]}" | best)"
 }
 
 header="| model | states | transitions | SCCs | Tarjan s (e2e) |"
@@ -34,9 +38,23 @@ rule="|---|---:|---:|---:|---:|"
 for c in "${configs[@]}"; do header+=" ${c%%|*} s (x) |"; rule+="---:|"; done
 echo "$header"
 echo "$rule"
-awk -F'\t' '$2 == "medium" { print $1, $4, $6 }' "$models/INDEX.tsv" | while read -r name states trans; do
-    tra="$models/$name.tra"; [ -f "$tra" ] || tra="$tra.gz"
-    "$bin/prism2csr" "$tra" > "$out/$name.csr"
+model_list() {
+    if [ $# -gt 0 ]; then
+        for f in "$@"; do
+            read -r states trans < <("$bin/csrinfo" "$f" | sed -n '1s/.*, \([0-9]*\) states, [0-9]* choices, \([0-9]*\) transitions/\1 \2/p')
+            echo "$(basename "$f" .csr) $states $trans $f"
+        done
+    else
+        awk -F'\t' '$2 == "medium" { print $1, $4, $6 }' "$models/INDEX.tsv" | while read -r name states trans; do
+            tra="$models/$name.tra"; [ -f "$tra" ] || tra="$tra.gz"
+            "$bin/prism2csr" "$tra" > "$out/$name.csr"
+            echo "$name $states $trans $out/$name.csr"
+        done
+    fi
+}
+
+model_list "$@" | while read -r name states trans csr; do
+    [ "$csr" = "$out/$name.csr" ] || cp "$csr" "$out/$name.csr"
     "$bin/restructure" -u 1 "$out/$name.csr" > "$out/$name.u1.csr"
     "$bin/restructure" -u 7 "$out/$name.csr" > "$out/$name.u7.csr"
     sccs=$("$bin/gpu-scc" --cpu "$out/$name.csr" | sort -u | wc -l)
@@ -46,7 +64,7 @@ awk -F'\t' '$2 == "medium" { print $1, $4, $6 }' "$models/INDEX.tsv" | while rea
         IFS='|' read -r label u opts <<< "$c"
         file="$out/$name.csr"; [ "$u" = 0 ] || file="$out/$name.u$u.csr"
         read -r gd ge <<< "$(time_of "$file" $opts)"
-        if [ -z "$gd" ]; then row+=" failed |"; continue; fi
+        if [ "$gd" = - ]; then row+=" failed |"; continue; fi
         row+=" $(awk "BEGIN { printf \"%.4f (%.1fx; e2e %.3f, %.2fx)\", $gd, $td / $gd, $ge, $te / $ge }") |"
     done
     echo "$row"
