@@ -2,8 +2,9 @@
 # SCC benchmark, after Table 1 of the CAV 2014 article: on each medium model,
 # sequential Tarjan (gpu-scc --cpu) against gpu-scc in the article's
 # configurations F_c,u (c local-cache iterations, input restructured with
-# restructure -u u), F0,1-nh (no hybrid kernel) and BFBT, plus our default on
-# plain input.  Two times each, best of RUNS runs: the decomposition alone
+# restructure -u u), F0,1-nh (no hybrid kernel) and BFBT, all with the
+# article's trimming by sweeps, plus our default (trimming over queues) on
+# plain and on -u 7 input.  Two times each, best of RUNS runs: the decomposition alone
 # (--stats: Tarjan's time, or the GPU time from upload to download) and end
 # to end (the whole command: reading the file, CUDA start-up, writing labels).
 # Speedups are Tarjan's time over the configuration's, per kind of time.
@@ -12,7 +13,8 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
-configs=("plain|0|" "F0,1|1|-c 0" "F0,7|7|-c 0" "F3,1|1|-c 3" "F3,7|7|-c 3" "F0,1-nh|1|-c 0 --nh" "BFBT|7|--bfbt")
+configs=("plain|0|" "F0,1|1|-c 0 --sweep-trim" "F0,7|7|-c 0 --sweep-trim" "F3,1|1|-c 3 --sweep-trim"
+         "F3,7|7|-c 3 --sweep-trim" "F0,1-nh|1|-c 0 --nh --sweep-trim" "BFBT|7|--bfbt --sweep-trim" "queue F0,7|7|")
 
 now() { date +%s.%N; }
 best() { sort -g | head -1; }

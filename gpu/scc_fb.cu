@@ -452,6 +452,47 @@ static __global__ void classify_kernel(uint64_t n, uint64_t *__restrict__ key, c
     classify(n, key, pivot, fw, bw, scc, bound);
 }
 
+/* ---- trimming over frontier queues ------------------------------------- */
+
+/* Trimming with counters and queues (the default of the persistent kernel
+ * when the transpose is there): count each active state's transitions to and
+ * from its region once, then only the states just trimmed are looked at: each
+ * takes one off the in-count of its successors and the out-count of its
+ * predecessors in the region, and a state whose count reaches 0 is trimmed
+ * in the next level.  Each transition is touched twice per round instead of
+ * once per sweep, which matters on long chains of trivial SCCs (wlan). */
+struct trim_queue_args {
+    uint32_t *in_left, *out_left, *gone; /* gone: 1 once trimmed this round */
+    uint32_t *queue[2];
+};
+
+__device__ void trim_count(const device_graph &g, const uint64_t *__restrict__ key, const trim_queue_args &q)
+{
+    for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
+        uint64_t k = key[u];
+        if (k == kDone)
+            continue;
+        uint32_t out = 0, in = 0;
+        for_each_successor(g, u, [&](uint32_t v) {
+            out += key[v] == k;
+            return false;
+        });
+        for (uint64_t i = g.rrow[u]; i < g.rrow[u + 1]; i++)
+            in += key[g.rcol[i]] == k;
+        q.out_left[u] = out;
+        q.in_left[u] = in;
+        q.gone[u] = 0;
+    }
+}
+
+/* Trim v once its count reached 0: the thread that flips gone[v] queues it. */
+__device__ __forceinline__ void trim_enqueue(uint32_t v, const trim_queue_args &q, uint32_t *next,
+                                             unsigned long long *size)
+{
+    if (atomicExch(&q.gone[v], 1u) == 0)
+        next[atomicAdd(size, 1ull)] = v;
+}
+
 /* ---- all rounds in one persistent kernel ------------------------------- */
 
 __device__ __forceinline__ unsigned long long read_counter(const unsigned long long *p)
@@ -505,6 +546,8 @@ struct round_params {
     uint64_t *slot_key;
     uint32_t *slot_pivot;
     int hybrid, bounding, aggregate, cache_iterations;
+    int queue_trim;            /* trimming over queues (needs the transpose) */
+    trim_queue_args tq;
     unsigned long long *ring;  /* 6 counters */
     unsigned long long *stats; /* STAT_COUNT */
 };
@@ -522,7 +565,52 @@ static __global__ void fb_all_rounds(round_params P)
     unsigned long long got[2];
     uint64_t t0 = now_ns(), t1;
     for (;;) {
-        /* Trimming until a sweep trims nothing. */
+        if (P.queue_trim) {
+            /* Trimming over queues: count, seed with the states of count 0,
+             * then one level per barrier until a level trims nothing. */
+            trim_count(P.g, P.key, P.tq);
+            grid.sync();
+            c.begin(grid);
+            unsigned long long *size = &P.ring[c.step % 3 * 2];
+            for (uint64_t u = thread_index(); u < P.g.n; u += thread_count())
+                if (P.key[u] != kDone && (P.tq.in_left[u] == 0 || P.tq.out_left[u] == 0))
+                    trim_enqueue((uint32_t)u, P.tq, P.tq.queue[0], size);
+            c.sync_read(grid, got);
+            unsigned long long level_size = got[0], trimmed = got[0];
+            for (int cur = 0; level_size; cur ^= 1) {
+                c.begin(grid);
+                size = &P.ring[c.step % 3 * 2];
+                uint32_t *next = P.tq.queue[cur ^ 1];
+                for (uint64_t i = thread_index(); i < level_size; i += thread_count()) {
+                    uint32_t u = P.tq.queue[cur][i];
+                    uint64_t k = P.key[u];
+                    for_each_successor(P.g, u, [&](uint32_t v) {
+                        if (P.key[v] == k && !P.tq.gone[v] && atomicSub(&P.tq.in_left[v], 1u) == 1u)
+                            trim_enqueue(v, P.tq, next, size);
+                        return false;
+                    });
+                    for (uint64_t e = P.g.rrow[u]; e < P.g.rrow[u + 1]; e++) {
+                        uint32_t w = P.g.rcol[e];
+                        if (P.key[w] == k && !P.tq.gone[w] && atomicSub(&P.tq.out_left[w], 1u) == 1u)
+                            trim_enqueue(w, P.tq, next, size);
+                    }
+                }
+                c.sync_read(grid, got);
+                level_size = got[0];
+                trimmed += got[0];
+                if (leader)
+                    P.stats[STAT_TRIM_SWEEPS]++;
+            }
+            for (uint64_t u = thread_index(); u < P.g.n; u += thread_count())
+                if (P.key[u] != kDone && P.tq.gone[u]) {
+                    P.key[u] = kDone;
+                    P.scc[u] = (uint32_t)u;
+                }
+            grid.sync();
+            if (leader)
+                P.stats[STAT_TRIMMED] += trimmed;
+        }
+        /* Trimming by sweeps until a sweep trims nothing (after the queues: nothing left). */
         for (;;) {
             c.begin(grid);
             if (P.has_in) {
@@ -634,7 +722,8 @@ static __global__ void rename_to_smallest(uint64_t n, uint32_t *__restrict__ scc
 struct device_buffers {
     uint64_t *row = nullptr, *rrow = nullptr, *key = nullptr, *slot_key = nullptr, *seg_first = nullptr;
     uint32_t *col = nullptr, *rcol = nullptr, *scc = nullptr, *pivot = nullptr, *slot_pivot = nullptr,
-             *smallest = nullptr, *seg_targets = nullptr;
+             *smallest = nullptr, *seg_targets = nullptr, *in_left = nullptr, *out_left = nullptr, *gone = nullptr,
+             *queue_a = nullptr, *queue_b = nullptr;
     uint8_t *fw = nullptr, *bw = nullptr, *has_in = nullptr;
     unsigned long long *counter = nullptr, *fill = nullptr, *ring = nullptr, *stats = nullptr;
     int *grew = nullptr;
@@ -642,6 +731,7 @@ struct device_buffers {
     ~device_buffers()
     {
         void *all[] = {row, rrow, key, slot_key, seg_first, col, rcol, scc, pivot, slot_pivot, smallest, seg_targets,
+                       in_left, out_left, gone, queue_a, queue_b,
                        fw, bw, has_in,
                        counter, fill, ring, stats, grew, scan_temp};
         for (void *p : all)
@@ -784,6 +874,7 @@ extern "C" void gpu_scc_default_options(gpu_scc_options *o)
     o->transpose = 1;
     o->persistent = 1;
     o->cache_iterations = 0;
+    o->queue_trimming = 1;
 }
 
 extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32_t *scc_out, gpu_scc_stats *stats,
@@ -903,8 +994,20 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
             grid = (unsigned)(sms * per_sm);
         CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
         CUDA_TRY(cudaMemset(d.stats, 0, STAT_COUNT * sizeof(unsigned long long)));
+        trim_queue_args tq = {nullptr, nullptr, nullptr, {nullptr, nullptr}};
+        const int queue_trim = opt->queue_trimming && st.used_transpose;
+        if (queue_trim) {
+            if ((rc = device_alloc(&d.in_left, n, &st.device_bytes, status)) ||
+                (rc = device_alloc(&d.out_left, n, &st.device_bytes, status)) ||
+                (rc = device_alloc(&d.gone, n, &st.device_bytes, status)) ||
+                (rc = device_alloc(&d.queue_a, n, &st.device_bytes, status)) ||
+                (rc = device_alloc(&d.queue_b, n, &st.device_bytes, status)))
+                return rc;
+            tq = {d.in_left, d.out_left, d.gone, {d.queue_a, d.queue_b}};
+        }
         round_params P = {g, d.key, d.scc, d.pivot, d.fw, d.bw, has_in, d.slot_key, d.slot_pivot,
-                          opt->hybrid, opt->bounding, opt->warp_aggregation, opt->cache_iterations, d.ring, d.stats};
+                          opt->hybrid, opt->bounding, opt->warp_aggregation, opt->cache_iterations, queue_trim, tq,
+                          d.ring, d.stats};
         void *args[] = {&P};
         CUDA_TRY(cudaLaunchCooperativeKernel((void *)fb_all_rounds, grid, T, args, 0, 0));
         CUDA_TRY(cudaGetLastError());

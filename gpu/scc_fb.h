@@ -28,6 +28,8 @@ typedef struct gpu_scc_options {
     int warp_aggregation;/* 1: pivot hashing aggregated per warp (Algorithm 6, boxed code) */
     int transpose;       /* 1: build the transpose on the GPU when it fits (default); 0: never */
     int cache_iterations;/* local-cache iterations per sweep (FMSD Alg. 4; the c of F_c,u); 0: none */
+    int queue_trimming;  /* 1: trimming over frontier queues with per-state counters, in the persistent
+                            kernel when the transpose is there (default); 0: sweeps over all states */
     int persistent;      /* 1: trimming and searches loop inside one cooperative kernel, sweeps
                             separated by grid barriers (default); 0: one launch per sweep and a
                             flag read back by the host after each, as in the article */

@@ -8,7 +8,7 @@ load helper
 
 CONFIGS=("" "--nh" "--bfbt" "--no-warp-aggregation" "--no-transpose" "--bfbt --nh" "--no-transpose --bfbt"
          "--host-loop" "--host-loop --nh --bfbt" "--host-loop --no-transpose"
-         "-c 3" "-c 7 --nh" "-c 2 --bfbt" "--host-loop -c 3")
+         "-c 3" "-c 7 --nh" "-c 2 --bfbt" "--host-loop -c 3" "--sweep-trim" "--sweep-trim -c 3 --bfbt")
 
 setup() {
     require_models
@@ -39,7 +39,7 @@ all_configs_equal_cpu() { # csr-file what
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
         gpu-scc --cpu "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/plain.labels"
         restructure -u 7 "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/$m.r.csr"
-        for config in "" "-c 3" "--nh" "--bfbt"; do
+        for config in "" "-c 3" "--nh" "--bfbt" "--sweep-trim"; do
             gpu-scc $config "$BATS_TEST_TMPDIR/$m.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
             cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "$m: gpu-scc $config differs"
         done
@@ -92,7 +92,7 @@ all_configs_equal_cpu() { # csr-file what
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
     for m in fmsd_fig1 coin2 leader3 dice; do
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        for config in "" "--no-transpose --bfbt" "--host-loop" "-c 3"; do
+        for config in "" "--no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim"; do
             run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-scc $config "$BATS_TEST_TMPDIR/$m.csr"
             [ "$status" -eq 0 ] || fail "$m $config: $output"
         done

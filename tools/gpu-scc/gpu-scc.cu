@@ -2,7 +2,7 @@
  * gpu-scc - SCC decomposition of a CSR model on the GPU.
  *
  *   gpu-scc [--cpu] [--stats] [-c N] [--nh] [--bfbt] [--no-warp-aggregation]
- *           [--no-transpose] [--host-loop] [-d N] [file | -] > labels
+ *           [--no-transpose] [--sweep-trim] [--host-loop] [-d N] [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
  * original numbering (restructured input is mapped back through its permutation), the smallest state of the state's SCC, so that runs and
@@ -35,6 +35,8 @@ static void usage(FILE *out)
             "                         the other stays inside what it reached\n"
             "  --no-warp-aggregation  every state races for its region's pivot slot\n"
             "  --no-transpose         backward search scans the forward CSR\n"
+            "  --sweep-trim           trimming by sweeps over all states (the article's)\n"
+            "                         instead of over queues of the states just trimmed\n"
             "  --host-loop            one kernel launch per sweep, the host reading a flag\n"
             "                         after each (the article's way) instead of one\n"
             "                         persistent kernel with grid barriers\n"
@@ -52,7 +54,7 @@ int main(int argc, char **argv)
     gpu_scc_options opt;
     gpu_scc_default_options(&opt);
     char *end;
-    enum { OPT_CPU = 256, OPT_STATS, OPT_NH, OPT_BFBT, OPT_NO_WARP, OPT_NO_TRANSPOSE, OPT_HOST_LOOP };
+    enum { OPT_CPU = 256, OPT_STATS, OPT_NH, OPT_BFBT, OPT_NO_WARP, OPT_NO_TRANSPOSE, OPT_HOST_LOOP, OPT_SWEEP_TRIM };
     static const struct option longopts[] = {{"cpu", no_argument, 0, OPT_CPU},
                                              {"stats", no_argument, 0, OPT_STATS},
                                              {"nh", no_argument, 0, OPT_NH},
@@ -60,6 +62,7 @@ int main(int argc, char **argv)
                                              {"no-warp-aggregation", no_argument, 0, OPT_NO_WARP},
                                              {"no-transpose", no_argument, 0, OPT_NO_TRANSPOSE},
                                              {"host-loop", no_argument, 0, OPT_HOST_LOOP},
+                                             {"sweep-trim", no_argument, 0, OPT_SWEEP_TRIM},
                                              {"cache", required_argument, 0, 'c'},
                                              {"device", required_argument, 0, 'd'},
                                              {"help", no_argument, 0, 'h'},
@@ -73,6 +76,7 @@ int main(int argc, char **argv)
         case OPT_NO_WARP: opt.warp_aggregation = 0; break;
         case OPT_NO_TRANSPOSE: opt.transpose = 0; break;
         case OPT_HOST_LOOP: opt.persistent = 0; break;
+        case OPT_SWEEP_TRIM: opt.queue_trimming = 0; break;
         case 'c':
             opt.cache_iterations = (int)strtol(optarg, &end, 10);
             if (*end || end == optarg || opt.cache_iterations < 0 || opt.cache_iterations > 64) {
