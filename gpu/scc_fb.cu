@@ -875,6 +875,7 @@ extern "C" void gpu_scc_default_options(gpu_scc_options *o)
     o->persistent = 1;
     o->cache_iterations = 0;
     o->queue_trimming = 1;
+    o->persistent_blocks = 0;
 }
 
 extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32_t *scc_out, gpu_scc_stats *stats,
@@ -992,6 +993,8 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
         unsigned grid = grid_for(n, T);
         if (grid > (unsigned)(sms * per_sm))
             grid = (unsigned)(sms * per_sm);
+        if (opt->persistent_blocks > 0 && (unsigned)opt->persistent_blocks < grid)
+            grid = (unsigned)opt->persistent_blocks; /* fewer blocks: cheaper grid barriers */
         CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
         CUDA_TRY(cudaMemset(d.stats, 0, STAT_COUNT * sizeof(unsigned long long)));
         trim_queue_args tq = {nullptr, nullptr, nullptr, {nullptr, nullptr}};

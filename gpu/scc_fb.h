@@ -30,6 +30,7 @@ typedef struct gpu_scc_options {
     int cache_iterations;/* local-cache iterations per sweep (FMSD Alg. 4; the c of F_c,u); 0: none */
     int queue_trimming;  /* 1: trimming over frontier queues with per-state counters, in the persistent
                             kernel when the transpose is there (default); 0: sweeps over all states */
+    int persistent_blocks;/* blocks of the persistent kernel; 0: as many as fit on the GPU at once */
     int persistent;      /* 1: trimming and searches loop inside one cooperative kernel, sweeps
                             separated by grid barriers (default); 0: one launch per sweep and a
                             flag read back by the host after each, as in the article */

@@ -37,6 +37,8 @@ static void usage(FILE *out)
             "  --no-transpose         backward search scans the forward CSR\n"
             "  --sweep-trim           trimming by sweeps over all states (the article's)\n"
             "                         instead of over queues of the states just trimmed\n"
+            "  --blocks N             blocks of the persistent kernel (default: as many as\n"
+            "                         fit on the GPU at once)\n"
             "  --host-loop            one kernel launch per sweep, the host reading a flag\n"
             "                         after each (the article's way) instead of one\n"
             "                         persistent kernel with grid barriers\n"
@@ -54,7 +56,7 @@ int main(int argc, char **argv)
     gpu_scc_options opt;
     gpu_scc_default_options(&opt);
     char *end;
-    enum { OPT_CPU = 256, OPT_STATS, OPT_NH, OPT_BFBT, OPT_NO_WARP, OPT_NO_TRANSPOSE, OPT_HOST_LOOP, OPT_SWEEP_TRIM };
+    enum { OPT_CPU = 256, OPT_STATS, OPT_NH, OPT_BFBT, OPT_NO_WARP, OPT_NO_TRANSPOSE, OPT_HOST_LOOP, OPT_SWEEP_TRIM, OPT_BLOCKS };
     static const struct option longopts[] = {{"cpu", no_argument, 0, OPT_CPU},
                                              {"stats", no_argument, 0, OPT_STATS},
                                              {"nh", no_argument, 0, OPT_NH},
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
                                              {"no-transpose", no_argument, 0, OPT_NO_TRANSPOSE},
                                              {"host-loop", no_argument, 0, OPT_HOST_LOOP},
                                              {"sweep-trim", no_argument, 0, OPT_SWEEP_TRIM},
+                                             {"blocks", required_argument, 0, OPT_BLOCKS},
                                              {"cache", required_argument, 0, 'c'},
                                              {"device", required_argument, 0, 'd'},
                                              {"help", no_argument, 0, 'h'},
@@ -77,6 +80,13 @@ int main(int argc, char **argv)
         case OPT_NO_TRANSPOSE: opt.transpose = 0; break;
         case OPT_HOST_LOOP: opt.persistent = 0; break;
         case OPT_SWEEP_TRIM: opt.queue_trimming = 0; break;
+        case OPT_BLOCKS:
+            opt.persistent_blocks = (int)strtol(optarg, &end, 10);
+            if (*end || end == optarg || opt.persistent_blocks < 1) {
+                tool_error("bad block count '%s'", optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'c':
             opt.cache_iterations = (int)strtol(optarg, &end, 10);
             if (*end || end == optarg || opt.cache_iterations < 0 || opt.cache_iterations > 64) {
