@@ -153,7 +153,7 @@ int csr_fail(csr_status *status, int code, const char *fmt, ...)
  * map); anything else (a pipe) is read in one pass, each section into its own
  * buffer.  Every section checksum, every length against the counts, the
  * padding and the end of the stream are checked; the structure is checked by
- * csr_validate(), which this function calls.  name is only for messages.
+ * csr_validate(), which this function calls.
  * On error the model is left empty (csr_free() is still safe).
  */
 int csr_read_fd(int fd, csr_model *model, csr_status *status);
