@@ -27,7 +27,7 @@ BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
-TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp
+TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support groff-base
 
@@ -124,6 +124,6 @@ clean:
 	rm -rf $(BUILD)
 
 # ---- test helpers (not installed) -------------------------------------------
-$(TEST_BIN)/%: tests/tools/%.c $(LIBFORMAT) $(HEADERS)
+$(TEST_BIN)/%: tests/tools/%.c $(LIBREF) $(LIBFORMAT) $(HEADERS)
 	@mkdir -p $(TEST_BIN)
-	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBFORMAT) $(LDLIBS)
+	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBREF) $(LIBFORMAT) $(LDLIBS)

@@ -1,0 +1,19 @@
+#!/usr/bin/env bats
+# The CPU references against brute force from the definitions (SCCs by
+# reachability closure, MECs as unions of end components, FMSD Definitions
+# 4-6) on 10,000 seeded random MDPs of 2 to 10 states (tests/tools/oracle.c).
+
+load helper
+
+@test "Tarjan and the basic MEC algorithm agree with brute force on 10,000 random MDPs" {
+    run oracle -n 10000 -s 1
+    assert_success
+    assert_output --regexp "^oracle: 10000 random MDPs \(seeds 1 to 10000\): Tarjan and the basic MEC algorithm agree with brute force \([0-9]+ MECs holding [0-9]+ states\)$"
+}
+
+@test "the oracle's MDPs have states in MECs and states in none" {
+    run oracle -n 3 -s 1 -v
+    assert_success
+    assert_output --partial "MECs:          0 -"
+    assert_output --partial "MECs:          - - 2 - -"
+}
