@@ -4,6 +4,7 @@
 #   make test       install missing Debian packages (as root), build, run the Bats suite
 #   make demo       the pipeline on examples/coin2: prism2csr | gpu-mec, checked against PRISM
 #   make bench      parser and CPU reference benchmarks (bench/)
+#   make check-sanitize  the suite on every tool built with ASan and UBSan (build-san/)
 #   make deps       only the package check / install
 #   make clean
 #
@@ -97,7 +98,7 @@ endef
 define cu_tool
 $(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).cu.o $(GPU_COMMON_OBJ) $(COMMON_OBJ) $(LIBGPU) $(LIBREF) $(LIBFORMAT)
 	@mkdir -p $(BIN)
-	$(NVCC) $(NVCC_ARCH) -o $$@ $$^ $(LDLIBS)
+	$(NVCC) $(NVCC_ARCH) $(NVCC_LDFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 $(foreach t,$(C_TOOLS),$(eval $(call c_tool,$(t))))
 $(foreach t,$(CU_TOOLS),$(eval $(call cu_tool,$(t))))
@@ -121,9 +122,20 @@ bench: all
 	bench/cpu-ref.sh
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-san
 
 # ---- test helpers (not installed) -------------------------------------------
 $(TEST_BIN)/%: tests/tools/%.c $(LIBREF) $(LIBFORMAT) $(HEADERS)
 	@mkdir -p $(TEST_BIN)
 	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBREF) $(LIBFORMAT) $(LDLIBS)
+
+# ---- sanitizers: every tool built with ASan and UBSan, the whole suite on them ----
+# (issue 8).  A separate tree, build-san/, so that the normal build stays as it is.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN_LIST  := -fsanitize=address,-fsanitize=undefined,-fno-omit-frame-pointer,-fno-sanitize-recover=undefined
+check-sanitize:
+	$(MAKE) BUILD=build-san CFLAGS="-O1 -g $(SAN_FLAGS)" NVCCFLAGS="-O1 -g -Xcompiler=$(SAN_LIST)" \
+	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle
+	TOOLS_BIN=$(CURDIR)/build-san/bin TEST_TOOLS_BIN=$(CURDIR)/build-san/test-bin \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1 bats tests/
+.PHONY: check-sanitize

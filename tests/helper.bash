@@ -6,7 +6,8 @@ bats_load_library bats-support
 bats_load_library bats-assert
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
-PATH="$ROOT/build/bin:$ROOT/build/test-bin:$PATH"
+# make check-sanitize points these at the sanitizer build.
+PATH="${TOOLS_BIN:-$ROOT/build/bin}:${TEST_TOOLS_BIN:-$ROOT/build/test-bin}:$PATH"
 case "${SHARED:-../shared}" in
     /*) MODELS="${SHARED}/models" ;;
     *) MODELS="$ROOT/${SHARED:-../shared}/models" ;;
