@@ -125,7 +125,7 @@ clean:
 	rm -rf $(BUILD) build-san
 
 # ---- test helpers (not installed) -------------------------------------------
-$(TEST_BIN)/%: tests/tools/%.c $(LIBREF) $(LIBFORMAT) $(HEADERS)
+$(TEST_BIN)/%: tests/tools/%.c $(LIBREF) $(LIBFORMAT) $(HEADERS) $(wildcard tests/tools/*.h)
 	@mkdir -p $(TEST_BIN)
 	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBREF) $(LIBFORMAT) $(LDLIBS)
 

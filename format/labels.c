@@ -171,9 +171,8 @@ int labels_read(textin *in, label_file *out, csr_status *st)
                              *p == '\0')) {
             /* PRISM's export; blank lines only occur there */
             const char *q = p;
-            textin *src = in;
             while (*q == '\0' || starts_with(q, "Variables:")) {
-                got = textin_next(src, &line, &len, st);
+                got = textin_next(in, &line, &len, st);
                 if (got <= 0)
                     break;
                 q = num_skip_spaces(line);

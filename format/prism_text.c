@@ -207,7 +207,6 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
     if (!rep)
         rep = &local_rep;
     memset(rep, 0, sizeof *rep);
-    rep->first_bad_sum_line = 0;
     int warn_sums = opt && opt->sums_are_warnings;
 
     vec state_first = {0}, choice_first = {0}, targets = {0}, probs = {0}, actions = {0};

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ref.h"
+#include "xorshift.h"
 
 #define MAX_STATES 10
 #define MAX_CHOICES 3
@@ -30,13 +31,7 @@
 
 static uint64_t rng;
 
-static uint64_t next_random(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545F4914F6CDD1Dull;
-}
+static uint64_t next_random(void) { return xorshift_next(&rng); }
 
 static unsigned below(unsigned bound) { return (unsigned)(next_random() % bound); }
 

@@ -8,7 +8,7 @@
  * 1..k distinct successors with equal probabilities; with probability l% a
  * successor is drawn near the state (within 3), which makes cycles and
  * self-loops common, else anywhere.  The same arguments always give the same
- * file (xorshift64*, not the C library's rand).  Not installed; used by the
+ * file (xorshift.h).  Not installed; used by the
  * Bats tests only.
  */
 #include <stdint.h>
@@ -18,16 +18,11 @@
 #include <unistd.h>
 
 #include "csr.h"
+#include "xorshift.h"
 
 static uint64_t rng_state;
 
-static uint64_t next_random(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Dull;
-}
+static uint64_t next_random(void) { return xorshift_next(&rng_state); }
 
 static uint64_t below(uint64_t bound) { return next_random() % bound; }
 
