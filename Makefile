@@ -37,7 +37,7 @@ LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/cs
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
-GPU_SRC    := gpu/scc_fb.cu
+GPU_SRC    := gpu/scc_fb.cu gpu/mec_fb.cu
 
 C_TOOLS  := prism2csr csrinfo labelcmp restructure
 CU_TOOLS := gpu-scc gpu-mec

@@ -1,8 +1,8 @@
 #!/bin/sh
 # make demo: the pipeline on the example model, checked against PRISM.
-#   prism2csr -l coin2.lab coin2.tra | gpu-mec > build/demo/coin2.labels
-# gpu-mec runs on the GPU where it can; where it cannot (no GPU, or no GPU
-# path in this build: exit status 2) the CPU reference runs, with a notice.
+#   prism2csr -l coin2.lab coin2.tra | restructure -u 7 | gpu-mec > build/demo/coin2.labels
+# gpu-mec runs on the GPU where it can; where it cannot (no CUDA device: exit
+# status 2) the CPU reference runs, with a notice.
 set -eu
 bin=${1:-build/bin}
 ex=examples
@@ -11,7 +11,7 @@ mkdir -p "$out"
 labels="$out/coin2.labels"
 
 run_mec() {
-    "$bin/prism2csr" -l "$ex/coin2.lab" "$ex/coin2.tra" | "$bin/gpu-mec" "$@" > "$labels"
+    "$bin/prism2csr" -l "$ex/coin2.lab" "$ex/coin2.tra" | "$bin/restructure" -u 7 | "$bin/gpu-mec" "$@" > "$labels"
 }
 if run_mec 2> "$out/gpu-mec.err"; then
     mode="GPU"

@@ -26,7 +26,7 @@
  * words, so states are addressed with all 32 bits (up to 2^32 - 2) instead of
  * 29; the pivot hash table is its own array (12 bytes a slot, twice the
  * active states) instead of the transition array; and offsets are 64-bit, so
- * transitions may exceed 2^32.
+ * transitions may exceed 2^32.  Trimming ignores self-loops (trim_sweep).
  */
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -34,13 +34,15 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "fb_internal.h"
+#include "ref.h"
 #include "scc_fb.h"
 
 namespace cg = cooperative_groups;
 
 namespace {
 
-constexpr uint64_t kDone = ~0ull;      /* region key of a state already in an SCC */
+using fb::kDone;
 constexpr uint64_t kEmptySlot = ~0ull; /* free slot of the pivot hash table */
 constexpr int kThreads = 256;
 
@@ -50,16 +52,7 @@ constexpr uint8_t kUnreached = 0, kFrontier = 1, kExplored = 2;
 /* Parts of a region after a search (the low bits of the new key). */
 constexpr uint64_t kPartForward = 1, kPartBackward = 2, kPartNeither = 3;
 
-struct device_graph {
-    const uint64_t *row;  /* n+1 transition offsets per state */
-    const uint32_t *col;  /* t targets */
-    const uint64_t *rrow; /* transpose, or NULL */
-    const uint32_t *rcol;
-    uint64_t n;
-    uint64_t interleaved;          /* restructured input: states [0, interleaved) in segments */
-    const uint64_t *seg_first;     /* segment entry offsets, or NULL */
-    const uint32_t *seg_targets;   /* interleaved targets, CSR_SEGMENT_EMPTY padding */
-};
+using fb::device_graph;
 
 /* Call visit(v) for the successors v of u until it returns true.  States of
  * the interleaved prefix read their segment (FMSD section 5.1): the 32 lanes
@@ -81,8 +74,8 @@ template <typename Visit> __device__ __forceinline__ void for_each_successor(con
             return;
 }
 
-__device__ __forceinline__ uint64_t thread_index() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
-__device__ __forceinline__ uint64_t thread_count() { return (uint64_t)gridDim.x * blockDim.x; }
+using fb::thread_count;
+using fb::thread_index;
 
 __device__ __forceinline__ uint64_t mix_key(uint64_t k)
 {
@@ -121,7 +114,7 @@ __device__ void trim_mark_in(const device_graph &g, const uint64_t *__restrict__
         if (k == kDone)
             continue;
         for_each_successor(g, u, [&](uint32_t v) {
-            if (key[v] == k)
+            if (key[v] == k && v != u)
                 has_in[v] = 1;
             return false;
         });
@@ -135,8 +128,11 @@ __device__ void clear_bytes(uint8_t *__restrict__ p, uint64_t n)
 }
 
 /* One trimming sweep: a state with no in- or no out-transition inside its
- * region is a trivial SCC (FMSD section 2.2).  has_in: NULL to use the
- * transpose.  Returns how many states this thread trimmed. */
+ * region is an SCC of its own (FMSD section 2.2).  Self-loops are not
+ * counted: they do not change that the state is alone in its SCC, and one-state
+ * SCCs with a self-loop (the MECs of many models) are trimmed instead of
+ * costing a pivot round each.  has_in: NULL to use the transpose.  Returns
+ * how many states this thread trimmed. */
 __device__ unsigned long long trim_sweep(const device_graph &g, uint64_t *__restrict__ key, uint32_t *__restrict__ scc,
                                          const uint8_t *__restrict__ has_in)
 {
@@ -146,13 +142,13 @@ __device__ unsigned long long trim_sweep(const device_graph &g, uint64_t *__rest
         if (k == kDone)
             continue;
         bool out = false, in;
-        for_each_successor(g, u, [&](uint32_t v) { return out = key[v] == k; });
+        for_each_successor(g, u, [&](uint32_t v) { return out = key[v] == k && v != u; });
         if (has_in) {
             in = has_in[u];
         } else {
             in = false;
             for (uint64_t i = g.rrow[u]; i < g.rrow[u + 1] && !in; i++)
-                in = key[g.rcol[i]] == k;
+                in = key[g.rcol[i]] == k && g.rcol[i] != u;
         }
         if (!out || !in) {
             key[u] = kDone;
@@ -198,15 +194,21 @@ static __global__ void count_active_kernel(const uint64_t *__restrict__ key, uin
 /* Every active state races to claim the slot of its region's key; the first
  * atomicCAS wins and its state becomes the pivot.  With aggregation, the
  * threads of a warp that share a key elect one leader (match/ffs) and only it
- * races.  The loop is warp-uniform so that every lane takes part in the vote. */
+ * races.  The loop is warp-uniform so that every lane takes part in the vote.
+ * candidate: NULL, or only flagged states race (the J sets); a slot already
+ * claimed is read, not raced for, so a second pass without candidates gives
+ * pivots only to the regions the first pass left without one. */
 __device__ void pivot_claim(const uint64_t *__restrict__ key, uint64_t n, uint64_t *__restrict__ slot_key,
-                            uint32_t *__restrict__ slot_pivot, uint64_t mask, int aggregate)
+                            uint32_t *__restrict__ slot_pivot, uint64_t mask, int aggregate,
+                            const uint8_t *__restrict__ candidate)
 {
     const unsigned lane = threadIdx.x & 31;
     const uint64_t warp = thread_index() >> 5, warps = thread_count() >> 5;
     for (uint64_t base = warp * 32; base < n; base += warps * 32) {
         uint64_t u = base + lane;
         uint64_t k = u < n ? key[u] : kDone;
+        if (candidate && u < n && !candidate[u])
+            k = kDone;
         bool racer = k != kDone;
         if (aggregate) {
             unsigned same = __match_any_sync(0xffffffffu, k);
@@ -216,8 +218,10 @@ __device__ void pivot_claim(const uint64_t *__restrict__ key, uint64_t n, uint64
             continue;
         uint64_t h = mix_key(k) & mask;
         for (;;) {
-            unsigned long long prev = atomicCAS((unsigned long long *)&slot_key[h], (unsigned long long)kEmptySlot,
-                                                (unsigned long long)k);
+            unsigned long long prev = *(volatile unsigned long long *)&slot_key[h];
+            if (prev == kEmptySlot)
+                prev = atomicCAS((unsigned long long *)&slot_key[h], (unsigned long long)kEmptySlot,
+                                 (unsigned long long)k);
             if (prev == kEmptySlot) {
                 slot_pivot[h] = (uint32_t)u;
                 break;
@@ -250,9 +254,10 @@ __device__ void pivot_lookup(const uint64_t *__restrict__ key, uint64_t n, const
 }
 
 static __global__ void pivot_claim_kernel(const uint64_t *__restrict__ key, uint64_t n, uint64_t *__restrict__ slot_key,
-                                          uint32_t *__restrict__ slot_pivot, uint64_t mask, int aggregate)
+                                          uint32_t *__restrict__ slot_pivot, uint64_t mask, int aggregate,
+                                          const uint8_t *__restrict__ candidate)
 {
-    pivot_claim(key, n, slot_key, slot_pivot, mask, aggregate);
+    pivot_claim(key, n, slot_key, slot_pivot, mask, aggregate, candidate);
 }
 
 static __global__ void pivot_lookup_kernel(const uint64_t *__restrict__ key, uint64_t n,
@@ -474,11 +479,11 @@ __device__ void trim_count(const device_graph &g, const uint64_t *__restrict__ k
             continue;
         uint32_t out = 0, in = 0;
         for_each_successor(g, u, [&](uint32_t v) {
-            out += key[v] == k;
+            out += key[v] == k && v != u;
             return false;
         });
         for (uint64_t i = g.rrow[u]; i < g.rrow[u + 1]; i++)
-            in += key[g.rcol[i]] == k;
+            in += key[g.rcol[i]] == k && g.rcol[i] != u;
         q.out_left[u] = out;
         q.in_left[u] = in;
         q.gone[u] = 0;
@@ -550,6 +555,7 @@ struct round_params {
     trim_queue_args tq;
     unsigned long long *ring;  /* 6 counters */
     unsigned long long *stats; /* STAT_COUNT */
+    const uint8_t *candidate;  /* J: pivot candidates of the first round, or NULL */
 };
 
 /* The whole decomposition (Algorithm 1 for all regions at once, rounds of
@@ -564,6 +570,7 @@ static __global__ void fb_all_rounds(round_params P)
     const bool pull = P.g.rrow == nullptr;
     unsigned long long got[2];
     uint64_t t0 = now_ns(), t1;
+    bool first_round = true;
     for (;;) {
         if (P.queue_trim) {
             /* Trimming over queues: count, seed with the states of count 0,
@@ -645,10 +652,15 @@ static __global__ void fb_all_rounds(round_params P)
         for (uint64_t h = thread_index(); h <= mask; h += thread_count())
             P.slot_key[h] = kEmptySlot;
         grid.sync();
-        pivot_claim(P.key, P.g.n, P.slot_key, P.slot_pivot, mask, P.aggregate);
+        if (P.candidate && first_round) {
+            pivot_claim(P.key, P.g.n, P.slot_key, P.slot_pivot, mask, P.aggregate, P.candidate);
+            grid.sync();
+        }
+        pivot_claim(P.key, P.g.n, P.slot_key, P.slot_pivot, mask, P.aggregate, nullptr);
         grid.sync();
         pivot_lookup(P.key, P.g.n, P.slot_key, P.slot_pivot, mask, P.pivot, P.fw, P.bw);
         grid.sync();
+        first_round = false;
         t1 = now_ns();
         if (leader) {
             P.stats[STAT_PIVOT_NS] += t1 - t0;
@@ -704,41 +716,22 @@ static __global__ void fb_all_rounds(round_params P)
     }
 }
 
-/* Canonical ids: the smallest state of each SCC. */
+/* Canonical ids: the smallest state of each component (UINT32_MAX: none). */
 static __global__ void smallest_member(uint64_t n, const uint32_t *__restrict__ scc, uint32_t *__restrict__ smallest)
 {
     for (uint64_t u = thread_index(); u < n; u += thread_count())
-        atomicMin(&smallest[scc[u]], (uint32_t)u);
+        if (scc[u] != UINT32_MAX)
+            atomicMin(&smallest[scc[u]], (uint32_t)u);
 }
 
 static __global__ void rename_to_smallest(uint64_t n, uint32_t *__restrict__ scc, const uint32_t *__restrict__ smallest)
 {
     for (uint64_t u = thread_index(); u < n; u += thread_count())
-        scc[u] = smallest[scc[u]];
+        if (scc[u] != UINT32_MAX)
+            scc[u] = smallest[scc[u]];
 }
 
 /* ---- host side ---------------------------------------------------------- */
-
-struct device_buffers {
-    uint64_t *row = nullptr, *rrow = nullptr, *key = nullptr, *slot_key = nullptr, *seg_first = nullptr;
-    uint32_t *col = nullptr, *rcol = nullptr, *scc = nullptr, *pivot = nullptr, *slot_pivot = nullptr,
-             *smallest = nullptr, *seg_targets = nullptr, *in_left = nullptr, *out_left = nullptr, *gone = nullptr,
-             *queue_a = nullptr, *queue_b = nullptr;
-    uint8_t *fw = nullptr, *bw = nullptr, *has_in = nullptr;
-    unsigned long long *counter = nullptr, *fill = nullptr, *ring = nullptr, *stats = nullptr;
-    int *grew = nullptr;
-    void *scan_temp = nullptr;
-    ~device_buffers()
-    {
-        void *all[] = {row, rrow, key, slot_key, seg_first, col, rcol, scc, pivot, slot_pivot, smallest, seg_targets,
-                       in_left, out_left, gone, queue_a, queue_b,
-                       fw, bw, has_in,
-                       counter, fill, ring, stats, grew, scan_temp};
-        for (void *p : all)
-            if (p)
-                cudaFree(p);
-    }
-};
 
 struct phase_timer {
     cudaEvent_t start, stop;
@@ -755,14 +748,6 @@ struct phase_timer {
     }
 };
 
-template <typename T> int device_alloc(T **p, uint64_t count, uint64_t *total, csr_status *status)
-{
-    size_t bytes = (size_t)(count ? count : 1) * sizeof(T);
-    CUDA_TRY(cudaMalloc((void **)p, bytes));
-    *total += bytes;
-    return CSR_OK;
-}
-
 static uint64_t next_pow2(uint64_t x)
 {
     uint64_t p = 64;
@@ -773,26 +758,28 @@ static uint64_t next_pow2(uint64_t x)
 
 /* The article's way: one launch per sweep and phase, the host reading back
  * after each whether to go on. */
-static int host_driven_rounds(device_graph g, device_buffers &d, const gpu_scc_options *opt, uint8_t *has_in,
-                              int pull_backward, gpu_scc_stats *st, csr_status *status)
+static int host_driven_rounds(device_graph g, fb::workspace &w, const gpu_scc_options *opt,
+                              const uint8_t *candidate, gpu_scc_stats *st, csr_status *status)
 {
     const int T = kThreads;
     const uint64_t n = g.n;
+    const int pull_backward = g.rrow == nullptr;
+    uint8_t *has_in = pull_backward ? w.has_in.p : nullptr;
     phase_timer timer;
-    for (;;) {
+    for (bool first = true;; first = false) {
         /* Trimming, iterated until nothing changes. */
         timer.begin();
         unsigned long long trimmed;
         do {
-            CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
+            CUDA_TRY(cudaMemset(w.counter.p, 0, sizeof(unsigned long long)));
             if (has_in) {
                 CUDA_TRY(cudaMemset(has_in, 0, n));
-                trim_mark_in_kernel<<<grid_for(n, T), T>>>(g, d.key, has_in);
+                trim_mark_in_kernel<<<grid_for(n, T), T>>>(g, w.key.p, has_in);
                 CUDA_TRY_LAUNCH();
             }
-            trim_sweep_kernel<<<grid_for(n, T), T>>>(g, d.key, d.scc, has_in, d.counter);
+            trim_sweep_kernel<<<grid_for(n, T), T>>>(g, w.key.p, w.scc.p, has_in, w.counter.p);
             CUDA_TRY_LAUNCH();
-            CUDA_TRY(cudaMemcpy(&trimmed, d.counter, sizeof trimmed, cudaMemcpyDeviceToHost));
+            CUDA_TRY(cudaMemcpy(&trimmed, w.counter.p, sizeof trimmed, cudaMemcpyDeviceToHost));
             st->trimmed += trimmed;
             st->trim_sweeps++;
         } while (trimmed);
@@ -801,46 +788,54 @@ static int host_driven_rounds(device_graph g, device_buffers &d, const gpu_scc_o
         /* Pivot selection in every region that is left. */
         timer.begin();
         unsigned long long active;
-        CUDA_TRY(cudaMemset(d.counter, 0, sizeof(unsigned long long)));
-        count_active_kernel<<<grid_for(n, T), T>>>(d.key, n, d.counter);
+        CUDA_TRY(cudaMemset(w.counter.p, 0, sizeof(unsigned long long)));
+        count_active_kernel<<<grid_for(n, T), T>>>(w.key.p, n, w.counter.p);
         CUDA_TRY_LAUNCH();
-        CUDA_TRY(cudaMemcpy(&active, d.counter, sizeof active, cudaMemcpyDeviceToHost));
+        CUDA_TRY(cudaMemcpy(&active, w.counter.p, sizeof active, cudaMemcpyDeviceToHost));
         if (active == 0) {
             st->pivot_s += timer.end();
             break;
         }
         st->rounds++;
         uint64_t mask = next_pow2(2 * active) - 1;
-        CUDA_TRY(cudaMemset(d.slot_key, 0xff, (mask + 1) * sizeof(uint64_t)));
-        pivot_claim_kernel<<<grid_for(n, T), T>>>(d.key, n, d.slot_key, d.slot_pivot, mask, opt->warp_aggregation);
+        CUDA_TRY(cudaMemset(w.slot_key.p, 0xff, (mask + 1) * sizeof(uint64_t)));
+        if (candidate && first) {
+            pivot_claim_kernel<<<grid_for(n, T), T>>>(w.key.p, n, w.slot_key.p, w.slot_pivot.p, mask,
+                                                      opt->warp_aggregation, candidate);
+            CUDA_TRY_LAUNCH();
+        }
+        pivot_claim_kernel<<<grid_for(n, T), T>>>(w.key.p, n, w.slot_key.p, w.slot_pivot.p, mask,
+                                                  opt->warp_aggregation, nullptr);
         CUDA_TRY_LAUNCH();
-        pivot_lookup_kernel<<<grid_for(n, T), T>>>(d.key, n, d.slot_key, d.slot_pivot, mask, d.pivot, d.fw, d.bw);
+        pivot_lookup_kernel<<<grid_for(n, T), T>>>(w.key.p, n, w.slot_key.p, w.slot_pivot.p, mask, w.pivot.p, w.fw.p,
+                                                   w.bw.p);
         CUDA_TRY_LAUNCH();
         st->pivot_s += timer.end();
 
         /* Forward and backward search from every pivot at once. */
         timer.begin();
-        search_args a = {d.key, d.pivot, d.fw, d.bw, nullptr, nullptr};
+        search_args a = {w.key.p, w.pivot.p, w.fw.p, w.bw.p, nullptr, nullptr};
         int bound = 0, fw_live = 1, bw_live = 1;
         const int hybrid = opt->hybrid, bounding = opt->bounding;
         while (fw_live || bw_live) {
-            CUDA_TRY(cudaMemset(d.grew, 0, 2 * sizeof(int)));
+            CUDA_TRY(cudaMemset(w.grew.p, 0, 2 * sizeof(int)));
             if (hybrid && !pull_backward) {
-                search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, fw_live, bw_live, 0, opt->cache_iterations, d.grew);
+                search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, fw_live, bw_live, 0, opt->cache_iterations, w.grew.p);
                 CUDA_TRY_LAUNCH();
             } else {
                 if (fw_live) {
-                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 1, 0, 0, opt->cache_iterations, d.grew);
+                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 1, 0, 0, opt->cache_iterations, w.grew.p);
                     CUDA_TRY_LAUNCH();
                 }
                 if (bw_live) {
-                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 0, 1, pull_backward, opt->cache_iterations, d.grew);
+                    search_sweep_kernel<<<grid_for(n, T), T>>>(g, a, 0, 1, pull_backward, opt->cache_iterations,
+                                                               w.grew.p);
                     CUDA_TRY_LAUNCH();
                 }
             }
             st->search_sweeps++;
             int grew[2];
-            CUDA_TRY(cudaMemcpy(grew, d.grew, sizeof grew, cudaMemcpyDeviceToHost));
+            CUDA_TRY(cudaMemcpy(grew, w.grew.p, sizeof grew, cudaMemcpyDeviceToHost));
             fw_live = fw_live && grew[0];
             bw_live = bw_live && grew[1];
             if (bounding && !bound && fw_live != bw_live) {
@@ -848,23 +843,191 @@ static int host_driven_rounds(device_graph g, device_buffers &d, const gpu_scc_o
                  * region; the other goes on only inside what it reached. */
                 bound = fw_live ? 2 : 1;
                 if (fw_live)
-                    a.fw_bound = d.bw;
+                    a.fw_bound = w.bw.p;
                 else
-                    a.bw_bound = d.fw;
+                    a.bw_bound = w.fw.p;
             }
         }
         st->search_s += timer.end();
 
         timer.begin();
-        classify_kernel<<<grid_for(n, T), T>>>(n, d.key, d.pivot, d.fw, d.bw, d.scc, bound);
+        classify_kernel<<<grid_for(n, T), T>>>(n, w.key.p, w.pivot.p, w.fw.p, w.bw.p, w.scc.p, bound);
         CUDA_TRY_LAUNCH();
         st->pivot_s += timer.end();
     }
-
     return CSR_OK;
 }
 
+/* All rounds in one cooperative kernel with as many co-resident blocks as the
+ * GPU holds (or opt->persistent_blocks).  Returns CSR_OK, or -1 when the
+ * kernel cannot be co-resident (the caller then drives the rounds). */
+static int persistent_rounds(const device_graph &g, fb::workspace &w, const gpu_scc_options *opt,
+                             const uint8_t *candidate, gpu_scc_stats *st, csr_status *status)
+{
+    const int T = kThreads;
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_TRY(cudaGetDevice(&device));
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fb_all_rounds, T, 0));
+    if (per_sm <= 0)
+        return -1;
+    unsigned grid = grid_for(g.n, T);
+    if (grid > (unsigned)(sms * per_sm))
+        grid = (unsigned)(sms * per_sm);
+    if (opt->persistent_blocks > 0 && (unsigned)opt->persistent_blocks < grid)
+        grid = (unsigned)opt->persistent_blocks; /* fewer blocks: cheaper grid barriers */
+    CUDA_TRY(cudaMemset(w.ring.p, 0, 6 * sizeof(unsigned long long)));
+    CUDA_TRY(cudaMemset(w.stats.p, 0, STAT_COUNT * sizeof(unsigned long long)));
+    trim_queue_args tq = {nullptr, nullptr, nullptr, {nullptr, nullptr}};
+    const int queue_trim = opt->queue_trimming && g.rrow && w.queue_a.p;
+    if (queue_trim)
+        tq = {w.in_left.p, w.out_left.p, w.gone.p, {w.queue_a.p, w.queue_b.p}};
+    round_params P = {g, w.key.p, w.scc.p, w.pivot.p, w.fw.p, w.bw.p, g.rrow ? nullptr : w.has_in.p,
+                      w.slot_key.p, w.slot_pivot.p, opt->hybrid, opt->bounding, opt->warp_aggregation,
+                      opt->cache_iterations, queue_trim, tq, w.ring.p, w.stats.p, candidate};
+    void *args[] = {&P};
+    CUDA_TRY(cudaLaunchCooperativeKernel((void *)fb_all_rounds, grid, T, args, 0, 0));
+    CUDA_TRY(cudaGetLastError());
+    unsigned long long out[STAT_COUNT];
+    CUDA_TRY(cudaMemcpy(out, w.stats.p, sizeof out, cudaMemcpyDeviceToHost));
+    st->trimmed += out[STAT_TRIMMED];
+    st->trim_sweeps += out[STAT_TRIM_SWEEPS];
+    st->search_sweeps += out[STAT_SEARCH_SWEEPS];
+    st->rounds += out[STAT_ROUNDS];
+    st->trim_s += (double)out[STAT_TRIM_NS] / 1e9;
+    st->pivot_s += (double)out[STAT_PIVOT_NS] / 1e9;
+    st->search_s += (double)out[STAT_SEARCH_NS] / 1e9;
+    return CSR_OK;
+}
+
+static __global__ void state_offsets(uint64_t n, const uint64_t *__restrict__ state_choices,
+                                     const uint64_t *__restrict__ choice_transitions, uint64_t *__restrict__ row)
+{
+    for (uint64_t s = thread_index(); s <= n; s += thread_count())
+        row[s] = choice_transitions[state_choices[s]];
+}
+
 } /* namespace */
+
+/* ---- building blocks (fb_internal.h) ----------------------------------- */
+
+namespace fb {
+
+device_graph model_graph::graph(uint64_t n, uint64_t interleaved) const
+{
+    return device_graph{row.p, col.p, nullptr, nullptr, n, seg_first.p ? interleaved : 0, seg_first.p, seg_targets.p};
+}
+
+int upload_model_graph(const csr_model *m, model_graph &mg, uint64_t *bytes, csr_status *status)
+{
+    const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
+    int rc;
+    /* Per-state transition offsets, from the choice offsets, on the GPU. */
+    if ((rc = mg.row.alloc(n + 1, bytes, status)) || (rc = mg.col.alloc(t, bytes, status)) ||
+        (rc = mg.state_choices.alloc(n + 1, bytes, status)) || (rc = mg.choice_transitions.alloc(c + 1, bytes, status)))
+        return rc;
+    CUDA_TRY(cudaMemcpy(mg.state_choices.p, m->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(mg.choice_transitions.p, m->choice_transitions, (c + 1) * sizeof(uint64_t),
+                        cudaMemcpyHostToDevice));
+    state_offsets<<<grid_for(n + 1, kThreads), kThreads>>>(n, mg.state_choices.p, mg.choice_transitions.p, mg.row.p);
+    CUDA_TRY_LAUNCH();
+    if (t)
+        CUDA_TRY(cudaMemcpy(mg.col.p, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    /* Restructured input: the interleaved segments for the forward reads. */
+    if (m->segment_bound && m->interleaved_states) {
+        uint64_t entries = m->segment_first[m->num_segments];
+        if ((rc = mg.seg_first.alloc(m->num_segments + 1, bytes, status)) ||
+            (rc = mg.seg_targets.alloc(entries, bytes, status)))
+            return rc;
+        CUDA_TRY(cudaMemcpy(mg.seg_first.p, m->segment_first, (m->num_segments + 1) * sizeof(uint64_t),
+                            cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemcpy(mg.seg_targets.p, m->segment_targets, entries * sizeof(uint32_t),
+                            cudaMemcpyHostToDevice));
+    }
+    CUDA_TRY(cudaDeviceSynchronize());
+    return CSR_OK;
+}
+
+uint64_t transpose_bytes(uint64_t n, uint64_t t) { return (n + 1) * 16 + t * 4 + (64u << 20); }
+
+int transpose_alloc(transpose &tr, uint64_t n, uint64_t t, uint64_t *bytes, csr_status *status)
+{
+    int rc;
+    if ((rc = tr.rrow.alloc(n + 1, bytes, status)) || (rc = tr.rcol.alloc(t, bytes, status)) ||
+        (rc = tr.fill.alloc(n + 1, bytes, status)))
+        return rc;
+    tr.scan_temp_bytes = 0;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, tr.scan_temp_bytes, tr.fill.p, (unsigned long long *)tr.rrow.p,
+                                           n + 1));
+    return tr.scan_temp.alloc(tr.scan_temp_bytes, bytes, status);
+}
+
+int transpose_build(device_graph &g, transpose &tr, csr_status *status)
+{
+    const int T = kThreads;
+    const uint64_t n = g.n;
+    CUDA_TRY(cudaMemset(tr.fill.p, 0, (n + 1) * sizeof(unsigned long long)));
+    transpose_count<<<grid_for(n, T), T>>>(g, tr.fill.p);
+    CUDA_TRY_LAUNCH();
+    size_t temp_bytes = tr.scan_temp_bytes;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(tr.scan_temp.p, temp_bytes, tr.fill.p, (unsigned long long *)tr.rrow.p,
+                                           n + 1));
+    CUDA_TRY(cudaMemcpy(tr.fill.p, tr.rrow.p, (n + 1) * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
+    transpose_scatter<<<grid_for(n, T), T>>>(g, tr.fill.p, tr.rcol.p);
+    CUDA_TRY_LAUNCH();
+    g.rrow = tr.rrow.p;
+    g.rcol = tr.rcol.p;
+    return CSR_OK;
+}
+
+int workspace_alloc(workspace &w, uint64_t n, int with_transpose, const gpu_scc_options *opt, uint64_t *bytes,
+                    csr_status *status)
+{
+    int rc;
+    const uint64_t slots = next_pow2(2 * n);
+    w.n = n;
+    if ((rc = w.key.alloc(n, bytes, status)) || (rc = w.scc.alloc(n, bytes, status)) ||
+        (rc = w.pivot.alloc(n, bytes, status)) || (rc = w.fw.alloc(n, bytes, status)) ||
+        (rc = w.bw.alloc(n, bytes, status)) || (rc = w.slot_key.alloc(slots, bytes, status)) ||
+        (rc = w.slot_pivot.alloc(slots, bytes, status)) || (rc = w.counter.alloc(1, bytes, status)) ||
+        (rc = w.ring.alloc(6, bytes, status)) || (rc = w.stats.alloc(STAT_COUNT, bytes, status)) ||
+        (rc = w.grew.alloc(2, bytes, status)))
+        return rc;
+    if (!with_transpose)
+        return w.has_in.alloc(n, bytes, status);
+    if (opt->persistent && opt->queue_trimming &&
+        ((rc = w.in_left.alloc(n, bytes, status)) || (rc = w.out_left.alloc(n, bytes, status)) ||
+         (rc = w.gone.alloc(n, bytes, status)) || (rc = w.queue_a.alloc(n, bytes, status)) ||
+         (rc = w.queue_b.alloc(n, bytes, status))))
+        return rc;
+    return CSR_OK;
+}
+
+int decompose(const device_graph &g, workspace &w, const gpu_scc_options *opt, const uint8_t *candidate,
+              gpu_scc_stats *st, csr_status *status)
+{
+    if (opt->persistent) {
+        int rc = persistent_rounds(g, w, opt, candidate, st, status);
+        if (rc >= 0)
+            return rc;
+    }
+    return host_driven_rounds(g, w, opt, candidate, st, status);
+}
+
+int canonical_ids(uint32_t *ids, uint32_t *smallest, uint64_t n, csr_status *status)
+{
+    const int T = kThreads;
+    CUDA_TRY(cudaMemset(smallest, 0xff, n * sizeof(uint32_t)));
+    smallest_member<<<grid_for(n, T), T>>>(n, ids, smallest);
+    CUDA_TRY_LAUNCH();
+    rename_to_smallest<<<grid_for(n, T), T>>>(n, ids, smallest);
+    CUDA_TRY_LAUNCH();
+    return CSR_OK;
+}
+
+} /* namespace fb */
+
+/* ---- the public interface (scc_fb.h) ----------------------------------- */
 
 extern "C" void gpu_scc_default_options(gpu_scc_options *o)
 {
@@ -892,174 +1055,61 @@ extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32
             *stats = st;
         return CSR_OK;
     }
-    device_buffers d;
+    fb::model_graph mg;
+    fb::transpose tr;
+    fb::workspace w;
+    fb::device_array<uint32_t> smallest;
     phase_timer timer, whole;
     int rc;
-    const int T = kThreads;
     whole.begin();
 
-    /* Host: per-state transition offsets (choices do not matter for SCCs). */
     timer.begin();
-    uint64_t *row = (uint64_t *)malloc((n + 1) * sizeof *row);
-    if (!row)
-        return csr_fail(status, CSR_ERR_NOMEM, "host offsets");
-    for (uint64_t s = 0; s <= n; s++)
-        row[s] = m->choice_transitions[m->state_choices[s]];
-    if ((rc = device_alloc(&d.row, n + 1, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.col, t, &st.device_bytes, status))) {
-        free(row);
+    if ((rc = fb::upload_model_graph(m, mg, &st.device_bytes, status)))
         return rc;
-    }
-    cudaError_t copy_err = cudaMemcpy(d.row, row, (n + 1) * sizeof *row, cudaMemcpyHostToDevice);
-    free(row);
-    CUDA_TRY(copy_err);
-    if (t)
-        CUDA_TRY(cudaMemcpy(d.col, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    mg.state_choices.release(); /* SCCs need no choices */
+    mg.choice_transitions.release();
     st.h2d_s = timer.end();
-
-    /* Restructured input: the interleaved segments for the forward reads. */
-    if (m->segment_bound && m->interleaved_states) {
-        uint64_t entries = m->segment_first[m->num_segments];
-        timer.begin();
-        if ((rc = device_alloc(&d.seg_first, m->num_segments + 1, &st.device_bytes, status)) ||
-            (rc = device_alloc(&d.seg_targets, entries, &st.device_bytes, status)))
-            return rc;
-        CUDA_TRY(cudaMemcpy(d.seg_first, m->segment_first, (m->num_segments + 1) * sizeof(uint64_t),
-                            cudaMemcpyHostToDevice));
-        CUDA_TRY(cudaMemcpy(d.seg_targets, m->segment_targets, entries * sizeof(uint32_t), cudaMemcpyHostToDevice));
-        st.h2d_s += timer.end();
-    }
-
-    /* Working arrays: key 8n, scc/pivot/smallest 12n, fw/bw 2n, pivot table 12 * 2n. */
-    uint64_t slots = next_pow2(2 * n);
-    if ((rc = device_alloc(&d.key, n, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.scc, n, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.pivot, n, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.fw, n, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.bw, n, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.slot_key, slots, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.slot_pivot, slots, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.counter, 1, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.ring, 6, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.stats, STAT_COUNT, &st.device_bytes, status)) ||
-        (rc = device_alloc(&d.grew, 2, &st.device_bytes, status)))
-        return rc;
-    CUDA_TRY(cudaMemset(d.key, 0, n * sizeof(uint64_t)));
+    device_graph g = mg.graph(n, m->interleaved_states);
 
     /* The transpose, when wanted and when it fits with room to spare. */
-    device_graph g = {d.row, d.col, nullptr, nullptr, n, d.seg_first ? m->interleaved_states : 0, d.seg_first,
-                      d.seg_targets};
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
-    uint64_t transpose_bytes = (n + 1) * 16 + t * 4 + (64u << 20);
-    if (opt->transpose && transpose_bytes < free_bytes) {
+    const int with_transpose = opt->transpose && fb::transpose_bytes(n, t) < free_bytes;
+    if (with_transpose) {
         timer.begin();
-        if ((rc = device_alloc(&d.rrow, n + 1, &st.device_bytes, status)) ||
-            (rc = device_alloc(&d.rcol, t, &st.device_bytes, status)) ||
-            (rc = device_alloc(&d.fill, n + 1, &st.device_bytes, status)))
+        if ((rc = fb::transpose_alloc(tr, n, t, &st.device_bytes, status)) ||
+            (rc = fb::transpose_build(g, tr, status)))
             return rc;
-        CUDA_TRY(cudaMemset(d.fill, 0, (n + 1) * sizeof(unsigned long long)));
-        transpose_count<<<grid_for(n, T), T>>>(g, d.fill);
-        CUDA_TRY_LAUNCH();
-        size_t temp_bytes = 0;
-        CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d.fill, (unsigned long long *)d.rrow, n + 1));
-        CUDA_TRY(cudaMalloc(&d.scan_temp, temp_bytes));
-        CUDA_TRY(cub::DeviceScan::ExclusiveSum(d.scan_temp, temp_bytes, d.fill, (unsigned long long *)d.rrow, n + 1));
-        CUDA_TRY(cudaMemcpy(d.fill, d.rrow, (n + 1) * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
-        transpose_scatter<<<grid_for(n, T), T>>>(g, d.fill, d.rcol);
-        CUDA_TRY_LAUNCH();
-        cudaFree(d.fill);
-        d.fill = nullptr;
-        cudaFree(d.scan_temp);
-        d.scan_temp = nullptr;
-        g.rrow = d.rrow;
-        g.rcol = d.rcol;
+        tr.fill.release(); /* scratch of the build, not needed again */
+        tr.scan_temp.release();
         st.used_transpose = 1;
         st.transpose_s = timer.end();
-    } else {
-        if ((rc = device_alloc(&d.has_in, n, &st.device_bytes, status)))
-            return rc;
     }
 
-    const int pull_backward = !st.used_transpose;
-    uint8_t *has_in = st.used_transpose ? nullptr : d.has_in;
-
-    /* All rounds in one cooperative kernel, as many co-resident blocks as the GPU holds. */
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_TRY(cudaGetDevice(&device));
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fb_all_rounds, T, 0));
-    if (opt->persistent && per_sm > 0) {
-        unsigned grid = grid_for(n, T);
-        if (grid > (unsigned)(sms * per_sm))
-            grid = (unsigned)(sms * per_sm);
-        if (opt->persistent_blocks > 0 && (unsigned)opt->persistent_blocks < grid)
-            grid = (unsigned)opt->persistent_blocks; /* fewer blocks: cheaper grid barriers */
-        CUDA_TRY(cudaMemset(d.ring, 0, 6 * sizeof(unsigned long long)));
-        CUDA_TRY(cudaMemset(d.stats, 0, STAT_COUNT * sizeof(unsigned long long)));
-        trim_queue_args tq = {nullptr, nullptr, nullptr, {nullptr, nullptr}};
-        const int queue_trim = opt->queue_trimming && st.used_transpose;
-        if (queue_trim) {
-            if ((rc = device_alloc(&d.in_left, n, &st.device_bytes, status)) ||
-                (rc = device_alloc(&d.out_left, n, &st.device_bytes, status)) ||
-                (rc = device_alloc(&d.gone, n, &st.device_bytes, status)) ||
-                (rc = device_alloc(&d.queue_a, n, &st.device_bytes, status)) ||
-                (rc = device_alloc(&d.queue_b, n, &st.device_bytes, status)))
-                return rc;
-            tq = {d.in_left, d.out_left, d.gone, {d.queue_a, d.queue_b}};
-        }
-        round_params P = {g, d.key, d.scc, d.pivot, d.fw, d.bw, has_in, d.slot_key, d.slot_pivot,
-                          opt->hybrid, opt->bounding, opt->warp_aggregation, opt->cache_iterations, queue_trim, tq,
-                          d.ring, d.stats};
-        void *args[] = {&P};
-        CUDA_TRY(cudaLaunchCooperativeKernel((void *)fb_all_rounds, grid, T, args, 0, 0));
-        CUDA_TRY(cudaGetLastError());
-        unsigned long long out[STAT_COUNT];
-        CUDA_TRY(cudaMemcpy(out, d.stats, sizeof out, cudaMemcpyDeviceToHost));
-        st.trimmed = out[STAT_TRIMMED];
-        st.trim_sweeps = out[STAT_TRIM_SWEEPS];
-        st.search_sweeps = out[STAT_SEARCH_SWEEPS];
-        st.rounds = out[STAT_ROUNDS];
-        st.trim_s = (double)out[STAT_TRIM_NS] / 1e9;
-        st.pivot_s = (double)out[STAT_PIVOT_NS] / 1e9;
-        st.search_s = (double)out[STAT_SEARCH_NS] / 1e9;
-    } else {
-        if ((rc = host_driven_rounds(g, d, opt, has_in, pull_backward, &st, status)))
-            return rc;
-    }
+    if ((rc = fb::workspace_alloc(w, n, with_transpose, opt, &st.device_bytes, status)))
+        return rc;
+    CUDA_TRY(cudaMemset(w.key.p, 0, n * sizeof(uint64_t))); /* one region: the whole graph */
+    if ((rc = fb::decompose(g, w, opt, nullptr, &st, status)))
+        return rc;
 
     /* Canonical ids and the way back. */
     timer.begin();
-    if ((rc = device_alloc(&d.smallest, n, &st.device_bytes, status)))
+    if ((rc = smallest.alloc(n, &st.device_bytes, status)) || (rc = fb::canonical_ids(w.scc.p, smallest.p, n, status)))
         return rc;
-    CUDA_TRY(cudaMemset(d.smallest, 0xff, n * sizeof(uint32_t)));
-    smallest_member<<<grid_for(n, T), T>>>(n, d.scc, d.smallest);
-    CUDA_TRY_LAUNCH();
-    rename_to_smallest<<<grid_for(n, T), T>>>(n, d.scc, d.smallest);
-    CUDA_TRY_LAUNCH();
-    CUDA_TRY(cudaMemcpy(scc_out, d.scc, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    CUDA_TRY(cudaMemcpy(scc_out, w.scc.p, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     st.d2h_s = timer.end();
     st.total_s = whole.end();
 
     /* Counts, on the host. */
     for (uint64_t s = 0; s < n; s++)
         st.sccs += scc_out[s] == s;
-    {
-        uint32_t *size = (uint32_t *)calloc(n, sizeof *size);
-        if (size) {
-            for (uint64_t s = 0; s < n; s++)
-                size[scc_out[s]]++;
-            for (uint64_t s = 0; s < n; s++) {
-                if (scc_out[s] != s || size[s] != 1)
-                    continue;
-                bool loop = false;
-                for (uint64_t i = m->choice_transitions[m->state_choices[s]];
-                     i < m->choice_transitions[m->state_choices[s + 1]] && !loop; i++)
-                    loop = m->targets[i] == s;
-                st.trivial_sccs += !loop;
-            }
-            free(size);
-        }
+    uint32_t *size = (uint32_t *)calloc(n, sizeof *size);
+    if (size) {
+        for (uint64_t s = 0; s < n; s++)
+            size[scc_out[s]]++;
+        for (uint64_t s = 0; s < n; s++)
+            st.trivial_sccs += scc_out[s] == s && size[s] == 1 && !ref_has_self_loop(m, NULL, s);
+        free(size);
     }
     if (stats)
         *stats = st;

@@ -36,6 +36,10 @@ typedef struct ref_scc_stats {
 int ref_scc_tarjan(const csr_model *model, const uint8_t *alive, const uint8_t *enabled, uint64_t *comp,
                    ref_scc_stats *stats);
 
+/* Whether state s has a transition to itself in an enabled choice (enabled
+ * NULL: all): a one-state SCC without one is trivial. */
+int ref_has_self_loop(const csr_model *model, const uint8_t *enabled, uint64_t s);
+
 typedef struct ref_mec_stats {
     uint64_t mecs;
     uint64_t states_in_mecs;

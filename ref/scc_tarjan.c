@@ -26,6 +26,16 @@ static int next_transition(const csr_model *m, const uint8_t *enabled, struct fr
     return 0;
 }
 
+int ref_has_self_loop(const csr_model *m, const uint8_t *enabled, uint64_t s)
+{
+    for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++)
+        if (!enabled || enabled[k])
+            for (uint64_t i = m->choice_transitions[k]; i < m->choice_transitions[k + 1]; i++)
+                if (m->targets[i] == s)
+                    return 1;
+    return 0;
+}
+
 int ref_scc_tarjan(const csr_model *m, const uint8_t *alive, const uint8_t *enabled, uint64_t *comp,
                    ref_scc_stats *stats)
 {
@@ -81,17 +91,8 @@ int ref_scc_tarjan(const csr_model *m, const uint8_t *alive, const uint8_t *enab
                         smallest = stack[bottom];
                 } while (stack[bottom] != v);
                 local.sccs++;
-                if (sp - bottom == 1) {
-                    int self_loop = 0;
-                    for (uint64_t k = m->state_choices[v]; k < m->state_choices[v + 1] && !self_loop; k++)
-                        if (!enabled || enabled[k])
-                            for (uint64_t i = m->choice_transitions[k]; i < m->choice_transitions[k + 1]; i++)
-                                if (m->targets[i] == v) {
-                                    self_loop = 1;
-                                    break;
-                                }
-                    local.trivial_sccs += !self_loop;
-                }
+                if (sp - bottom == 1)
+                    local.trivial_sccs += !ref_has_self_loop(m, enabled, v);
                 for (uint64_t i = bottom; i < sp; i++)
                     comp[stack[i]] = smallest;
                 sp = bottom;

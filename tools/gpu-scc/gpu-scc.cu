@@ -2,7 +2,8 @@
  * gpu-scc - SCC decomposition of a CSR model on the GPU.
  *
  *   gpu-scc [--cpu] [--stats] [-c N] [--nh] [--bfbt] [--no-warp-aggregation]
- *           [--no-transpose] [--sweep-trim] [--host-loop] [-d N] [file | -] > labels
+ *           [--no-transpose] [--sweep-trim] [--host-loop] [--blocks N] [-d N]
+ *           [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
  * original numbering (restructured input is mapped back through its permutation), the smallest state of the state's SCC, so that runs and
@@ -27,84 +28,34 @@ static void usage(FILE *out)
             "usage: %s [options] [file | -] > labels\n"
             "Decompose a CSR model (standard input if no file) into strongly connected\n"
             "components; print each state's SCC id (its smallest state), one per line.\n"
-            "  --cpu                  sequential Tarjan on the CPU (the reference)\n"
-            "  -c N                   local-cache iterations per search sweep (FMSD Alg. 4;\n"
-            "                         default 0)\n"
-            "  --nh                   no hybrid kernel: forward and backward sweeps apart\n"
-            "  --bfbt                 bounding FB (FMSD Alg. 2): once one search ends,\n"
-            "                         the other stays inside what it reached\n"
-            "  --no-warp-aggregation  every state races for its region's pivot slot\n"
-            "  --no-transpose         backward search scans the forward CSR\n"
-            "  --sweep-trim           trimming by sweeps over all states (the article's)\n"
-            "                         instead of over queues of the states just trimmed\n"
-            "  --blocks N             blocks of the persistent kernel (default: as many as\n"
-            "                         fit on the GPU at once)\n"
-            "  --host-loop            one kernel launch per sweep, the host reading a flag\n"
-            "                         after each (the article's way) instead of one\n"
-            "                         persistent kernel with grid barriers\n"
-            "  --stats                counts and times per phase on stderr\n"
-            "  -d N                   CUDA device N (default 0)\n"
-            "  -h                     this help\n"
-            "Exit status: 0 ok, 1 bad input, 2 usage or no GPU.\n",
+            "The CPU reference is sequential Tarjan.\n",
             tool_name);
+    gpu_tool_usage(out);
+    fputs("Exit status: 0 ok, 1 bad input, 2 usage or no GPU.\n", out);
 }
 
 int main(int argc, char **argv)
 {
     tool_name = "gpu-scc";
-    int use_cpu = 0, stats = 0, device = 0, c;
-    gpu_scc_options opt;
-    gpu_scc_default_options(&opt);
-    char *end;
-    enum { OPT_CPU = 256, OPT_STATS, OPT_NH, OPT_BFBT, OPT_NO_WARP, OPT_NO_TRANSPOSE, OPT_HOST_LOOP, OPT_SWEEP_TRIM, OPT_BLOCKS };
-    static const struct option longopts[] = {{"cpu", no_argument, 0, OPT_CPU},
-                                             {"stats", no_argument, 0, OPT_STATS},
-                                             {"nh", no_argument, 0, OPT_NH},
-                                             {"bfbt", no_argument, 0, OPT_BFBT},
-                                             {"no-warp-aggregation", no_argument, 0, OPT_NO_WARP},
-                                             {"no-transpose", no_argument, 0, OPT_NO_TRANSPOSE},
-                                             {"host-loop", no_argument, 0, OPT_HOST_LOOP},
-                                             {"sweep-trim", no_argument, 0, OPT_SWEEP_TRIM},
-                                             {"blocks", required_argument, 0, OPT_BLOCKS},
-                                             {"cache", required_argument, 0, 'c'},
-                                             {"device", required_argument, 0, 'd'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
-    while ((c = getopt_long(argc, argv, "c:d:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_CPU: use_cpu = 1; break;
-        case OPT_STATS: stats = 1; break;
-        case OPT_NH: opt.hybrid = 0; break;
-        case OPT_BFBT: opt.bounding = 1; break;
-        case OPT_NO_WARP: opt.warp_aggregation = 0; break;
-        case OPT_NO_TRANSPOSE: opt.transpose = 0; break;
-        case OPT_HOST_LOOP: opt.persistent = 0; break;
-        case OPT_SWEEP_TRIM: opt.queue_trimming = 0; break;
-        case OPT_BLOCKS:
-            opt.persistent_blocks = (int)strtol(optarg, &end, 10);
-            if (*end || end == optarg || opt.persistent_blocks < 1) {
-                tool_error("bad block count '%s'", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'c':
-            opt.cache_iterations = (int)strtol(optarg, &end, 10);
-            if (*end || end == optarg || opt.cache_iterations < 0 || opt.cache_iterations > 64) {
-                tool_error("bad local-cache iteration count '%s' (0 to 64)", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'd':
-            device = (int)strtol(optarg, &end, 10);
-            if (*end || end == optarg || device < 0) {
-                tool_error("bad device number '%s'", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'h': usage(stdout); return EXIT_OK;
-        default: usage(stderr); return EXIT_USAGE;
+    gpu_tool_options o;
+    gpu_tool_defaults(&o);
+    static const struct option longopts[] = {GPU_LONG_OPTIONS, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS, longopts, NULL)) != -1) {
+        int done = gpu_tool_option(c, optarg, &o);
+        if (done < 0)
+            return EXIT_USAGE;
+        if (done)
+            continue;
+        if (c == 'h') {
+            usage(stdout);
+            return EXIT_OK;
         }
+        usage(stderr);
+        return EXIT_USAGE;
     }
+    const int use_cpu = o.use_cpu, stats = o.stats, device = o.device;
+    const gpu_scc_options opt = o.scc;
     const char *path;
     if (tool_input_operand(argc, argv, optind, usage, &path))
         return EXIT_USAGE;
