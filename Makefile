@@ -55,7 +55,7 @@ HEADERS    := $(wildcard format/*.h ref/*.h gpu/*.h tools/common/*.h)
 DEPS_STAMP := $(BUILD)/deps.ok
 
 .PHONY: all test test-gpu demo bench deps clean
-all: $(TOOLS:%=$(BIN)/%)
+all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier
 
 # ---- packages ---------------------------------------------------------------
 deps: $(DEPS_STAMP)
@@ -108,6 +108,11 @@ $(OBJ)/%.cu.o: %.cu $(HEADERS) | $(DEPS_STAMP)
 	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -c $< -o $@
 
 # ---- tests, demo, benchmarks ------------------------------------------------
+# The cost of one grid barrier of a cooperative kernel (run on the device).
+$(BUILD)/bench/grid_barrier: bench/grid_barrier.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -o $@ $<
+
 test: all $(TEST_TOOLS)
 	bats tests/
 

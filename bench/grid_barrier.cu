@@ -3,7 +3,7 @@
  * on this GPU, alone and with the level bookkeeping of the persistent kernels
  * (an atomicAdd into a ring counter, the barrier, a volatile read), for
  * several grid sizes of 256 threads.  Microseconds per barrier, best of 3.
- *   nvcc -arch=sm_90 -O2 -o build/grid_barrier bench/grid_barrier.cu && build/grid_barrier
+ *   make (builds build/bench/grid_barrier), then build/bench/grid_barrier on the GPU machine.
  */
 #include <cooperative_groups.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
 # MEC benchmark, after Table 2 of the CAV 2014 article: on each medium model,
 # the basic sequential MEC algorithm (BM: gpu-mec --cpu) against gpu-mec (GM)
 # on restructured input (-u 7, the pipeline's), on plain input, with the J
-# sets, without chasing, and in the article's best configuration (BFBT with
-# trimming by sweeps, one level per sweep), beside PRISM's own explicit MEC time (prism_mec_s of
+# sets, and in the article's best configuration (BFBT with trimming by
+# sweeps), beside PRISM's own explicit MEC time (prism_mec_s of
 # ../shared/models/INDEX.tsv, measured by PRISM on its machine).  Two times
 # each, best of RUNS runs: the decomposition alone (--stats: BM's time, or the
 # GPU time from upload to download) and end to end (the whole command).
@@ -13,8 +13,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
-configs=("GM u7|7|" "GM plain|0|" "GM u7 J|7|--j-set" "GM u7 no chase|7|--no-chase"
-         "BFBT0,7|7|--bfbt --sweep-trim --no-chase")
+configs=("GM u7|7|" "GM plain|0|" "GM u7 J|7|--j-set" "BFBT0,7|7|--bfbt --sweep-trim")
 
 now() { date +%s.%N; }
 best() { sort -g | head -1; }

@@ -3,9 +3,8 @@
 # sequential Tarjan (gpu-scc --cpu) against gpu-scc in the article's
 # configurations F_c,u (c local-cache iterations, input restructured with
 # restructure -u u), F0,1-nh (no hybrid kernel) and BFBT, all with the
-# article's trimming by sweeps and one level per sweep (--sweep-trim
-# --no-chase), plus trimming over queues without chasing, and our default
-# (queues and chasing) on plain and on -u 7 input.  Two times each, best of RUNS runs: the decomposition alone
+# article's trimming by sweeps, plus our default (trimming over queues) on
+# plain and on -u 7 input.  Two times each, best of RUNS runs: the decomposition alone
 # (--stats: Tarjan's time, or the GPU time from upload to download) and end
 # to end (the whole command: reading the file, CUDA start-up, writing labels).
 # Speedups are Tarjan's time over the configuration's, per kind of time.
@@ -14,9 +13,8 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
-A="--sweep-trim --no-chase" # the article's sweeps
-configs=("plain|0|" "F0,1|1|-c 0 $A" "F0,7|7|-c 0 $A" "F3,1|1|-c 3 $A"
-         "F3,7|7|-c 3 $A" "F0,1-nh|1|-c 0 --nh $A" "BFBT|7|--bfbt $A" "queue F0,7|7|--no-chase" "default u7|7|")
+configs=("plain|0|" "F0,1|1|-c 0 --sweep-trim" "F0,7|7|-c 0 --sweep-trim" "F3,1|1|-c 3 --sweep-trim"
+         "F3,7|7|-c 3 --sweep-trim" "F0,1-nh|1|-c 0 --nh --sweep-trim" "BFBT|7|--bfbt --sweep-trim" "queue F0,7|7|")
 
 now() { date +%s.%N; }
 best() { sort -g | head -1; }

@@ -21,11 +21,6 @@ namespace fb {
 
 constexpr uint64_t kDone = ~0ull; /* region key of a state outside every search region */
 
-/* Chasing (scc_fb.cu): a thread's stack of states to explore at once, and
- * how many it may take on in one sweep or level. */
-constexpr int kChaseDepth = 16;
-constexpr int kChaseBudget = 1024;
-
 /* Grid-stride loops: for (i = thread_index(); i < n; i += thread_count()). */
 __device__ __forceinline__ uint64_t thread_index() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ uint64_t thread_count() { return (uint64_t)gridDim.x * blockDim.x; }

@@ -28,8 +28,6 @@
 namespace {
 
 namespace cg = cooperative_groups;
-using fb::kChaseBudget;
-using fb::kChaseDepth;
 using fb::kDone;
 using fb::thread_count;
 using fb::thread_index;
@@ -106,7 +104,6 @@ static __global__ void copy_remaining(uint64_t n, const uint64_t *__restrict__ s
 
 struct mec_counters {
     unsigned long long removed_choices, removed_states, queued, remaining, states_in_mecs, mecs;
-    unsigned long long chased; /* attracted states removed by chasing, outside the levels */
 };
 
 /* Algorithm 7, with the choices: each enabled choice of a state in play with
@@ -200,8 +197,7 @@ struct attractor_params {
     uint32_t *enabled, *choices_left;
     uint8_t *alive, *changed, *lost_choice;
     unsigned long long *ring; /* 3 counters, zero on entry */
-    mec_counters *counters;   /* removed_states and queued (the levels) set by the leader */
-    int chase;
+    mec_counters *counters;   /* removed_states and queued (the levels) added by the leader */
 };
 
 static __global__ void attractor_all_levels(attractor_params P)
@@ -215,41 +211,25 @@ static __global__ void attractor_all_levels(attractor_params P)
         const uint32_t *level = P.queue[step & 1];
         uint32_t *next = P.queue[(step & 1) ^ 1];
         unsigned long long *next_size = &P.ring[step % 3];
-        unsigned long long mine = 0, chased = 0;
-        /* Chasing (as in scc_fb.cu): a state that loses its last choice is
-         * removed at once by the thread that took it, depth first, up to a
-         * budget; the others form the next level. */
-        uint32_t stack[kChaseDepth];
-        int top = 0, budget = P.chase ? kChaseBudget : 0;
+        unsigned long long mine = 0;
         for (uint64_t q = thread_index(); q < size; q += thread_count()) {
-            stack[top++] = level[q];
-            while (top) {
-                uint32_t v = stack[--top];
-                P.changed[P.scc[v]] = 1;
-                for (uint64_t r = P.rev_first[v]; r < P.rev_first[v + 1]; r++) {
-                    uint32_t k = P.rev_choice[r];
-                    if (!P.enabled[k] || atomicExch(&P.enabled[k], 0u) == 0u)
-                        continue;
-                    mine++;
-                    uint32_t s = P.choice_state[k];
-                    P.lost_choice[s] = 1;
-                    if (atomicSub(&P.choices_left[s], 1u) == 1u) {
-                        P.alive[s] = 0;
-                        if (top < kChaseDepth && budget > 0) {
-                            stack[top++] = s;
-                            budget--;
-                            chased++;
-                        } else {
-                            next[atomicAdd(next_size, 1ull)] = s;
-                        }
-                    }
+            uint32_t v = level[q];
+            P.changed[P.scc[v]] = 1;
+            for (uint64_t r = P.rev_first[v]; r < P.rev_first[v + 1]; r++) {
+                uint32_t k = P.rev_choice[r];
+                if (!P.enabled[k] || atomicExch(&P.enabled[k], 0u) == 0u)
+                    continue;
+                mine++;
+                uint32_t s = P.choice_state[k];
+                P.lost_choice[s] = 1;
+                if (atomicSub(&P.choices_left[s], 1u) == 1u) {
+                    P.alive[s] = 0;
+                    next[atomicAdd(next_size, 1ull)] = s;
                 }
             }
         }
         if (mine)
             atomicAdd(&P.counters->removed_choices, mine);
-        if (chased)
-            atomicAdd(&P.counters->chased, chased);
         removed += size;
         levels++;
         grid.sync();
@@ -443,7 +423,7 @@ extern "C" int gpu_mec_fb(const csr_model *m, const gpu_mec_options *opt, uint32
             CUDA_TRY(cudaMemset(ring.p, 0, 3 * sizeof(unsigned long long)));
             attractor_params P = {{queue_a.p, queue_b.p}, got.queued, rev_first.p, rev_choice.p, choice_state.p,
                                   w.scc.p, enabled.p, choices_left.p, alive.p, changed.p, lost_choice.p, ring.p,
-                                  counters.p, opt->scc.chase};
+                                  counters.p};
             void *args[] = {&P};
             unsigned grid = grid_for(got.queued, T);
             if (grid > cooperative_blocks)
@@ -452,7 +432,7 @@ extern "C" int gpu_mec_fb(const csr_model *m, const gpu_mec_options *opt, uint32
             CUDA_TRY_LAUNCH();
             mec_counters after;
             CUDA_TRY(cudaMemcpy(&after, counters.p, sizeof after, cudaMemcpyDeviceToHost));
-            st.removed_states += after.removed_states + after.chased;
+            st.removed_states += after.removed_states;
             st.attractor_levels += after.queued;
             got.queued = 0; /* nothing left for the host loop */
         }

@@ -275,7 +275,6 @@ struct search_args {
     const uint32_t *pivot;
     uint8_t *fw, *bw;
     const uint8_t *fw_bound, *bw_bound; /* BFBT: explore only states reached by the other, converged search */
-    int chase;                          /* explore newly reached states at once (chase_stack) */
 };
 
 /* A block's local cache (Algorithm 4): states a block's threads add to a
@@ -295,48 +294,12 @@ struct block_queue {
     }
 };
 
-/* Chasing (our default; --no-chase for the article's sweeps): a thread that
- * adds a state to a frontier may explore it itself at once, depth first from
- * a small stack of its own, up to kChaseBudget states a sweep, so that a
- * search follows a long path in one sweep instead of one level per sweep.
- * Reachability does not depend on the order of exploration; a state two
- * threads reach may be explored twice, which is harmless. */
-using fb::kChaseBudget;
-using fb::kChaseDepth;
-
-struct chase_stack {
-    uint32_t items[kChaseDepth];
-    int top, budget;
-    __device__ bool push(uint32_t v)
-    {
-        if (top == kChaseDepth || budget == 0)
-            return false;
-        items[top++] = v;
-        budget--;
-        return true;
-    }
-};
-
-/* Where a newly reached state goes besides its frontier mark: the thread's
- * chase stack, else the block's local cache, when there are. */
-struct frontier_sink {
-    block_queue *queue;
-    chase_stack *chase;
-    __device__ void add(uint32_t v)
-    {
-        if (chase && chase->push(v))
-            return;
-        if (queue)
-            queue->push(v);
-    }
-};
-
 /* Explore frontier state u of one search: its successors in the region (over
  * row/col: forward on the CSR, backward on the transpose) join the frontier,
- * and the sink.  Returns whether it added a state. */
+ * and the block's queue when there is one.  Returns whether it added a state. */
 __device__ bool explore_push(uint64_t u, uint32_t p, const uint64_t *__restrict__ row, const uint32_t *__restrict__ col,
                              const uint64_t *__restrict__ key, const uint32_t *__restrict__ pivot, uint8_t *__restrict__ mark,
-                             frontier_sink queue)
+                             block_queue *queue)
 {
     mark[u] = kExplored;
     bool grew = false;
@@ -345,7 +308,8 @@ __device__ bool explore_push(uint64_t u, uint32_t p, const uint64_t *__restrict_
         if (key[v] != kDone && pivot[v] == p && mark[v] == kUnreached) {
             mark[v] = kFrontier;
             grew = true;
-            queue.add(v);
+            if (queue)
+                queue->push(v);
         }
     }
     return grew;
@@ -353,7 +317,7 @@ __device__ bool explore_push(uint64_t u, uint32_t p, const uint64_t *__restrict_
 
 /* Forward exploration of u: over its segment when it has one. */
 __device__ bool explore_forward(const device_graph &g, uint64_t u, uint32_t p, const uint64_t *__restrict__ key,
-                                const uint32_t *__restrict__ pivot, uint8_t *__restrict__ mark, frontier_sink queue)
+                                const uint32_t *__restrict__ pivot, uint8_t *__restrict__ mark, block_queue *queue)
 {
     if (u >= g.interleaved)
         return explore_push(u, p, g.row, g.col, key, pivot, mark, queue);
@@ -363,7 +327,8 @@ __device__ bool explore_forward(const device_graph &g, uint64_t u, uint32_t p, c
         if (key[v] != kDone && pivot[v] == p && mark[v] == kUnreached) {
             mark[v] = kFrontier;
             grew = true;
-            queue.add(v);
+            if (queue)
+                queue->push(v);
         }
         return false;
     });
@@ -387,35 +352,14 @@ __device__ void search_sweep(const device_graph &g, const search_args &a, bool d
         __syncthreads();
     }
     block_queue q[2] = {{items[0][0], &counts[0][0]}, {items[1][0], &counts[1][0]}};
-    chase_stack chase;
-    chase.top = 0;
-    chase.budget = a.chase ? kChaseBudget : 0;
-    const frontier_sink sink[2] = {{cached ? &q[0] : nullptr, a.chase ? &chase : nullptr},
-                                   {cached ? &q[1] : nullptr, a.chase ? &chase : nullptr}};
-    /* Explore what this thread reached itself, depth first (chasing). */
-    auto drain = [&](int dir) {
-        uint8_t *mark = dir ? a.bw : a.fw;
-        const uint8_t *bound = dir ? a.bw_bound : a.fw_bound;
-        while (chase.top) {
-            uint32_t v = chase.items[--chase.top];
-            if (mark[v] != kFrontier || (bound && !bound[v]))
-                continue;
-            grew[dir] |= dir ? explore_push(v, a.pivot[v], g.rrow, g.rcol, a.key, a.pivot, a.bw, sink[1])
-                             : explore_forward(g, v, a.pivot[v], a.key, a.pivot, a.fw, sink[0]);
-        }
-    };
     for (uint64_t u = thread_index(); u < g.n; u += thread_count()) {
         if (a.key[u] == kDone)
             continue;
         uint32_t p = a.pivot[u];
-        if (do_fw && a.fw[u] == kFrontier && (!a.fw_bound || a.fw_bound[u])) {
-            grew[0] |= explore_forward(g, u, p, a.key, a.pivot, a.fw, sink[0]);
-            drain(0);
-        }
-        if (do_bw && a.bw[u] == kFrontier && (!a.bw_bound || a.bw_bound[u])) {
-            grew[1] |= explore_push(u, p, g.rrow, g.rcol, a.key, a.pivot, a.bw, sink[1]);
-            drain(1);
-        }
+        if (do_fw && a.fw[u] == kFrontier && (!a.fw_bound || a.fw_bound[u]))
+            grew[0] |= explore_forward(g, u, p, a.key, a.pivot, a.fw, cached ? &q[0] : nullptr);
+        if (do_bw && a.bw[u] == kFrontier && (!a.bw_bound || a.bw_bound[u]))
+            grew[1] |= explore_push(u, p, g.rrow, g.rcol, a.key, a.pivot, a.bw, cached ? &q[1] : nullptr);
     }
     for (int it = 0; it < cache_iterations; it++) {
         const int cur = it & 1, nxt = cur ^ 1;
@@ -429,14 +373,13 @@ __device__ void search_sweep(const device_graph &g, const search_args &a, bool d
         for (int dir = 0; dir < 2; dir++) {
             uint8_t *mark = dir ? a.bw : a.fw;
             const uint8_t *bound = dir ? a.bw_bound : a.fw_bound;
-            block_queue next_queue = {items[dir][nxt], &counts[dir][nxt]};
-            const frontier_sink next = {&next_queue, nullptr};
+            block_queue next = {items[dir][nxt], &counts[dir][nxt]};
             for (int k = threadIdx.x; k < have[dir]; k += blockDim.x) {
                 uint32_t v = items[dir][cur][k];
                 if (mark[v] != kFrontier || (bound && !bound[v]))
                     continue;
-                grew[dir] |= dir ? explore_push(v, a.pivot[v], g.rrow, g.rcol, a.key, a.pivot, a.bw, next)
-                                 : explore_forward(g, v, a.pivot[v], a.key, a.pivot, a.fw, next);
+                grew[dir] |= dir ? explore_push(v, a.pivot[v], g.rrow, g.rcol, a.key, a.pivot, a.bw, &next)
+                                 : explore_forward(g, v, a.pivot[v], a.key, a.pivot, a.fw, &next);
             }
         }
     }
@@ -607,7 +550,7 @@ struct round_params {
     uint8_t *fw, *bw, *has_in; /* has_in: without a transpose */
     uint64_t *slot_key;
     uint32_t *slot_pivot;
-    int hybrid, bounding, aggregate, cache_iterations, chase;
+    int hybrid, bounding, aggregate, cache_iterations;
     int queue_trim;            /* trimming over queues (needs the transpose) */
     trim_queue_args tq;
     unsigned long long *ring;  /* 6 counters */
@@ -645,41 +588,23 @@ static __global__ void fb_all_rounds(round_params P)
                 c.begin(grid);
                 size = &P.ring[c.step % 3 * 2];
                 uint32_t *next = P.tq.queue[cur ^ 1];
-                /* A state whose count reaches 0 goes to the next level, or,
-                 * chasing, onto this thread's stack to be trimmed at once. */
-                chase_stack chase;
-                chase.top = 0;
-                chase.budget = P.chase ? kChaseBudget : 0;
-                unsigned long long chased = 0;
-                auto reached_zero = [&](uint32_t v) {
-                    if (atomicExch(&P.tq.gone[v], 1u) != 0)
-                        return;
-                    if (chase.push(v))
-                        chased++;
-                    else
-                        next[atomicAdd(size, 1ull)] = v;
-                };
                 for (uint64_t i = thread_index(); i < level_size; i += thread_count()) {
-                    chase.items[chase.top++] = P.tq.queue[cur][i];
-                    while (chase.top) {
-                        uint32_t u = chase.items[--chase.top];
-                        uint64_t k = P.key[u];
-                        for_each_successor(P.g, u, [&](uint32_t v) {
-                            if (P.key[v] == k && !P.tq.gone[v] && atomicSub(&P.tq.in_left[v], 1u) == 1u)
-                                reached_zero(v);
-                            return false;
-                        });
-                        for (uint64_t e = P.g.rrow[u]; e < P.g.rrow[u + 1]; e++) {
-                            uint32_t w = P.g.rcol[e];
-                            if (P.key[w] == k && !P.tq.gone[w] && atomicSub(&P.tq.out_left[w], 1u) == 1u)
-                                reached_zero(w);
-                        }
+                    uint32_t u = P.tq.queue[cur][i];
+                    uint64_t k = P.key[u];
+                    for_each_successor(P.g, u, [&](uint32_t v) {
+                        if (P.key[v] == k && !P.tq.gone[v] && atomicSub(&P.tq.in_left[v], 1u) == 1u)
+                            trim_enqueue(v, P.tq, next, size);
+                        return false;
+                    });
+                    for (uint64_t e = P.g.rrow[u]; e < P.g.rrow[u + 1]; e++) {
+                        uint32_t w = P.g.rcol[e];
+                        if (P.key[w] == k && !P.tq.gone[w] && atomicSub(&P.tq.out_left[w], 1u) == 1u)
+                            trim_enqueue(w, P.tq, next, size);
                     }
                 }
-                c.add(1, chased);
                 c.sync_read(grid, got);
                 level_size = got[0];
-                trimmed += got[0] + got[1];
+                trimmed += got[0];
                 if (leader)
                     P.stats[STAT_TRIM_SWEEPS]++;
             }
@@ -745,7 +670,7 @@ static __global__ void fb_all_rounds(round_params P)
 
         /* Forward and backward search until neither grows; BFBT bounds the
          * one still going once the other has ended everywhere (section 5.2). */
-        search_args a = {P.key, P.pivot, P.fw, P.bw, nullptr, nullptr, P.chase};
+        search_args a = {P.key, P.pivot, P.fw, P.bw, nullptr, nullptr};
         bool fw_live = true, bw_live = true;
         int bound = 0;
         for (;;) {
@@ -889,7 +814,7 @@ static int host_driven_rounds(device_graph g, fb::workspace &w, const gpu_scc_op
 
         /* Forward and backward search from every pivot at once. */
         timer.begin();
-        search_args a = {w.key.p, w.pivot.p, w.fw.p, w.bw.p, nullptr, nullptr, opt->chase};
+        search_args a = {w.key.p, w.pivot.p, w.fw.p, w.bw.p, nullptr, nullptr};
         int bound = 0, fw_live = 1, bw_live = 1;
         const int hybrid = opt->hybrid, bounding = opt->bounding;
         while (fw_live || bw_live) {
@@ -959,7 +884,7 @@ static int persistent_rounds(const device_graph &g, fb::workspace &w, const gpu_
         tq = {w.in_left.p, w.out_left.p, w.gone.p, {w.queue_a.p, w.queue_b.p}};
     round_params P = {g, w.key.p, w.scc.p, w.pivot.p, w.fw.p, w.bw.p, g.rrow ? nullptr : w.has_in.p,
                       w.slot_key.p, w.slot_pivot.p, opt->hybrid, opt->bounding, opt->warp_aggregation,
-                      opt->cache_iterations, opt->chase, queue_trim, tq, w.ring.p, w.stats.p, candidate};
+                      opt->cache_iterations, queue_trim, tq, w.ring.p, w.stats.p, candidate};
     void *args[] = {&P};
     CUDA_TRY(cudaLaunchCooperativeKernel((void *)fb_all_rounds, grid, T, args, 0, 0));
     CUDA_TRY(cudaGetLastError());
@@ -1114,7 +1039,6 @@ extern "C" void gpu_scc_default_options(gpu_scc_options *o)
     o->cache_iterations = 0;
     o->queue_trimming = 1;
     o->persistent_blocks = 0;
-    o->chase = 1;
 }
 
 extern "C" int gpu_scc_fb(const csr_model *m, const gpu_scc_options *opt, uint32_t *scc_out, gpu_scc_stats *stats,

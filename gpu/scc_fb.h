@@ -31,8 +31,6 @@ typedef struct gpu_scc_options {
     int queue_trimming;  /* 1: trimming over frontier queues with per-state counters, in the persistent
                             kernel when the transpose is there (default); 0: sweeps over all states */
     int persistent_blocks;/* blocks of the persistent kernel; 0: as many as fit on the GPU at once */
-    int chase;           /* 1: a thread explores (or trims) the states it reaches at once, depth first,
-                            up to 1024 a sweep or level (default); 0: one level a sweep, as in the article */
     int persistent;      /* 1: trimming and searches loop inside one cooperative kernel, sweeps
                             separated by grid barriers (default); 0: one launch per sweep and a
                             flag read back by the host after each, as in the article */

@@ -8,8 +8,7 @@ load helper
 
 CONFIGS=("" "--nh" "--bfbt" "--no-warp-aggregation" "--no-transpose" "--bfbt --nh" "--no-transpose --bfbt"
          "--host-loop" "--host-loop --nh --bfbt" "--host-loop --no-transpose"
-         "-c 3" "-c 7 --nh" "-c 2 --bfbt" "--host-loop -c 3" "--sweep-trim" "--sweep-trim -c 3 --bfbt"
-         "--no-chase" "--no-chase --sweep-trim -c 3" "--no-chase --bfbt --nh")
+         "-c 3" "-c 7 --nh" "-c 2 --bfbt" "--host-loop -c 3" "--sweep-trim" "--sweep-trim -c 3 --bfbt")
 
 setup() {
     require_models
@@ -40,7 +39,7 @@ all_configs_equal_cpu() { # csr-file what
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
         gpu-scc --cpu "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/plain.labels"
         restructure -u 7 "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/$m.r.csr"
-        for config in "" "-c 3" "--nh" "--bfbt" "--sweep-trim" "--no-chase"; do
+        for config in "" "-c 3" "--nh" "--bfbt" "--sweep-trim"; do
             gpu-scc $config "$BATS_TEST_TMPDIR/$m.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
             cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "$m: gpu-scc $config differs"
         done

@@ -8,8 +8,7 @@
 load helper
 
 CONFIGS=("" "--j-set" "--bfbt" "--nh" "--no-warp-aggregation" "--no-transpose" "-c 3" "--host-loop"
-         "--sweep-trim" "--j-set --bfbt -c 3" "--host-loop --j-set --no-transpose" "--no-chase"
-         "--no-chase --sweep-trim -c 3")
+         "--sweep-trim" "--j-set --bfbt -c 3" "--host-loop --j-set --no-transpose")
 
 setup() {
     require_models
@@ -51,7 +50,7 @@ all_configs_equal_cpu() { # csr-file what
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
         gpu-mec --cpu "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/plain.labels"
         restructure -u 7 "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/$m.r.csr"
-        for config in "" "--j-set" "--bfbt -c 3" "--sweep-trim" "--no-chase"; do
+        for config in "" "--j-set" "--bfbt -c 3" "--sweep-trim"; do
             gpu-mec $config "$BATS_TEST_TMPDIR/$m.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
             cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "$m: gpu-mec $config differs"
         done
@@ -145,7 +144,7 @@ gpu_mecs_equal() {
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
     for m in fmsd_fig1 coin2 leader3 dice; do
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        for config in "" "--j-set --no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim" "--no-chase"; do
+        for config in "" "--j-set --no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim"; do
             run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-mec $config "$BATS_TEST_TMPDIR/$m.csr"
             [ "$status" -eq 0 ] || fail "memcheck $m $config: $output"
         done

@@ -58,7 +58,6 @@ int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
     case GPU_OPT_NO_TRANSPOSE: o->scc.transpose = 0; return 1;
     case GPU_OPT_HOST_LOOP: o->scc.persistent = 0; return 1;
     case GPU_OPT_SWEEP_TRIM: o->scc.queue_trimming = 0; return 1;
-    case GPU_OPT_NO_CHASE: o->scc.chase = 0; return 1;
     case GPU_OPT_BLOCKS: return parse_count(arg, 1, 1 << 20, "block count", &o->scc.persistent_blocks);
     case 'c': return parse_count(arg, 0, 64, "local-cache iteration count", &o->scc.cache_iterations);
     case 'd': return parse_count(arg, 0, 1 << 16, "device number", &o->device);
@@ -78,8 +77,6 @@ void gpu_tool_usage(FILE *out)
           "  --no-transpose         backward search scans the forward CSR\n"
           "  --sweep-trim           trimming by sweeps over all states (the article's)\n"
           "                         instead of over queues of the states just trimmed\n"
-          "  --no-chase             one level per sweep (the article's) instead of each\n"
-          "                         thread exploring what it reaches at once, depth first\n"
           "  --blocks N             blocks of the persistent kernel (default: as many as\n"
           "                         fit on the GPU at once)\n"
           "  --host-loop            one kernel launch per sweep, the host reading a flag\n"

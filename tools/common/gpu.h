@@ -23,7 +23,7 @@ int gpu_select_device(int device);
 /* Option codes of the shared options (getopt_long's val). */
 enum {
     GPU_OPT_CPU = 256, GPU_OPT_STATS, GPU_OPT_NH, GPU_OPT_BFBT, GPU_OPT_NO_WARP, GPU_OPT_NO_TRANSPOSE,
-    GPU_OPT_HOST_LOOP, GPU_OPT_SWEEP_TRIM, GPU_OPT_BLOCKS, GPU_OPT_NO_CHASE, GPU_OPT_TOOL /* first free for a tool */
+    GPU_OPT_HOST_LOOP, GPU_OPT_SWEEP_TRIM, GPU_OPT_BLOCKS, GPU_OPT_TOOL /* first code free for a tool */
 };
 
 /* getopt_long's short options and the long-option entries, for a tool's own table. */
@@ -34,7 +34,6 @@ enum {
         {"no-warp-aggregation", no_argument, 0, GPU_OPT_NO_WARP},                                            \
         {"no-transpose", no_argument, 0, GPU_OPT_NO_TRANSPOSE}, {"host-loop", no_argument, 0, GPU_OPT_HOST_LOOP}, \
         {"sweep-trim", no_argument, 0, GPU_OPT_SWEEP_TRIM}, {"blocks", required_argument, 0, GPU_OPT_BLOCKS}, \
-        {"no-chase", no_argument, 0, GPU_OPT_NO_CHASE},                                                      \
         {"cache", required_argument, 0, 'c'}, {"device", required_argument, 0, 'd'},                         \
         {"help", no_argument, 0, 'h'}
 
