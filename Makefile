@@ -5,6 +5,7 @@
 #   make demo       the pipeline on examples/coin2: prism2csr | gpu-mec, checked against PRISM
 #   make bench      parser and CPU reference benchmarks (bench/)
 #   make check-sanitize  the suite on every tool built with ASan and UBSan (build-san/)
+#   make fuzz, make fuzz-run SECONDS=N  libFuzzer targets for every reader (build-fuzz/)
 #   make deps       only the package check / install
 #   make clean
 #
@@ -127,7 +128,7 @@ bench: all
 	bench/cpu-ref.sh
 
 clean:
-	rm -rf $(BUILD) build-san
+	rm -rf $(BUILD) build-san build-fuzz
 
 # ---- test helpers (not installed) -------------------------------------------
 $(TEST_BIN)/%: tests/tools/%.c $(LIBREF) $(LIBFORMAT) $(HEADERS) $(wildcard tests/tools/*.h)
@@ -144,3 +145,29 @@ check-sanitize:
 	TOOLS_BIN=$(CURDIR)/build-san/bin TEST_TOOLS_BIN=$(CURDIR)/build-san/test-bin \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1 bats tests/
 .PHONY: check-sanitize
+
+# ---- fuzzing (issue 8): one libFuzzer target per reader, seeds from the shared models ----
+#   make fuzz                  build build-fuzz/fuzz-{tra,lab,labels,csr} and the seed corpora
+#   make fuzz-run SECONDS=N    run each target N seconds (default 60); findings in build-fuzz/crashes/
+# clang from Debian; not part of make test.
+FUZZ_TARGETS := tra lab labels csr
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SECONDS      ?= 60
+fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) build-fuzz/corpus/.seeded
+build-fuzz/fuzz-%: fuzz/%.c fuzz/fuzz.h tests/tools/csr_checksums.h $(LIB_SRC) $(HEADERS)
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(CSTD) $(CPPFLAGS) -Itests/tools $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+build-fuzz/corpus/.seeded: fuzz/seeds.sh $(BIN)/prism2csr $(BIN)/restructure
+	fuzz/seeds.sh $(BIN) build-fuzz/corpus
+	@touch $@
+fuzz-run: fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	    mkdir -p build-fuzz/crashes/$$t tests/data/fuzz/$$t; \
+	    echo "== fuzz-$$t, $(SECONDS) s"; \
+	    build-fuzz/fuzz-$$t -max_total_time=$(SECONDS) -timeout=1 -rss_limit_mb=2048 -max_len=65536 \
+	        -dict=fuzz/$$t.dict -artifact_prefix=build-fuzz/crashes/$$t/ -print_final_stats=1 \
+	        build-fuzz/corpus/$$t tests/data/fuzz/$$t 2>&1 | tee build-fuzz/$$t.log | \
+	        grep -E '^(INFO: Running|#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY)' || true; \
+	done
+.PHONY: fuzz fuzz-run

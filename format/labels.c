@@ -61,11 +61,25 @@ static int parse_block_header(const char *p, const char *word, uint64_t *i, uint
     return 0;
 }
 
+/* A listed state with its block and line, for the duplicate check. */
+typedef struct label_line {
+    uint64_t state, block, line;
+} label_line;
+
+static int compare_label_lines(const void *a, const void *b)
+{
+    const label_line *x = a, *y = b;
+    if (x->state != y->state)
+        return x->state < y->state ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
 /* PRISM -exportsccs / -exportmecs; the first significant line is in line. */
 static int read_prism(textin *in, char *line, int kind, label_file *out, csr_status *st)
 {
     const char *word = kind == LABELS_PRISM_SCCS ? "SCC " : "MEC ";
-    u64vec states = {0}, blocks = {0};
+    label_line *list = NULL;
+    size_t listed = 0, cap = 0;
     uint64_t block = 0, declared = 0, in_block = 0, max_state = 0;
     int rc = CSR_OK, got = 1;
     size_t len;
@@ -111,10 +125,17 @@ static int read_prism(textin *in, char *line, int kind, label_file *out, csr_sta
             rc = csr_fail(st, CSR_ERR_RANGE, "state %llu", (unsigned long long)s);
             goto fail;
         }
-        if (u64vec_push(&states, s) || u64vec_push(&blocks, block)) {
-            rc = csr_fail(st, CSR_ERR_NOMEM, "state list");
-            goto fail;
+        if (listed == cap) {
+            size_t ncap = cap ? 2 * cap : 1024;
+            label_line *grown = realloc(list, ncap * sizeof *grown);
+            if (!grown) {
+                rc = csr_fail(st, CSR_ERR_NOMEM, "state list");
+                goto fail;
+            }
+            list = grown;
+            cap = ncap;
         }
+        list[listed++] = (label_line){s, block, in->line};
         if (s + 1 > max_state)
             max_state = s + 1;
         in_block++;
@@ -128,31 +149,36 @@ static int read_prism(textin *in, char *line, int kind, label_file *out, csr_sta
                       (unsigned long long)declared);
         goto fail;
     }
-    out->kind = kind;
-    out->num_states = max_state;
-    out->ids = malloc((max_state ? max_state : 1) * sizeof *out->ids);
-    if (!out->ids) {
+    /* A state listed twice: the earliest second listing, by sorting (state, line). */
+    qsort(list, listed, sizeof *list, compare_label_lines);
+    uint64_t twice_line = 0, twice_state = 0;
+    for (size_t k = 1; k < listed; k++)
+        if (list[k].state == list[k - 1].state && (!twice_line || list[k].line < twice_line)) {
+            twice_line = list[k].line;
+            twice_state = list[k].state;
+        }
+    if (twice_line) {
+        rc = csr_fail(st, CSR_ERR_SYNTAX, "state %llu is listed twice", (unsigned long long)twice_state);
+        if (st)
+            st->line = twice_line;
+        goto fail;
+    }
+    out->listed = malloc((listed ? listed : 1) * sizeof *out->listed);
+    if (!out->listed) {
         rc = csr_fail(st, CSR_ERR_NOMEM, "labels");
         goto fail;
     }
-    for (uint64_t s = 0; s < max_state; s++)
-        out->ids[s] = LABEL_NONE;
-    for (uint64_t k = 0; k < states.len; k++) {
-        if (out->ids[states.data[k]] != LABEL_NONE) {
-            rc = csr_fail(st, CSR_ERR_SYNTAX, "state %llu is listed twice", (unsigned long long)states.data[k]);
-            labels_free(out);
-            goto fail;
-        }
-        out->ids[states.data[k]] = blocks.data[k];
-    }
-    free(states.data);
-    free(blocks.data);
+    for (size_t k = 0; k < listed; k++)
+        out->listed[k] = (label_listing){list[k].state, list[k].block};
+    out->num_listed = listed;
+    out->kind = kind;
+    out->num_states = max_state;
+    free(list);
     return CSR_OK;
 fail:
     if (st && !st->line)
         st->line = in->line;
-    free(states.data);
-    free(blocks.data);
+    free(list);
     return rc;
 }
 
@@ -236,8 +262,13 @@ int labels_set_states(label_file *lf, uint64_t n, csr_status *st)
     uint64_t *ids = realloc(lf->ids, (n ? n : 1) * sizeof *ids);
     if (!ids)
         return csr_fail(st, CSR_ERR_NOMEM, "labels");
-    for (uint64_t s = lf->num_states; s < n; s++)
+    for (uint64_t s = 0; s < n; s++)
         ids[s] = LABEL_NONE;
+    for (uint64_t k = 0; k < lf->num_listed; k++)
+        ids[lf->listed[k].state] = lf->listed[k].block;
+    free(lf->listed);
+    lf->listed = NULL;
+    lf->num_listed = 0;
     if (lf->kind == LABELS_PRISM_SCCS) /* unlisted: an SCC of its own, named apart from the blocks */
         for (uint64_t s = 0; s < n; s++)
             if (ids[s] == LABEL_NONE)
@@ -329,6 +360,7 @@ int labels_write(FILE *out, const uint64_t *ids, uint64_t n)
 void labels_free(label_file *lf)
 {
     free(lf->ids);
+    free(lf->listed);
     memset(lf, 0, sizeof *lf);
 }
 

@@ -27,13 +27,23 @@ extern "C" {
 
 enum label_kind { LABELS_PLAIN = 1, LABELS_PRISM_SCCS = 2, LABELS_PRISM_MECS = 3 };
 
+/* A state a PRISM export lists, with its block (SCC or MEC number). */
+typedef struct label_listing {
+    uint64_t state, block;
+} label_listing;
+
 typedef struct label_file {
     int kind;
     uint64_t num_states; /* lines (plain), or 1 + the largest listed state (PRISM) */
-    uint64_t *ids;       /* num_states ids; LABEL_NONE for "-" or unlisted (PRISM) */
+    uint64_t *ids;       /* num_states ids; LABEL_NONE for "-" or unlisted (PRISM); for a PRISM
+                            export NULL until labels_set_states, so that a large state number
+                            in a file costs no memory before the real state count is known */
+    label_listing *listed; /* PRISM: the states it lists, ascending (freed by labels_set_states) */
+    uint64_t num_listed;
 } label_file;
 
-/* Read a label file or a PRISM .sccs/.mecs (detected by content). */
+/* Read a label file or a PRISM .sccs/.mecs (detected by content).  Memory:
+ * O(lines) for a plain file, O(listed states) for a PRISM export. */
 int labels_read(textin *in, label_file *out, csr_status *status);
 
 /*

@@ -92,6 +92,16 @@ state 1: 1 in a, 0 in b
     assert_equal "$stderr" "labelcmp: $BATS_TEST_TMPDIR/cut.sccs:9: file is truncated: 3 of 4 blocks"
 }
 
+@test "labelcmp rejects a PRISM export that lists a state past the other file's count without allocating for it" {
+    # Found by fuzzing (tests/data/fuzz/labels/oom-*): the reader used to size
+    # its array by the largest listed state, 3.7 GB for this one.
+    f=$(write_file far.mecs 'Variables: (x)\n\nMEC 1/1:\n2:(2)\n467440737:(1)\n')
+    printf '0\n1\n2\n' > "$BATS_TEST_TMPDIR/three"
+    run bash -c "ulimit -v 400000; labelcmp '$f' '$BATS_TEST_TMPDIR/three'"
+    assert_failure 1
+    assert_output "$f and $BATS_TEST_TMPDIR/three differ: index out of range: lists state 467440737, but there are only 3 states"
+}
+
 @test "labelcmp rejects a state listed twice in a PRISM export" {
     f=$(write_file twice.mecs 'Variables: (x)\n\nMEC 1/2:\n2:(2)\n\nMEC 2/2:\n2:(2)\n')
     run --separate-stderr labelcmp "$f" "$DATA/fmsd_fig1.mecs.expected"

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "csr.h"
+#include "csr_checksums.h"
 
 static uint8_t *data;
 static size_t size;
@@ -92,23 +93,9 @@ int main(int argc, char **argv)
             data[off + i] = (uint8_t)byte;
         }
     }
-    if (fix) {
-        uint32_t count = u32_at(56);
-        size_t table_end = CSR_FIXED_HEADER_BYTES + (size_t)count * CSR_SECTION_ENTRY_BYTES;
-        if (count > CSR_MAX_SECTIONS || table_end + 4 > size) {
-            fprintf(stderr, "csrpatch: cannot fix checksums of this header\n");
-            return 2;
-        }
-        for (uint32_t i = 0; i < count; i++) {
-            size_t e = CSR_FIXED_HEADER_BYTES + (size_t)i * CSR_SECTION_ENTRY_BYTES;
-            uint64_t off = u64_at(e + 8), len = u64_at(e + 16);
-            if (off <= size && len <= size - off) {
-                uint32_t crc = (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), data + off, (size_t)len);
-                memcpy(data + e + 24, &crc, 4);
-            }
-        }
-        uint32_t crc = (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), data, table_end);
-        memcpy(data + table_end, &crc, 4);
+    if (fix && csr_fix_checksums(data, size)) {
+        fprintf(stderr, "csrpatch: cannot fix checksums of this header\n");
+        return 2;
     }
     fwrite(data, 1, size, stdout);
     return 0;

@@ -1,0 +1,59 @@
+/*
+ * fuzz.h - what the libFuzzer targets share (issue 8): an input as a file
+ * the readers can open by path (a memfd, /proc/self/fd/N), and the checks
+ * every accepted model must pass.  Built by `make fuzz` with clang
+ * -fsanitize=fuzzer,address,undefined; run by `make fuzz-run SECONDS=N`.
+ */
+#ifndef FUZZ_H
+#define FUZZ_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "csr.h"
+
+/* data as an anonymous file; path gets its name.  Aborts on failure (not an
+ * input's fault). */
+static inline int fuzz_file(const uint8_t *data, size_t size, char path[64])
+{
+    int fd = memfd_create("fuzz", 0);
+    if (fd < 0)
+        abort();
+    for (size_t done = 0; done < size;) {
+        ssize_t w = write(fd, data + done, size - done);
+        if (w <= 0)
+            abort();
+        done += (size_t)w;
+    }
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        abort();
+    snprintf(path, 64, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+/* An accepted model must validate, and write and read back to itself. */
+static inline void fuzz_check_model(const csr_model *m)
+{
+    csr_status st = {0};
+    if (csr_validate(m, &st) != CSR_OK)
+        abort();
+    int fd = memfd_create("fuzz-out", 0);
+    if (fd < 0)
+        abort();
+    if (csr_write_fd(fd, m, &st) != CSR_OK)
+        abort();
+    lseek(fd, 0, SEEK_SET);
+    csr_model back;
+    if (csr_read_fd(fd, &back, &st) != CSR_OK)
+        abort();
+    if (back.num_states != m->num_states || back.num_choices != m->num_choices ||
+        back.num_transitions != m->num_transitions)
+        abort();
+    csr_free(&back);
+    close(fd);
+}
+
+#endif

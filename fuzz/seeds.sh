@@ -1,0 +1,33 @@
+#!/bin/bash
+# Seed corpora for the fuzz targets (make fuzz), from the shared models: the
+# small ones whole, cut pieces of the medium ones, CSR files made by prism2csr
+# and restructure.  Usage: fuzz/seeds.sh BIN OUT (OUT/<target>/ per target).
+set -eu
+bin=$1 out=$2
+models=${SHARED:-../shared}/models
+mkdir -p "$out"/{tra,lab,labels,csr}
+cat_model() { if [ -f "$models/$1" ]; then cat "$models/$1"; else zcat "$models/$1.gz"; fi; }
+small="fmsd_fig1 dice brp herman7 coin2 leader3 csma2_2 phil3 dining_crypt3"
+medium="leader6 coin4_6 wlan3 csma3_2 mutual5 dining_crypt6"
+for m in $small; do
+    cat_model "$m.tra" > "$out/tra/$m"
+    n=$(head -1 "$out/tra/$m" | awk '{ print $1 }'); [ "$n" -gt 0 ] 2>/dev/null || n=$(sed -n 2p "$out/tra/$m" | awk '{ print $1 }')
+    { printf "\\x$(printf %02x $(((n - 1) % 64)))"; cat_model "$m.lab"; } > "$out/lab/$m"
+    "$bin/prism2csr" -l "$models/$m.lab" "$(ls "$models/$m.tra"* | head -1)" > "$out/csr/$m"
+    "$bin/restructure" -u 3 "$out/csr/$m" > "$out/csr/$m.u3"
+    for kind in sccs mecs; do
+        [ -e "$models/$m.$kind" ] || [ -e "$models/$m.$kind.gz" ] || continue
+        { printf "\\x$(printf %02x $((n % 256)))\\x$(printf %02x $((n / 256 % 256)))"; cat_model "$m.$kind"; } > "$out/labels/$m.$kind"
+    done
+done
+gzip -c "$out/tra/coin2" > "$out/tra/coin2.gz"
+for m in $medium; do
+    cat_model "$m.tra" | head -c 3000 > "$out/tra/$m.head"
+    cat_model "$m.tra" | head -c 200000 | tail -c 3000 > "$out/tra/$m.middle"
+done
+for f in tests/data/*.expected; do
+    n=$(wc -l < "$f")
+    { printf "\\x$(printf %02x $((n % 256)))\\x00"; cat "$f"; } > "$out/labels/$(basename "$f")"
+done
+{ printf '\x0a\x00'; zcat "$models/brp.p1.vec.gz" | head -10; } > "$out/labels/brp.p1.vec"
+echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr"
