@@ -171,6 +171,34 @@ invalid() {
     invalid ": byte 0: count too large for the format or this machine: 8589934592 states (at most 2^32)"
 }
 
+# Counts at and past 2^32 and 2^29 in a crafted header behind valid checksums:
+# every length is computed in 64 bits (no wrap-around), from a file and from a
+# pipe alike, and the GPU tools refuse the same file the same way.
+limit_case() { # offset hexbytes expected-message-after-the-file-name
+    csrpatch -c "$CSR" "$1" "$2" > "$BATS_TEST_TMPDIR/bad.csr"
+    invalid "$3"
+    run --separate-stderr bash -c "cat '$BATS_TEST_TMPDIR/bad.csr' | csrinfo"
+    assert_failure 1
+    assert_equal "$stderr" "csrinfo: (stdin)$3"
+    run --separate-stderr gpu-mec --cpu "$BATS_TEST_TMPDIR/bad.csr"
+    assert_failure 1
+    assert_equal "$stderr" "gpu-mec: $BATS_TEST_TMPDIR/bad.csr$3"
+}
+
+@test "csrinfo reads transition counts at and past 2^32 in a crafted header without wrapping around" {
+    limit_case 40 ffffffff00000000 ": byte 640: section length does not match the counts: section TARGETS: 84 bytes, expected 17179869180"
+    limit_case 40 0000000001000000 ": byte 640: section length does not match the counts: section TARGETS: 84 bytes, expected 17179869184"
+    limit_case 40 0100000001000000 ": byte 640: section length does not match the counts: section TARGETS: 84 bytes, expected 17179869188"
+    limit_case 32 0000000001000000 ": byte 512: section length does not match the counts: section CHOICE_TRANSITIONS: 112 bytes, expected 34359738376"
+}
+
+@test "csrinfo reads state counts at and past 2^29 and 2^32 in a crafted header without wrapping around" {
+    limit_case 24 0000002000000000 ": byte 384: section length does not match the counts: section STATE_CHOICES: 72 bytes, expected 4294967304"
+    limit_case 24 0100002000000000 ": byte 384: section length does not match the counts: section STATE_CHOICES: 72 bytes, expected 4294967312"
+    limit_case 24 0000000001000000 ": byte 384: section length does not match the counts: section STATE_CHOICES: 72 bytes, expected 34359738376"
+    limit_case 24 0100000001000000 ": byte 0: count too large for the format or this machine: 4294967297 states (at most 2^32)"
+}
+
 @test "csrinfo -q prints nothing and answers by its exit status" {
     run csrinfo -q "$CSR"
     assert_success
