@@ -39,6 +39,24 @@ struct device_graph {
     const uint32_t *seg_targets;
 };
 
+/* Seconds between begin() and end() on the default stream, by CUDA events. */
+struct phase_timer {
+    cudaEvent_t start, stop;
+    phase_timer() { cudaEventCreate(&start); cudaEventCreate(&stop); }
+    ~phase_timer() { cudaEventDestroy(start); cudaEventDestroy(stop); }
+    phase_timer(const phase_timer &) = delete;
+    phase_timer &operator=(const phase_timer &) = delete;
+    void begin() { cudaEventRecord(start); }
+    double end()
+    {
+        float ms = 0.0f;
+        cudaEventRecord(stop);
+        cudaEventSynchronize(stop);
+        cudaEventElapsedTime(&ms, start, stop);
+        return ms / 1e3;
+    }
+};
+
 /* Device memory owned by one object, freed by its destructor. */
 template <typename T> struct device_array {
     T *p = nullptr;

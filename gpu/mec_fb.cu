@@ -29,6 +29,7 @@ namespace {
 
 namespace cg = cooperative_groups;
 using fb::kDone;
+using fb::phase_timer;
 using fb::thread_count;
 using fb::thread_index;
 constexpr int kThreads = 256;
@@ -270,21 +271,6 @@ static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc
     if (mecs)
         atomicAdd(&counters->mecs, mecs);
 }
-
-struct phase_timer {
-    cudaEvent_t start, stop;
-    phase_timer() { cudaEventCreate(&start); cudaEventCreate(&stop); }
-    ~phase_timer() { cudaEventDestroy(start); cudaEventDestroy(stop); }
-    void begin() { cudaEventRecord(start); }
-    double end()
-    {
-        float ms = 0.0f;
-        cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        cudaEventElapsedTime(&ms, start, stop);
-        return ms / 1e3;
-    }
-};
 
 } /* namespace */
 

@@ -43,6 +43,7 @@ namespace cg = cooperative_groups;
 namespace {
 
 using fb::kDone;
+using fb::phase_timer;
 constexpr uint64_t kEmptySlot = ~0ull; /* free slot of the pivot hash table */
 constexpr int kThreads = 256;
 
@@ -732,21 +733,6 @@ static __global__ void rename_to_smallest(uint64_t n, uint32_t *__restrict__ scc
 }
 
 /* ---- host side ---------------------------------------------------------- */
-
-struct phase_timer {
-    cudaEvent_t start, stop;
-    phase_timer() { cudaEventCreate(&start); cudaEventCreate(&stop); }
-    ~phase_timer() { cudaEventDestroy(start); cudaEventDestroy(stop); }
-    void begin() { cudaEventRecord(start); }
-    double end()
-    {
-        float ms = 0.0f;
-        cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        cudaEventElapsedTime(&ms, start, stop);
-        return ms / 1e3;
-    }
-};
 
 static uint64_t next_pow2(uint64_t x)
 {
