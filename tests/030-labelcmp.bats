@@ -97,7 +97,7 @@ state 1: 1 in a, 0 in b
     # its array by the largest listed state, 3.7 GB for this one.
     f=$(write_file far.mecs 'Variables: (x)\n\nMEC 1/1:\n2:(2)\n467440737:(1)\n')
     printf '0\n1\n2\n' > "$BATS_TEST_TMPDIR/three"
-    run bash -c "ulimit -v 400000; labelcmp '$f' '$BATS_TEST_TMPDIR/three'"
+    run memory_limited 400 labelcmp "$f" "$BATS_TEST_TMPDIR/three"
     assert_failure 1
     assert_output "$f and $BATS_TEST_TMPDIR/three differ: index out of range: lists state 467440737, but there are only 3 states"
 }

@@ -38,3 +38,16 @@ write_file() {
     printf '%b' "$2" > "$BATS_TEST_TMPDIR/$1"
     echo "$BATS_TEST_TMPDIR/$1"
 }
+
+# Runs a command with its memory limited to MB megabytes: ulimit -v on a
+# normal build; under make check-sanitize (SANITIZED=1), where ASan reserves
+# terabytes of shadow memory and cannot start under ulimit -v, ASan's own
+# limit on a single allocation instead (an allocation past it returns NULL).
+memory_limited() {
+    local mb=$1; shift
+    if [ -n "${SANITIZED:-}" ]; then
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}max_allocation_size_mb=$mb:allocator_may_return_null=1" "$@"
+    else
+        (ulimit -v $((mb * 1024)) && exec "$@")
+    fi
+}
