@@ -35,13 +35,13 @@ DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support groff-base
 
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
               format/textin.c format/prism_text.c format/labels.c
-REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c
+REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/reach.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
-GPU_SRC    := gpu/scc_fb.cu gpu/mec_fb.cu
+GPU_SRC    := gpu/scc_fb.cu gpu/mec_fb.cu gpu/reach_vi.cu
 
 C_TOOLS  := prism2csr csrinfo labelcmp restructure
-CU_TOOLS := gpu-scc gpu-mec
+CU_TOOLS := gpu-scc gpu-mec gpu-vi
 TOOLS    := $(C_TOOLS) $(CU_TOOLS)
 
 LIB_OBJ    := $(LIB_SRC:%.c=$(OBJ)/%.o)

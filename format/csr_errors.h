@@ -52,7 +52,9 @@
     X(CSR_ERR_RANGE, "index out of range")                                         \
     X(CSR_ERR_ORDER, "not ascending and contiguous")                               \
     X(CSR_ERR_UNSUPPORTED, "unsupported model")                                    \
-    X(CSR_ERR_LABEL, "bad label")
+    X(CSR_ERR_LABEL, "bad label")                                                  \
+    /* solvers */                                                                  \
+    X(CSR_ERR_NOT_CONVERGED, "iteration limit reached before convergence")
 
 #define CSR_ERROR_ENUM_ITEM(name, text) name,
 typedef enum { CSR_ERROR_LIST(CSR_ERROR_ENUM_ITEM) CSR_ERROR_COUNT } csr_error;

@@ -1,0 +1,711 @@
+/*
+ * reach.c - Prob0/Prob1, the MEC quotient, the SCC split and the sequential
+ * interval / value iteration of reach.h (gpu-vi's --cpu reference).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reach.h"
+#include "ref.h"
+
+void reach_default_options(reach_options *o)
+{
+    o->method = REACH_II;
+    o->relative = 1;
+    o->epsilon = REACH_DEFAULT_EPSILON;
+    o->max_iterations = REACH_DEFAULT_MAX_ITERATIONS;
+}
+
+/* ---- Prob0 / Prob1 -------------------------------------------------------- */
+
+/* The choice-level transpose: for state t, the choices with a transition
+ * into t (once per transition), in pred[first[t] .. first[t+1]); owner[k] =
+ * the state of choice k. */
+typedef struct transpose {
+    uint64_t *first;
+    uint32_t *pred;
+    uint32_t *owner;
+} transpose;
+
+static void transpose_free(transpose *tr)
+{
+    free(tr->first);
+    free(tr->pred);
+    free(tr->owner);
+}
+
+static int transpose_build(const csr_model *m, transpose *tr)
+{
+    const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
+    tr->first = calloc(n + 1, sizeof *tr->first);
+    tr->pred = malloc((t ? t : 1) * sizeof *tr->pred);
+    tr->owner = malloc((c ? c : 1) * sizeof *tr->owner);
+    if (!tr->first || !tr->pred || !tr->owner) {
+        transpose_free(tr);
+        return CSR_ERR_NOMEM;
+    }
+    for (uint64_t s = 0; s < n; s++)
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++)
+            tr->owner[k] = (uint32_t)s;
+    for (uint64_t j = 0; j < t; j++)
+        tr->first[m->targets[j] + 1]++;
+    for (uint64_t s = 0; s < n; s++)
+        tr->first[s + 1] += tr->first[s];
+    uint64_t *fill = malloc((n ? n : 1) * sizeof *fill);
+    if (!fill) {
+        transpose_free(tr);
+        return CSR_ERR_NOMEM;
+    }
+    memcpy(fill, tr->first, n * sizeof *fill);
+    for (uint64_t k = 0; k < c; k++)
+        for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
+            tr->pred[fill[m->targets[j]]++] = (uint32_t)k;
+    free(fill);
+    return CSR_OK;
+}
+
+static int is_avoid(const reach_query *q, uint64_t s)
+{
+    return q->avoid && q->avoid[s] && !q->target[s];
+}
+
+/* Backward closure of in[] (1 = in the set, grown in place) through states
+ * with allowed(s): s joins when one of its choices (any choice, if
+ * all_choices is 0; every choice, if 1) has a transition into the set, or,
+ * with in_u, when a choice with in_u[k] does.  queue: u32[n]. */
+static void backward_closure(const csr_model *m, const transpose *tr, uint8_t *in, const uint8_t *allowed,
+                             int all_choices, const uint8_t *choice_ok, uint32_t *queue, uint8_t *hit,
+                             uint64_t *remaining)
+{
+    const uint64_t n = m->num_states;
+    uint64_t head = 0, tail = 0;
+    for (uint64_t s = 0; s < n; s++)
+        if (in[s])
+            queue[tail++] = (uint32_t)s;
+    if (all_choices) {
+        for (uint64_t s = 0; s < n; s++)
+            remaining[s] = m->state_choices[s + 1] - m->state_choices[s];
+        memset(hit, 0, m->num_choices);
+    }
+    while (head < tail) {
+        uint32_t t = queue[head++];
+        for (uint64_t j = tr->first[t]; j < tr->first[t + 1]; j++) {
+            uint32_t k = tr->pred[j], s = tr->owner[k];
+            if (in[s] || !allowed[s] || (choice_ok && !choice_ok[k]))
+                continue;
+            if (all_choices) {
+                if (hit[k])
+                    continue;
+                hit[k] = 1;
+                if (--remaining[s] > 0)
+                    continue;
+            }
+            in[s] = 1;
+            queue[tail++] = s;
+        }
+    }
+}
+
+int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
+{
+    const uint64_t n = m->num_states, c = m->num_choices;
+    transpose tr = {0};
+    int rc = transpose_build(m, &tr);
+    if (rc)
+        return rc;
+    uint8_t *r = calloc(n ? n : 1, 1), *allowed = calloc(n ? n : 1, 1), *u = calloc(n ? n : 1, 1);
+    uint8_t *choice_ok = malloc(c ? c : 1), *hit = malloc(c ? c : 1);
+    uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    uint64_t *remaining = malloc((n ? n : 1) * sizeof *remaining);
+    if (!r || !allowed || !u || !choice_ok || !hit || !queue || !remaining) {
+        rc = CSR_ERR_NOMEM;
+        goto out;
+    }
+    /* States through which probability may flow: not a target (their value is 1),
+     * not avoided (0), with at least one choice. */
+    for (uint64_t s = 0; s < n; s++)
+        allowed[s] = !q->target[s] && !is_avoid(q, s) && m->state_choices[s + 1] > m->state_choices[s];
+    memcpy(r, q->target, n);
+    if (q->maximize) {
+        /* Prob0A: r = states from which some choice sequence reaches a target. */
+        backward_closure(m, &tr, r, allowed, 0, NULL, queue, hit, remaining);
+        /* Prob1E: u = greatest set such that the targets are reached inside u
+         * with probability 1 by choices that stay in u (nested fixpoint). */
+        memcpy(u, r, n);
+        for (;;) {
+            for (uint64_t k = 0; k < c; k++) {
+                choice_ok[k] = 1;
+                for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
+                    if (!u[m->targets[j]]) {
+                        choice_ok[k] = 0;
+                        break;
+                    }
+            }
+            memcpy(cls, q->target, n); /* cls holds the inner fixpoint v */
+            backward_closure(m, &tr, cls, allowed, 0, choice_ok, queue, hit, remaining);
+            int same = 1;
+            for (uint64_t s = 0; s < n; s++) {
+                uint8_t in = cls[s] && u[s];
+                if (in != u[s])
+                    same = 0;
+                u[s] = in;
+            }
+            if (same)
+                break;
+        }
+        for (uint64_t s = 0; s < n; s++)
+            cls[s] = u[s] ? REACH_YES : r[s] ? REACH_MAYBE : REACH_NO;
+    } else {
+        /* Prob0E: r = states from which every scheduler reaches a target with
+         * positive probability (every choice has a successor in r). */
+        backward_closure(m, &tr, r, allowed, 1, NULL, queue, hit, remaining);
+        /* Prob1A: states from which some scheduler reaches a Prob0E state
+         * (one of value 0) have Pmin < 1; the others have Pmin = 1. */
+        for (uint64_t s = 0; s < n; s++) {
+            u[s] = !r[s];
+            allowed[s] = !q->target[s];
+        }
+        backward_closure(m, &tr, u, allowed, 0, NULL, queue, hit, remaining);
+        for (uint64_t s = 0; s < n; s++)
+            cls[s] = !r[s] ? REACH_NO : !u[s] ? REACH_YES : REACH_MAYBE;
+    }
+out:
+    free(r);
+    free(allowed);
+    free(u);
+    free(choice_ok);
+    free(hit);
+    free(queue);
+    free(remaining);
+    transpose_free(&tr);
+    return rc;
+}
+
+/* ---- MECs of the maybe states -------------------------------------------- */
+
+int reach_maybe_graph(const csr_model *m, const uint8_t *cls, csr_model *sub)
+{
+    const uint64_t n = m->num_states;
+    memset(sub, 0, sizeof *sub);
+    uint64_t *sc = malloc((n + 1) * sizeof *sc);
+    uint64_t c = 0, t = 0;
+    if (!sc)
+        return CSR_ERR_NOMEM;
+    /* Count the kept choices and transitions. */
+    for (uint64_t s = 0; s < n; s++) {
+        if (cls[s] != REACH_MAYBE)
+            continue;
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            uint64_t j = m->choice_transitions[k], e = m->choice_transitions[k + 1];
+            while (j < e && cls[m->targets[j]] == REACH_MAYBE)
+                j++;
+            if (j == e) {
+                c++;
+                t += e - m->choice_transitions[k];
+            }
+        }
+    }
+    uint64_t *ct = malloc((c + 1) * sizeof *ct);
+    uint32_t *tg = malloc((t ? t : 1) * sizeof *tg);
+    if (!ct || !tg) {
+        free(sc);
+        free(ct);
+        free(tg);
+        return CSR_ERR_NOMEM;
+    }
+    c = t = 0;
+    ct[0] = 0;
+    for (uint64_t s = 0; s < n; s++) {
+        sc[s] = c;
+        if (cls[s] != REACH_MAYBE)
+            continue;
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            uint64_t b = m->choice_transitions[k], e = m->choice_transitions[k + 1], j = b;
+            while (j < e && cls[m->targets[j]] == REACH_MAYBE)
+                j++;
+            if (j < e)
+                continue;
+            for (j = b; j < e; j++)
+                tg[t++] = m->targets[j];
+            ct[++c] = t;
+        }
+    }
+    sc[n] = c;
+    sub->model_type = CSR_MDP;
+    sub->num_states = n;
+    sub->num_choices = c;
+    sub->num_transitions = t;
+    sub->state_choices = sc;
+    sub->choice_transitions = ct;
+    sub->targets = tg;
+    sub->owned[0] = sc;
+    sub->owned[1] = ct;
+    sub->owned[2] = tg;
+    sub->num_owned = 3;
+    return CSR_OK;
+}
+
+uint64_t reach_mec_arrays(const csr_model *m, const uint64_t *mec, uint32_t *mec32, uint8_t *leaving,
+                          uint64_t *states)
+{
+    const uint64_t n = m->num_states;
+    uint64_t mecs = 0, in = 0;
+    /* Dense ids in order of smallest state: the smallest state comes first. */
+    for (uint64_t s = 0; s < n; s++) {
+        if (mec[s] == REF_NONE) {
+            mec32[s] = REACH_NO_MEC;
+            continue;
+        }
+        in++;
+        mec32[s] = mec[s] == s ? (uint32_t)mecs++ : mec32[mec[s]];
+    }
+    for (uint64_t s = 0; s < n; s++)
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            uint8_t leaves = mec32[s] == REACH_NO_MEC;
+            for (uint64_t j = m->choice_transitions[k]; !leaves && j < m->choice_transitions[k + 1]; j++)
+                leaves = mec32[m->targets[j]] != mec32[s];
+            leaving[k] = leaves;
+        }
+    if (states)
+        *states = in;
+    return mecs;
+}
+
+void reach_initial_bounds(uint64_t n, const uint8_t *cls, double *lower, double *upper)
+{
+    for (uint64_t s = 0; s < n; s++) {
+        lower[s] = cls[s] == REACH_YES ? 1.0 : 0.0;
+        upper[s] = cls[s] == REACH_NO ? 0.0 : 1.0;
+    }
+}
+
+/* ---- iteration ------------------------------------------------------------ */
+
+/* Best value over the choices of s (only those with leaving[k], if given):
+ * max or min of sum p * x[target].  -1 if no choice counts. */
+static double best_choice(const reach_system *y, uint64_t s, const double *x, const uint8_t *leaving)
+{
+    double best = -1.0;
+    for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
+        if (leaving && !leaving[k])
+            continue;
+        double sum = 0.0;
+        for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++)
+            sum += y->probabilities[j] * x[y->targets[j]];
+        if (best < 0.0 || (y->maximize ? sum > best : sum < best))
+            best = sum;
+    }
+    return best;
+}
+
+static double difference(double newer, double older, int relative)
+{
+    double d = fabs(newer - older);
+    return relative && d > 0.0 ? d / fabs(newer > older ? newer : older) : d;
+}
+
+int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
+                      uint64_t *iterations, double *out_difference)
+{
+    const uint64_t n = y->num_states;
+    const int ii = o->method == REACH_II;
+    double *mec_best = NULL;
+    if (ii && y->mec && y->num_mecs) {
+        mec_best = malloc(y->num_mecs * sizeof *mec_best);
+        if (!mec_best)
+            return CSR_ERR_NOMEM;
+    }
+    uint64_t it = 0;
+    double diff = INFINITY;
+    int rc = CSR_ERR_NOT_CONVERGED;
+    while (it < o->max_iterations) {
+        it++;
+        diff = 0.0;
+        for (uint64_t s = 0; s < n; s++) {
+            if (y->fixed[s])
+                continue;
+            double b = best_choice(y, s, lower, NULL);
+            if (ii) {
+                if (b > lower[s])
+                    lower[s] = b;
+            } else {
+                double d = difference(b, lower[s], o->relative);
+                if (d > diff)
+                    diff = d;
+                lower[s] = b;
+            }
+        }
+        if (ii) {
+            if (mec_best)
+                for (uint64_t i = 0; i < y->num_mecs; i++)
+                    mec_best[i] = 0.0;
+            for (uint64_t s = 0; s < n; s++) {
+                if (y->fixed[s])
+                    continue;
+                if (mec_best && y->mec[s] != REACH_NO_MEC) {
+                    double b = best_choice(y, s, upper, y->leaving);
+                    if (b > mec_best[y->mec[s]])
+                        mec_best[y->mec[s]] = b;
+                    continue;
+                }
+                double b = best_choice(y, s, upper, NULL);
+                if (b < upper[s])
+                    upper[s] = b;
+            }
+            for (uint64_t s = 0; s < n; s++) {
+                if (y->fixed[s])
+                    continue;
+                if (mec_best && y->mec[s] != REACH_NO_MEC && mec_best[y->mec[s]] < upper[s])
+                    upper[s] = mec_best[y->mec[s]];
+                if (upper[s] < lower[s]) /* rounding only: keep the interval ordered */
+                    upper[s] = lower[s];
+                double d = difference(upper[s], lower[s], o->relative);
+                if (d > diff)
+                    diff = d;
+            }
+        }
+        if (diff <= eps) {
+            rc = CSR_OK;
+            break;
+        }
+    }
+    free(mec_best);
+    *iterations = it;
+    *out_difference = diff;
+    return rc;
+}
+
+void reach_answer(uint64_t n, int method, const double *lower, const double *upper, double *values)
+{
+    for (uint64_t s = 0; s < n; s++)
+        values[s] = method == REACH_II ? 0.5 * (lower[s] + upper[s]) : lower[s];
+}
+
+/* ---- the whole CPU reference ------------------------------------------------ */
+
+int ref_reach(const csr_model *m, const reach_query *q, const reach_options *o, double *values, reach_stats *st)
+{
+    const uint64_t n = m->num_states, c = m->num_choices;
+    uint8_t *cls = malloc(n ? n : 1), *leaving = NULL;
+    uint32_t *mec32 = NULL;
+    uint64_t *mec = NULL;
+    double *lower = malloc((n ? n : 1) * sizeof *lower), *upper = malloc((n ? n : 1) * sizeof *upper);
+    int rc = cls && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
+    if (!rc)
+        rc = ref_reach_prob01(m, q, cls);
+    if (!rc) {
+        st->yes = st->no = st->maybe = 0;
+        for (uint64_t s = 0; s < n; s++)
+            cls[s] == REACH_YES ? st->yes++ : cls[s] == REACH_NO ? st->no++ : st->maybe++;
+    }
+    if (!rc && q->maximize && o->method == REACH_II && m->model_type == CSR_MDP && st->maybe) {
+        csr_model sub;
+        mec = malloc(n * sizeof *mec);
+        mec32 = malloc(n * sizeof *mec32);
+        leaving = malloc(c ? c : 1);
+        rc = mec && mec32 && leaving ? reach_maybe_graph(m, cls, &sub) : CSR_ERR_NOMEM;
+        if (!rc) {
+            ref_mec_stats ms;
+            rc = ref_mec_basic(&sub, mec, &ms);
+            csr_free(&sub);
+        }
+        if (!rc)
+            st->mecs = reach_mec_arrays(m, mec, mec32, leaving, &st->mec_states);
+    }
+    if (!rc) {
+        /* cls doubles as the fixed flags: REACH_MAYBE is 0. */
+        reach_system y = {n, c, m->num_transitions, m->state_choices, m->choice_transitions, m->targets,
+                          m->probabilities, cls, mec32, leaving, st->mecs, q->maximize};
+        reach_initial_bounds(n, cls, lower, upper);
+        st->groups = 1;
+        rc = ref_reach_iterate(&y, o, o->epsilon, lower, upper, &st->iterations, &st->final_difference);
+        if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED)
+            reach_answer(n, o->method, lower, upper, values);
+    }
+    free(cls);
+    free(leaving);
+    free(mec32);
+    free(mec);
+    free(lower);
+    free(upper);
+    return rc;
+}
+
+/* ---- the split into groups of SCCs (Berger 2014, section 3.3) -------------- */
+
+uint64_t reach_system_bytes(uint64_t n, uint64_t c, uint64_t t)
+{
+    /* targets 4t + probabilities 8t; choice offsets 8c + leaving flags c;
+     * state offsets 8n, lower and upper 16n, fixed 1n, MEC 4n + MEC maxima 16n
+     * (at most one MEC per state, two buffers), maybe list 4n, differences 8n,
+     * and 1 MB for CUB's temporary storage and the flags. */
+    return 12 * t + 9 * c + 57 * n + (1u << 20);
+}
+
+typedef struct scc_info {
+    uint64_t states, choices, transitions, leaving; /* leaving: transitions out of the SCC */
+} scc_info;
+
+/* Group g's system: its members (in the model's order) as local states
+ * [0, count), then the successors outside it as fixed states. */
+static int build_group(const csr_model *m, const uint32_t *members, uint64_t count, const double *lower,
+                       const double *upper, const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving,
+                       int maximize, uint32_t *local_of, reach_system *y, uint32_t **states_out, double **l_out,
+                       double **u_out, void **owned)
+{
+    uint64_t c = 0, t = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t s = members[i];
+        c += m->state_choices[s + 1] - m->state_choices[s];
+        t += m->choice_transitions[m->state_choices[s + 1]] - m->choice_transitions[m->state_choices[s]];
+    }
+    uint64_t cap = count + t;
+    uint32_t *states = malloc((cap ? cap : 1) * sizeof *states);
+    uint64_t *sc = malloc((cap + 1) * sizeof *sc), *ct = malloc((c + 1) * sizeof *ct);
+    uint32_t *tg = malloc((t ? t : 1) * sizeof *tg), *mec = mec32 ? malloc((cap ? cap : 1) * sizeof *mec) : NULL;
+    double *pr = malloc((t ? t : 1) * sizeof *pr);
+    double *l = malloc((cap ? cap : 1) * sizeof *l), *u = malloc((cap ? cap : 1) * sizeof *u);
+    uint8_t *fixed = malloc(cap ? cap : 1), *lv = leaving ? malloc(c ? c : 1) : NULL;
+    void *all[] = {states, sc, ct, tg, mec, pr, l, u, fixed, lv};
+    for (int i = 0; i < 10; i++)
+        owned[i] = all[i];
+    if (!states || !sc || !ct || !tg || (mec32 && !mec) || !pr || !l || !u || !fixed || (leaving && !lv))
+        return CSR_ERR_NOMEM;
+    uint64_t nl = count;
+    for (uint64_t i = 0; i < count; i++) {
+        states[i] = members[i];
+        local_of[members[i]] = (uint32_t)i;
+    }
+    c = t = 0;
+    ct[0] = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t s = members[i];
+        sc[i] = c;
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++) {
+                uint32_t v = m->targets[j];
+                if (local_of[v] == UINT32_MAX) {
+                    local_of[v] = (uint32_t)nl;
+                    states[nl++] = v;
+                }
+                tg[t] = local_of[v];
+                pr[t++] = m->probabilities[j];
+            }
+            if (lv)
+                lv[c] = leaving[k];
+            ct[++c] = t;
+        }
+    }
+    for (uint64_t i = count; i <= nl; i++)
+        sc[i] = c;
+    for (uint64_t i = 0; i < nl; i++) {
+        uint32_t s = states[i];
+        fixed[i] = i >= count;
+        l[i] = lower[s];
+        u[i] = upper[s];
+        if (mec)
+            mec[i] = i < count ? mec32[s] : REACH_NO_MEC;
+        local_of[s] = UINT32_MAX;
+    }
+    reach_system g = {nl, c, t, sc, ct, tg, pr, fixed, mec, lv, num_mecs, maximize};
+    *y = g;
+    *states_out = states;
+    *l_out = l;
+    *u_out = u;
+    return CSR_OK;
+}
+
+int reach_solve_split(const csr_model *m, const uint8_t *cls, const uint64_t *scc, uint64_t budget,
+                      const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving, int maximize,
+                      const reach_options *o, reach_solver solve, void *ctx, double *lower, double *upper,
+                      reach_stats *st)
+{
+    const uint64_t n = m->num_states;
+    uint32_t *sidx = malloc((n ? n : 1) * sizeof *sidx), *local_of = malloc((n ? n : 1) * sizeof *local_of);
+    uint32_t *group_of_scc = NULL, *rlist = NULL, *order = NULL, *members = NULL;
+    uint64_t *rfirst = NULL, *outdeg = NULL, *gfirst = NULL;
+    uint8_t *on_cpu = NULL;
+    scc_info *info = NULL;
+    int rc = sidx && local_of ? CSR_OK : CSR_ERR_NOMEM;
+    uint64_t K = 0, E = 0, G = 0;
+    if (rc)
+        goto out;
+    /* 1. Dense ids of the SCCs of maybe states (in order of smallest state). */
+    for (uint64_t s = 0; s < n; s++) {
+        local_of[s] = UINT32_MAX;
+        sidx[s] = UINT32_MAX;
+    }
+    for (uint64_t s = 0; s < n; s++) { /* local_of maps an SCC's smallest state to its id, for now */
+        if (cls[s] != REACH_MAYBE)
+            continue;
+        if (local_of[scc[s]] == UINT32_MAX)
+            local_of[scc[s]] = (uint32_t)K++;
+        sidx[s] = local_of[scc[s]];
+    }
+    for (uint64_t s = 0; s < n; s++)
+        local_of[s] = UINT32_MAX;
+    /* 2. Sizes, and the edges of the condensation between maybe states. */
+    info = calloc(K ? K : 1, sizeof *info);
+    outdeg = calloc(K ? K : 1, sizeof *outdeg);
+    rfirst = calloc(K + 1, sizeof *rfirst);
+    if (!info || !outdeg || !rfirst) {
+        rc = CSR_ERR_NOMEM;
+        goto out;
+    }
+    for (uint64_t s = 0; s < n; s++) {
+        if (sidx[s] == UINT32_MAX)
+            continue;
+        scc_info *x = &info[sidx[s]];
+        x->states++;
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            x->choices++;
+            for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++) {
+                uint32_t v = m->targets[j];
+                x->transitions++;
+                if (sidx[v] != sidx[s])
+                    x->leaving++;
+                if (sidx[v] != UINT32_MAX && sidx[v] != sidx[s]) {
+                    outdeg[sidx[s]]++;
+                    rfirst[sidx[v] + 1]++;
+                    E++;
+                }
+            }
+        }
+    }
+    for (uint64_t x = 0; x < K; x++)
+        rfirst[x + 1] += rfirst[x];
+    rlist = malloc((E ? E : 1) * sizeof *rlist);
+    order = malloc((K ? K : 1) * sizeof *order);
+    group_of_scc = malloc((K ? K : 1) * sizeof *group_of_scc);
+    on_cpu = calloc(K ? K : 1, 1);
+    if (!rlist || !order || !group_of_scc || !on_cpu) {
+        rc = CSR_ERR_NOMEM;
+        goto out;
+    }
+    {
+        uint64_t *fill = malloc((K ? K : 1) * sizeof *fill);
+        if (!fill) {
+            rc = CSR_ERR_NOMEM;
+            goto out;
+        }
+        memcpy(fill, rfirst, K * sizeof *fill);
+        for (uint64_t s = 0; s < n; s++) {
+            if (sidx[s] == UINT32_MAX)
+                continue;
+            for (uint64_t j = m->choice_transitions[m->state_choices[s]];
+                 j < m->choice_transitions[m->state_choices[s + 1]]; j++) {
+                uint32_t v = m->targets[j];
+                if (sidx[v] != UINT32_MAX && sidx[v] != sidx[s])
+                    rlist[fill[sidx[v]]++] = sidx[s];
+            }
+        }
+        free(fill);
+    }
+    /* 3. Kahn's algorithm: an SCC is ready when every SCC it reaches is placed. */
+    uint64_t head = 0, tail = 0;
+    for (uint64_t x = 0; x < K; x++)
+        if (!outdeg[x])
+            order[tail++] = (uint32_t)x;
+    while (head < tail) {
+        uint32_t x = order[head++];
+        for (uint64_t j = rfirst[x]; j < rfirst[x + 1]; j++)
+            if (--outdeg[rlist[j]] == 0)
+                order[tail++] = rlist[j];
+    }
+    if (tail != K) { /* cannot happen for a true SCC decomposition */
+        rc = csr_fail(NULL, CSR_ERR_USAGE, "not an SCC decomposition");
+        goto out;
+    }
+    /* 4. Greedy groups along the order (Berger's maximum fit). */
+    {
+        uint64_t gs = 0, gc = 0, gt = 0, gl = 0;
+        for (uint64_t i = 0; i < K; i++) {
+            const scc_info *x = &info[order[i]];
+            int alone = reach_system_bytes(x->states + x->leaving, x->choices, x->transitions) > budget;
+            int fits = reach_system_bytes(gs + x->states + gl + x->leaving, gc + x->choices, gt + x->transitions) <=
+                       budget;
+            if (G == 0 || alone || !fits || on_cpu[G - 1]) {
+                G++;
+                gs = gc = gt = gl = 0;
+            }
+            gs += x->states;
+            gc += x->choices;
+            gt += x->transitions;
+            gl += x->leaving;
+            group_of_scc[order[i]] = (uint32_t)(G - 1);
+            if (alone)
+                on_cpu[G - 1] = 1;
+        }
+    }
+    /* 5. Members of each group in the model's order (counting sort). */
+    gfirst = calloc(G + 1, sizeof *gfirst);
+    members = malloc((st->maybe ? st->maybe : 1) * sizeof *members);
+    if (!gfirst || !members) {
+        rc = CSR_ERR_NOMEM;
+        goto out;
+    }
+    for (uint64_t s = 0; s < n; s++)
+        if (sidx[s] != UINT32_MAX)
+            gfirst[group_of_scc[sidx[s]] + 1]++;
+    for (uint64_t g = 0; g < G; g++)
+        gfirst[g + 1] += gfirst[g];
+    {
+        uint64_t *fill = malloc((G ? G : 1) * sizeof *fill);
+        if (!fill) {
+            rc = CSR_ERR_NOMEM;
+            goto out;
+        }
+        memcpy(fill, gfirst, G * sizeof *fill);
+        for (uint64_t s = 0; s < n; s++)
+            if (sidx[s] != UINT32_MAX)
+                members[fill[group_of_scc[sidx[s]]]++] = (uint32_t)s;
+        free(fill);
+    }
+    st->sccs = K;
+    st->groups = G;
+    st->cpu_groups = 0;
+    st->iterations = 0;
+    st->final_difference = 0.0;
+    /* 6. Solve the groups in order; group g stops at epsilon * (g + 1) / G. */
+    for (uint64_t g = 0; g < G && !rc; g++) {
+        reach_system y;
+        uint32_t *states = NULL;
+        double *l = NULL, *u = NULL;
+        void *owned[10] = {0};
+        uint64_t count = gfirst[g + 1] - gfirst[g];
+        rc = build_group(m, members + gfirst[g], count, lower, upper, mec32, num_mecs, leaving, maximize, local_of,
+                         &y, &states, &l, &u, owned);
+        uint64_t its = 0;
+        double diff = 0.0, eps = o->epsilon * (double)(g + 1) / (double)G;
+        if (!rc) {
+            on_cpu[g] = on_cpu[g] || !solve;
+            if (on_cpu[g])
+                st->cpu_groups++;
+            rc = on_cpu[g] ? ref_reach_iterate(&y, o, eps, l, u, &its, &diff)
+                           : solve(&y, o, eps, l, u, &its, &diff, ctx);
+            st->iterations += its;
+            if (diff > st->final_difference)
+                st->final_difference = diff;
+            for (uint64_t i = 0; i < count; i++) {
+                lower[states[i]] = l[i];
+                upper[states[i]] = u[i];
+            }
+        }
+        for (int i = 0; i < 10; i++)
+            free(owned[i]);
+    }
+out:
+    free(sidx);
+    free(local_of);
+    free(group_of_scc);
+    free(rlist);
+    free(order);
+    free(members);
+    free(rfirst);
+    free(outdeg);
+    free(gfirst);
+    free(on_cpu);
+    free(info);
+    return rc;
+}

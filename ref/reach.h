@@ -1,0 +1,190 @@
+/*
+ * reach.h - minimal and maximal reachability probabilities of MDPs and DTMCs:
+ * the graph precomputations Prob0/Prob1, the MEC quotient that makes the
+ * upper bound of interval iteration converge, the split into groups of SCCs
+ * in topological order, and the sequential solver that is gpu-vi's --cpu
+ * reference and benchmark baseline.  The GPU solver (gpu/reach_vi.h) uses
+ * the same systems, the same initial bounds and the same stopping rule.
+ *
+ * Query: P_opt(avoid-free path U target), opt = max or min over all
+ * schedulers (Baier & Katoen, Principles of Model Checking, ch. 10.6;
+ * Berger 2014, ch. 2.5-2.7 and 3).  States are the model's (a restructured
+ * model's numbering; tools map back through its permutation).
+ *
+ * Method (default): interval iteration (Haddad & Monmege 2018; Baier, Klein,
+ * Leuschner, Parker & Wunderlich, CAV 2017): a lower bound iterated from 0
+ * and an upper bound iterated from 1 on the maybe states, until for every
+ * maybe state s  u(s) - l(s) <= eps * u(s)  (relative, default) or
+ * u(s) - l(s) <= eps (absolute).  The answer is (l + u) / 2, so it is within
+ * eps/2 (absolute) or eps / (2 (1 - eps)) < eps (relative) of the exact
+ * value, up to floating-point rounding.  The upper bound converges because
+ *  - min: every state with Pmin = 0 is in Prob0 (Prob0E), so the maybe
+ *    states hold no end component and the fixpoint is unique;
+ *  - max: the maximal end components of the maybe states are collapsed
+ *    (each MEC's upper bound is the best of its states' choices that leave it).
+ * REACH_VI is plain value iteration from below (PRISM's and Berger's): it
+ * stops when no value changed by more than eps (relative or absolute) in one
+ * iteration, which bounds nothing (PRISM's answer for coin4 is 2e-5 off).
+ */
+#ifndef REACH_H
+#define REACH_H
+
+#include <stdint.h>
+
+#include "csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum reach_class { REACH_MAYBE = 0, REACH_NO = 1, REACH_YES = 2 };
+enum reach_method { REACH_II = 0, REACH_VI = 1 };
+#define REACH_NO_MEC UINT32_MAX
+#define REACH_DEFAULT_EPSILON 1e-6
+#define REACH_DEFAULT_MAX_ITERATIONS 1000000u
+
+typedef struct reach_query {
+    const uint8_t *target; /* num_states flags: 1 = labelled with the target label */
+    const uint8_t *avoid;  /* num_states flags: 1 = must not be passed (and not a target); NULL: none */
+    int maximize;          /* 1: Pmax, 0: Pmin (a DTMC has one choice per state: both agree) */
+} reach_query;
+
+typedef struct reach_options {
+    int method;              /* REACH_II or REACH_VI */
+    int relative;            /* 1: relative differences (default), 0: absolute */
+    double epsilon;          /* > 0 */
+    uint64_t max_iterations; /* per group of SCCs; reaching it is CSR_ERR_NOT_CONVERGED */
+} reach_options;
+
+void reach_default_options(reach_options *options);
+
+/*
+ * A system of equations x(s) = opt over choices k of s of sum p * x(target),
+ * for the states with fixed[s] == 0; the others keep their bounds.
+ * Shapes as in csr_model: state_choices u64[n+1], choice_transitions
+ * u64[c+1], targets u32[t], probabilities f64[t].  For Pmax interval
+ * iteration, mec[s] (u32[n]) is the MEC of a maybe state or REACH_NO_MEC and
+ * leaving[k] (u8[c]) says whether choice k leaves its state's MEC (NULL, NULL:
+ * no MECs, every choice leaves).
+ */
+typedef struct reach_system {
+    uint64_t num_states, num_choices, num_transitions;
+    const uint64_t *state_choices, *choice_transitions;
+    const uint32_t *targets;
+    const double *probabilities;
+    const uint8_t *fixed;
+    const uint32_t *mec;
+    const uint8_t *leaving;
+    uint64_t num_mecs; /* mec ids are dense: [0, num_mecs) */
+    int maximize;
+} reach_system;
+
+typedef struct reach_stats {
+    uint64_t yes, no, maybe;        /* Prob1, Prob0 and remaining states */
+    uint64_t mecs, mec_states;      /* Pmax: MECs of the maybe states, collapsed */
+    uint64_t groups;                /* systems solved: 1, or the groups of SCCs of the split */
+    uint64_t sccs;                  /* SCCs of the maybe states when split */
+    uint64_t iterations;            /* summed over the groups */
+    uint64_t cpu_groups;            /* groups solved on the CPU because too large for the GPU */
+    double final_difference;        /* largest u - l (II) or last change (VI), relative or absolute */
+    uint64_t bytes_needed;          /* device memory for the whole system (gpu_reach_bytes) */
+    double prob01_s, mec_s, split_s, iterate_s, total_s; /* seconds */
+} reach_stats;
+
+/*
+ * Prob0 and Prob1 of the query (Baier & Katoen, Algorithms 45-47): cls[s] =
+ * REACH_YES (probability exactly 1), REACH_NO (exactly 0) or REACH_MAYBE,
+ * for the model's n states.  Max: Prob0A (no choice sequence reaches a
+ * target) and Prob1E (nested fixpoint); min: Prob0E (a scheduler avoids the
+ * targets forever) and Prob1A (no scheduler can reach a Prob0E state).  Avoid
+ * states and states without choices that are not targets are REACH_NO.
+ * O(n + t) memory, O(n * t) worst case time (backward sweeps over the forward
+ * CSR).  Errors: CSR_ERR_NOMEM.
+ */
+int ref_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *cls);
+
+/*
+ * The model's choices between maybe states as a graph for MEC decomposition:
+ * every state is kept, but only the choices of maybe states whose successors
+ * are all maybe states (a choice that may leave the maybe states is never
+ * part of their end components).  sub gets its own arrays (csr_free).
+ * Errors: CSR_ERR_NOMEM.
+ */
+int reach_maybe_graph(const csr_model *model, const uint8_t *cls, csr_model *sub);
+
+/*
+ * From the MEC ids of the maybe graph (smallest state or UINT64_MAX; a mec
+ * array as ref_mec_basic and gpu_mec_fb give, widened): mec32[s] (dense ids
+ * 0, 1, ... in order of smallest state, or REACH_NO_MEC) and leaving[k] for
+ * reach_system.  Returns the number of MECs; *states the states in them.
+ */
+uint64_t reach_mec_arrays(const csr_model *model, const uint64_t *mec, uint32_t *mec32, uint8_t *leaving,
+                          uint64_t *states);
+
+/*
+ * Initial bounds: l = 1 on YES, else 0; u = 0 on NO, else 1.
+ */
+void reach_initial_bounds(uint64_t n, const uint8_t *cls, double *lower, double *upper);
+
+/*
+ * Solve system on the CPU, sequentially, in place (Gauss-Seidel order: a
+ * state's new bound is used by the states after it in the same sweep; both
+ * bounds stay sound because the operators are monotone).  lower and upper
+ * (f64[n]) hold the initial bounds and receive the final ones; with REACH_VI
+ * only lower is iterated.  epsilon may be tighter than options->epsilon (the
+ * split gives earlier groups a tighter one).  *iterations and *difference
+ * receive what it took.  Errors: CSR_ERR_NOT_CONVERGED after
+ * options->max_iterations iterations (the bounds so far are kept).
+ */
+int ref_reach_iterate(const reach_system *system, const reach_options *options, double epsilon, double *lower,
+                      double *upper, uint64_t *iterations, double *difference);
+
+/* The answer from the bounds: (l + u) / 2 for interval iteration, l for VI. */
+void reach_answer(uint64_t n, int method, const double *lower, const double *upper, double *values);
+
+/*
+ * The whole CPU reference: Prob0/Prob1, the MECs of the maybe states (Pmax,
+ * ref_mec_basic), one system of all states, ref_reach_iterate.  values f64[n].
+ * Errors: CSR_ERR_NOMEM, CSR_ERR_NOT_CONVERGED (values hold the last bounds' answer).
+ */
+int ref_reach(const csr_model *model, const reach_query *query, const reach_options *options, double *values,
+              reach_stats *stats);
+
+/* Device bytes of a system of n states, c choices, t transitions on the GPU
+ * (gpu/reach_vi.cu: the CSR with u64 offsets, both bounds, the flags, the
+ * MEC arrays, the list of maybe states, differences and CUB's reduction
+ * space): about 12t + 9c + 54n. */
+uint64_t reach_system_bytes(uint64_t n, uint64_t c, uint64_t t);
+
+/* A solver of one system: ref_reach_iterate's contract, with ctx. */
+typedef int (*reach_solver)(const reach_system *system, const reach_options *options, double epsilon,
+                            double *lower, double *upper, uint64_t *iterations, double *difference, void *ctx);
+
+/*
+ * The split of Berger's thesis, section 3.3, for a system that does not fit
+ * in budget bytes.  The SCCs of the model (scc[s] = smallest state of s's
+ * SCC, from ref_scc_tarjan or gpu_scc_fb) restricted to the maybe states are
+ * ordered so that each comes after every SCC it reaches (Kahn's algorithm on
+ * the condensation), then joined greedily in that order while the group's
+ * system needs at most budget bytes (reach_system_bytes, counting every
+ * transition that leaves the group as a state).  Group g's system holds its
+ * maybe states and, as fixed states, its successors outside it with their
+ * bounds, so groups are solved in order by solve(); a single SCC over the
+ * budget is solved by ref_reach_iterate on the CPU.  Group g of G stops at
+ * epsilon * (g + 1) / G, so that the bounds passed on from earlier groups
+ * never keep a later group from reaching its own (and the last reaches
+ * epsilon).  lower/upper (f64[n]) hold the initial bounds, receive the final
+ * ones.  mec32/leaving: as reach_system, for the model's states (or NULL).
+ * stats: groups, sccs, cpu_groups, iterations, final_difference.
+ * Errors: CSR_ERR_NOMEM, CSR_ERR_NOT_CONVERGED, the solver's.
+ */
+int reach_solve_split(const csr_model *model, const uint8_t *cls, const uint64_t *scc, uint64_t budget,
+                      const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving, int maximize,
+                      const reach_options *options, reach_solver solve, void *ctx, double *lower, double *upper,
+                      reach_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,422 @@
+/*
+ * gpu-vi - minimal and maximal reachability probabilities of a CSR MDP or
+ * DTMC by interval (or value) iteration on the GPU.
+ *
+ *   gpu-vi -t LABEL [-a LABEL] -m max|min [-e EPS] [--abs|--rel] [--vi]
+ *          [--max-iters N] [--mem-limit BYTES] [--threads-per-state N]
+ *          [-o FILE] [--stats] [--cpu] [-d N] [file | -]
+ *
+ * Query: Pmax or Pmin of reaching a state labelled -t, only through states
+ * not labelled -a (!a U t); -m is ignored for DTMCs.  Output: the value of
+ * each initial state, one per line ("%.17g"), in increasing original state
+ * order; -o FILE: every state's value, one per line, in PRISM's original
+ * numbering (for labelcmp -n).
+ * Algorithm (ref/reach.h, gpu/reach_vi.h): Prob0/Prob1 (Baier & Katoen
+ * 10.6) on the GPU; for Pmax the MECs of the maybe states (gpu_mec_fb);
+ * interval iteration (default; the answer is within eps of the exact value,
+ * relative or absolute) or plain value iteration (--vi) on the GPU, after
+ * Berger 2014 chapter 3.  When the system needs more device memory than is
+ * free, or than --mem-limit, the split of Berger's section 3.3: SCCs (on the
+ * GPU when they fit) in topological order, joined greedily while they fit,
+ * solved in order; an SCC too large alone is solved on the CPU.
+ * --cpu: the same algorithm, sequential (ref/reach.c), the benchmark baseline.
+ * Exit 0 ok, 1 bad input or no convergence, 2 usage (unknown label, no GPU).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "mec_fb.h"
+#include "reach.h"
+#include "reach_vi.h"
+#include "ref.h"
+#include "tool.h"
+
+enum {
+    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: %s -t LABEL [-a LABEL] -m max|min [options] [file | -]\n"
+            "Pmax or Pmin of reaching the states labelled -t (through states not\n"
+            "labelled -a) in a CSR model with probabilities and labels (prism2csr -l),\n"
+            "standard input if no file.  Prints the value of each initial state.\n"
+            "  -t LABEL               target label\n"
+            "  -a LABEL               avoid label: the query is !a U t\n"
+            "  -m max|min             maximal or minimal probability (ignored for a DTMC)\n"
+            "  -e EPS                 precision, default 1e-6\n"
+            "  --rel, --abs           relative (default) or absolute precision\n"
+            "  --vi                   plain value iteration (stops when no value changes by\n"
+            "                         more than EPS; no guarantee) instead of interval\n"
+            "                         iteration (answer within EPS of the exact value)\n"
+            "  --max-iters N          iteration limit per system, default %u\n"
+            "  --mem-limit BYTES      split into SCC groups when the system needs more\n"
+            "                         device memory (suffix k, M, G); default: free memory\n"
+            "  --threads-per-state N  GPU threads per state's choices (1..32, power of 2)\n"
+            "  -o FILE                every state's value, one per line, original numbering\n",
+            tool_name, REACH_DEFAULT_MAX_ITERATIONS);
+    fputs("Options of the SCC decomposition of the split (as gpu-scc):\n", out);
+    gpu_tool_usage(out);
+    fputs("Exit status: 0 ok, 1 bad input or no convergence, 2 usage or no GPU.\n", out);
+}
+
+static int parse_bytes(const char *arg, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    double mult = 1;
+    if (*end == 'k' || *end == 'K')
+        mult = 1e3, end++;
+    else if (*end == 'M')
+        mult = 1e6, end++;
+    else if (*end == 'G')
+        mult = 1e9, end++;
+    if (errno || end == arg || *end || !(v >= 0) || v * mult > 1.8e19)
+        return -1;
+    *out = (uint64_t)(v * mult);
+    return 0;
+}
+
+/* A label's states as flags, or a usage error that lists the labels present. */
+static int label_flags(const csr_model *m, const char *name, uint8_t *flags)
+{
+    int64_t l = csr_find_label(m, name);
+    if (l < 0) {
+        fprintf(stderr, "%s: no label \"%s\"; the model's labels:", tool_name, name);
+        for (uint64_t i = 0; i < m->labels.count; i++)
+            fprintf(stderr, " %s", m->labels.names[i]);
+        fputc('\n', stderr);
+        return EXIT_USAGE;
+    }
+    memset(flags, 0, m->num_states);
+    for (uint64_t j = m->label_first[l]; j < m->label_first[l + 1]; j++)
+        flags[m->label_states[j]] = 1;
+    return 0;
+}
+
+static int write_values(const char *path, const csr_model *m, const double *values)
+{
+    const uint64_t n = m->num_states;
+    double *orig = (double *)malloc((n ? n : 1) * sizeof *orig);
+    if (!orig)
+        return -1;
+    for (uint64_t s = 0; s < n; s++)
+        orig[m->permutation ? m->permutation[s] : s] = values[s];
+    FILE *f = fopen(path, "w");
+    int rc = f ? 0 : -1;
+    for (uint64_t s = 0; f && s < n; s++)
+        fprintf(f, "%.17g\n", orig[s]);
+    if (f && fclose(f))
+        rc = -1;
+    free(orig);
+    return rc;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+int main(int argc, char **argv)
+{
+    tool_name = "gpu-vi";
+    gpu_tool_options o;
+    gpu_tool_defaults(&o);
+    reach_options ro;
+    reach_default_options(&ro);
+    const char *target = NULL, *avoid = NULL, *dir = NULL, *out_path = NULL;
+    uint64_t mem_limit = 0;
+    int have_limit = 0, threads = 0;
+    static const struct option longopts[] = {GPU_LONG_OPTIONS,
+                                             {"abs", no_argument, 0, OPT_ABS},
+                                             {"rel", no_argument, 0, OPT_REL},
+                                             {"vi", no_argument, 0, OPT_VI},
+                                             {"max-iters", required_argument, 0, OPT_MAX_ITERS},
+                                             {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
+                                             {"threads-per-state", required_argument, 0, OPT_THREADS},
+                                             {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "t:a:m:e:o:", longopts, NULL)) != -1) {
+        int done = gpu_tool_option(c, optarg, &o);
+        if (done < 0)
+            return EXIT_USAGE;
+        if (done)
+            continue;
+        char *end;
+        switch (c) {
+        case 't': target = optarg; break;
+        case 'a': avoid = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'm':
+            if (strcmp(optarg, "max") && strcmp(optarg, "min")) {
+                tool_error("-m takes max or min, not \"%s\"", optarg);
+                return EXIT_USAGE;
+            }
+            dir = optarg;
+            break;
+        case 'e':
+            errno = 0;
+            ro.epsilon = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(ro.epsilon > 0) || !(ro.epsilon < 1)) {
+                tool_error("-e takes a precision in (0, 1), not \"%s\"", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case OPT_ABS: ro.relative = 0; break;
+        case OPT_REL: ro.relative = 1; break;
+        case OPT_VI: ro.method = REACH_VI; break;
+        case OPT_MAX_ITERS: {
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end || v == 0 || optarg[0] == '-') {
+                tool_error("--max-iters takes a positive whole number, not \"%s\"", optarg);
+                return EXIT_USAGE;
+            }
+            ro.max_iterations = v;
+            break;
+        }
+        case OPT_MEM_LIMIT:
+            if (parse_bytes(optarg, &mem_limit)) {
+                tool_error("--mem-limit takes a byte count (suffix k, M, G), not \"%s\"", optarg);
+                return EXIT_USAGE;
+            }
+            have_limit = 1;
+            break;
+        case OPT_THREADS: {
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 1 || v > 32 || (v & (v - 1))) {
+                tool_error("--threads-per-state takes 1, 2, 4, 8, 16 or 32, not \"%s\"", optarg);
+                return EXIT_USAGE;
+            }
+            threads = (int)v;
+            break;
+        }
+        case 'h': usage(stdout); return EXIT_OK;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    const char *path;
+    if (tool_input_operand(argc, argv, optind, usage, &path))
+        return EXIT_USAGE;
+    if (!target) {
+        tool_error("no target label: -t LABEL is required");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!o.use_cpu && gpu_select_device(o.device))
+        return EXIT_USAGE;
+
+    double t0 = tool_seconds();
+    csr_model m;
+    if (tool_read_csr(path, &m))
+        return EXIT_BAD_INPUT;
+    const char *name = tool_input_name(path);
+    const uint64_t n = m.num_states, nc = m.num_choices;
+    if (!m.probabilities) {
+        tool_error("%s: no probabilities (a graph-only CSR file); convert with prism2csr", name);
+        csr_free(&m);
+        return EXIT_BAD_INPUT;
+    }
+    if (!m.labels.count) {
+        tool_error("%s: no labels; convert with prism2csr -l FILE.lab", name);
+        csr_free(&m);
+        return EXIT_BAD_INPUT;
+    }
+    if (m.model_type == CSR_MDP && !dir) {
+        tool_error("%s is an MDP: say -m max or -m min", name);
+        csr_free(&m);
+        return EXIT_USAGE;
+    }
+    uint8_t *tflags = (uint8_t *)malloc(n ? n : 1), *aflags = avoid ? (uint8_t *)malloc(n ? n : 1) : NULL;
+    uint8_t *cls = (uint8_t *)malloc(n ? n : 1), *leaving = NULL;
+    uint32_t *mec32 = NULL;
+    uint64_t *wide = NULL;
+    double *lower = (double *)malloc((n ? n : 1) * sizeof(double)), *upper = (double *)malloc((n ? n : 1) * sizeof(double));
+    double *values = (double *)malloc((n ? n : 1) * sizeof(double));
+    int status_code = EXIT_OK, rc = CSR_OK;
+    csr_status st;
+    memset(&st, 0, sizeof st);
+    reach_stats rs;
+    memset(&rs, 0, sizeof rs);
+    gpu_reach_context cx;
+    memset(&cx, 0, sizeof cx);
+    cx.threads_per_state = threads;
+    cx.status = &st;
+    uint64_t prob01_sweeps = 0;
+    const char *path_taken = "whole";
+    double t1 = tool_seconds(), t2 = t1, t3 = t1, t4 = t1, t5 = t1;
+    if (!tflags || (avoid && !aflags) || !cls || !lower || !upper || !values) {
+        rc = CSR_ERR_NOMEM;
+        goto done;
+    }
+    if ((status_code = label_flags(&m, target, tflags)) || (avoid && (status_code = label_flags(&m, avoid, aflags))))
+        goto done;
+    if (aflags)
+        for (uint64_t s = 0; s < n; s++)
+            aflags[s] = aflags[s] && !tflags[s];
+    {
+        reach_query q = {tflags, aflags, m.model_type == CSR_MDP ? !strcmp(dir, "max") : 1};
+        rc = o.use_cpu ? ref_reach_prob01(&m, &q, cls) : gpu_reach_prob01(&m, &q, cls, &prob01_sweeps, &st);
+        if (rc)
+            goto done;
+        for (uint64_t s = 0; s < n; s++)
+            cls[s] == REACH_YES ? rs.yes++ : cls[s] == REACH_NO ? rs.no++ : rs.maybe++;
+        t2 = tool_seconds();
+        /* Pmax interval iteration: the MECs of the maybe states */
+        if (q.maximize && ro.method == REACH_II && m.model_type == CSR_MDP && rs.maybe) {
+            csr_model sub;
+            wide = (uint64_t *)malloc(n * sizeof *wide);
+            mec32 = (uint32_t *)malloc(n * sizeof *mec32);
+            leaving = (uint8_t *)malloc(nc ? nc : 1);
+            rc = wide && mec32 && leaving ? reach_maybe_graph(&m, cls, &sub) : CSR_ERR_NOMEM;
+            if (rc)
+                goto done;
+            if (o.use_cpu) {
+                ref_mec_stats ms;
+                rc = ref_mec_basic(&sub, wide, &ms);
+            } else {
+                gpu_mec_options mo;
+                gpu_mec_default_options(&mo);
+                mo.scc = o.scc;
+                gpu_mec_stats gs;
+                rc = gpu_mec_fb(&sub, &mo, mec32, &gs, &st);
+                for (uint64_t s = 0; !rc && s < n; s++)
+                    wide[s] = mec32[s] == GPU_MEC_NONE ? REF_NONE : mec32[s];
+            }
+            csr_free(&sub);
+            if (rc)
+                goto done;
+            rs.mecs = reach_mec_arrays(&m, wide, mec32, leaving, &rs.mec_states);
+        }
+        t3 = tool_seconds();
+        rs.bytes_needed = reach_system_bytes(n, nc, m.num_transitions);
+        uint64_t budget = have_limit ? mem_limit : o.use_cpu ? UINT64_MAX : gpu_free_memory() / 10 * 9;
+        reach_initial_bounds(n, cls, lower, upper);
+        reach_solver solve = o.use_cpu ? NULL : gpu_reach_iterate;
+        if (rs.bytes_needed <= budget) {
+            reach_system y = {n, nc, m.num_transitions, m.state_choices, m.choice_transitions, m.targets,
+                              m.probabilities, cls /* REACH_MAYBE is 0: the others are fixed */, mec32, leaving,
+                              rs.mecs, q.maximize};
+            rs.groups = 1;
+            t4 = tool_seconds();
+            rc = o.use_cpu ? ref_reach_iterate(&y, &ro, ro.epsilon, lower, upper, &rs.iterations, &rs.final_difference)
+                           : gpu_reach_iterate(&y, &ro, ro.epsilon, lower, upper, &rs.iterations,
+                                               &rs.final_difference, &cx);
+        } else {
+            path_taken = "split";
+            uint64_t *scc = wide ? wide : (uint64_t *)malloc(n * sizeof *scc);
+            wide = scc;
+            if (!scc) {
+                rc = CSR_ERR_NOMEM;
+                goto done;
+            }
+            ref_scc_stats ss;
+            /* the SCC decomposition itself on the GPU when its graph fits (scc_fb.h) */
+            uint64_t scc_bytes = 16 * (n + 1) + 8 * m.num_transitions + 26 * n;
+            if (!o.use_cpu && scc_bytes <= budget) {
+                uint32_t *ids = (uint32_t *)malloc(n * sizeof *ids);
+                gpu_scc_stats gs;
+                rc = ids ? gpu_scc_fb(&m, &o.scc, ids, &gs, &st) : CSR_ERR_NOMEM;
+                for (uint64_t s = 0; !rc && s < n; s++)
+                    scc[s] = ids[s];
+                free(ids);
+            } else {
+                rc = ref_scc_tarjan(&m, NULL, NULL, scc, &ss);
+            }
+            if (rc)
+                goto done;
+            t4 = tool_seconds();
+            rc = reach_solve_split(&m, cls, scc, budget, mec32, rs.mecs, leaving, q.maximize, &ro, solve, &cx, lower,
+                                   upper, &rs);
+        }
+        t5 = tool_seconds();
+        if (rc == CSR_ERR_NOT_CONVERGED) {
+            tool_error("%s: no convergence within %llu iterations (difference %g > %g); raise --max-iters", name,
+                       (unsigned long long)ro.max_iterations, rs.final_difference, ro.epsilon);
+            status_code = EXIT_BAD_INPUT;
+            goto done;
+        }
+        if (rc)
+            goto done;
+        reach_answer(n, ro.method, lower, upper, values);
+    }
+    {
+        /* initial states in increasing original order */
+        uint64_t *pairs = (uint64_t *)malloc((m.num_initial ? m.num_initial : 1) * 2 * sizeof *pairs);
+        if (!pairs) {
+            rc = CSR_ERR_NOMEM;
+            goto done;
+        }
+        for (uint64_t i = 0; i < m.num_initial; i++) {
+            uint64_t s = m.initial_states[i];
+            pairs[2 * i] = m.permutation ? m.permutation[s] : s;
+            pairs[2 * i + 1] = s;
+        }
+        qsort(pairs, m.num_initial, 2 * sizeof *pairs, cmp_pair);
+        if (out_path && write_values(out_path, &m, values)) {
+            tool_error("%s: %s", out_path, strerror(errno));
+            free(pairs);
+            status_code = EXIT_BAD_INPUT;
+            goto done;
+        }
+        for (uint64_t i = 0; i < m.num_initial; i++)
+            printf("%.17g\n", values[pairs[2 * i + 1]]);
+        free(pairs);
+        if (fflush(stdout) || ferror(stdout)) {
+            tool_error("(stdout): write error");
+            status_code = EXIT_BAD_INPUT;
+            goto done;
+        }
+    }
+    if (o.stats) {
+        fprintf(stderr,
+                "%s: %llu states, %llu choices, %llu transitions; Prob1 %llu, Prob0 %llu, maybe %llu states; "
+                "%llu MECs with %llu states collapsed\n",
+                tool_name, (unsigned long long)n, (unsigned long long)nc, (unsigned long long)m.num_transitions,
+                (unsigned long long)rs.yes, (unsigned long long)rs.no, (unsigned long long)rs.maybe,
+                (unsigned long long)rs.mecs, (unsigned long long)rs.mec_states);
+        fprintf(stderr,
+                "%s: %s, %s path: %llu groups (%llu SCCs, %llu on the CPU), %llu iterations, final difference %.3g "
+                "(%s); memory needed %llu bytes\n",
+                tool_name, ro.method == REACH_II ? "interval iteration" : "value iteration", path_taken,
+                (unsigned long long)rs.groups, (unsigned long long)rs.sccs, (unsigned long long)rs.cpu_groups,
+                (unsigned long long)rs.iterations, rs.final_difference, ro.relative ? "relative" : "absolute",
+                (unsigned long long)rs.bytes_needed);
+        fprintf(stderr, "%s: read %.4f s, Prob0/Prob1 %.4f s, MECs %.4f s, SCCs %.4f s, iteration %.4f s\n", tool_name,
+                t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4);
+        if (!o.use_cpu)
+            fprintf(stderr,
+                    "%s: GPU: %llu Prob0/Prob1 sweeps; %d threads per state%s; host-to-device %.4f s, iterations "
+                    "%.4f s (%.1f us each, about %.1f GB/s), device-to-host %.4f s; %llu device bytes\n",
+                    tool_name, (unsigned long long)prob01_sweeps, cx.used_threads,
+                    cx.used_rows ? " (a warp per choice)" : "", cx.h2d_s, cx.iterate_s,
+                    rs.iterations ? 1e6 * cx.iterate_s / (double)rs.iterations : 0.0,
+                    cx.iterate_s > 0 && rs.groups == 1 ? (double)cx.bytes_per_iteration * (double)rs.iterations /
+                                                             cx.iterate_s / 1e9
+                                                       : 0.0,
+                    cx.d2h_s, (unsigned long long)cx.device_bytes);
+    }
+done:
+    if (rc) {
+        tool_error("%s: %s%s%s", name, csr_strerror(rc), st.detail[0] ? ": " : "", st.detail);
+        status_code = EXIT_BAD_INPUT;
+    }
+    free(tflags);
+    free(aflags);
+    free(cls);
+    free(leaving);
+    free(mec32);
+    free(wide);
+    free(lower);
+    free(upper);
+    free(values);
+    csr_free(&m);
+    return status_code;
+}
