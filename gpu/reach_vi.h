@@ -49,7 +49,9 @@ int gpu_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *
  * Lower and upper bounds are updated in place (monotone, so sound); for
  * Pmax each MEC's upper bound is the atomic maximum over its states' leaving
  * choices.  Convergence: cub::DeviceReduce::Max over the per-state
- * differences after each iteration.
+ * differences after every 8th iteration (the bounds only tighten, so the
+ * extra iterations cost time, never soundness; value iteration may run up to
+ * 7 iterations past the first that met its rule).
  */
 int gpu_reach_iterate(const reach_system *system, const reach_options *options, double epsilon, double *lower,
                       double *upper, uint64_t *iterations, double *difference, void *ctx);

@@ -51,3 +51,66 @@ memory_limited() {
         (ulimit -v $((mb * 1024)) && exec "$@")
     fi
 }
+
+# gpu-vi on every query of MODEL's .values.tsv (columns: prop, query, dir,
+# target, avoid, value, ...) against PRISM's value in the initial states,
+# relative 1e-6 (or 1e-12 absolute near 0), with the given extra options.
+vi_check_model() { # csr model options...
+    local csr=$1 m=$2 prop query dir target avoid value rest got
+    shift 2
+    while IFS=$'\t' read -r prop query dir target avoid value rest; do
+        [ "$prop" = prop ] && continue
+        local args=(-t "$target")
+        [ "$avoid" != - ] && args+=(-a "$avoid")
+        [ "$dir" != - ] && args+=(-m "$dir")
+        got=$(gpu-vi "${args[@]}" "$@" "$csr" | tr '\n' ' ') || fail "$m query $prop: gpu-vi ${args[*]} $* failed"
+        awk -v got="$got" -v ref="$value" 'BEGIN {
+                ng = split(got, g, " "); nr = split(ref, r, " ")
+                if (nr == 1) { for (i = 2; i <= ng; i++) r[i] = r[1] } else if (nr != ng) exit 1
+                if (ng == 0) exit 1
+                for (i = 1; i <= ng; i++) {
+                    d = g[i] - r[i]; if (d < 0) d = -d
+                    a = r[i] + 0; if (a < 0) a = -a
+                    if (d > 1e-6 * a && d > 1e-12) exit 1
+                }
+            }' || fail "$m query $prop ($query) ${*}: gpu-vi says $got, PRISM $value"
+    done < "$MODELS/$m.values.tsv"
+}
+
+# Names of the shared models with PRISM's values (NAME.values.tsv).
+vi_model_names() {
+    local f
+    for f in "$MODELS"/*.values.tsv; do
+        [ -e "$f" ] || continue
+        f=${f##*/}; echo "${f%.values.tsv}"
+    done
+}
+
+# A model's CSR with labels in the test's temporary folder.
+model_csr() { # name -> path
+    local f="$BATS_TEST_TMPDIR/$1.csr"
+    [ -f "$f" ] || prism2csr -l "$(model_file "$1.lab")" "$(model_file "$1.tra")" > "$f"
+    echo "$f"
+}
+
+# Every state's value (-o) against PRISM's vector NAME.pK.vec.gz: within
+# 1e-6 relative (labelcmp -n), and exactly 0 and 1 where PRISM's are.
+vi_check_vectors() { # model options...
+    local m=$1 prop query dir target avoid value rest vec
+    shift
+    while IFS=$'\t' read -r prop query dir target avoid value rest; do
+        [ "$prop" = prop ] && continue
+        vec="$MODELS/$m.p$prop.vec.gz"
+        [ -f "$vec" ] || continue
+        local args=(-t "$target")
+        [ "$avoid" != - ] && args+=(-a "$avoid")
+        [ "$dir" != - ] && args+=(-m "$dir")
+        gpu-vi "${args[@]}" "$@" -o "$BATS_TEST_TMPDIR/v" "$(model_csr "$m")" > /dev/null || fail "$m p$prop: gpu-vi failed"
+        run labelcmp -n "$BATS_TEST_TMPDIR/v" "$vec"
+        [ "$status" -eq 0 ] || fail "$m p$prop $*: $output"
+        zcat "$vec" | paste - "$BATS_TEST_TMPDIR/v" | awk -F'\t' '
+            ($1 + 0 == 0 || $1 + 0 == 1) && $1 + 0 != $2 + 0 { print "state " NR - 1 ": PRISM " $1 ", gpu-vi " $2; bad = 1 }
+            ($2 + 0 == 0 || $2 + 0 == 1) && $1 + 0 != $2 + 0 { print "state " NR - 1 ": PRISM " $1 ", gpu-vi " $2; bad = 1 }
+            END { exit bad }' > "$BATS_TEST_TMPDIR/exact" || fail "$m p$prop $*: not exact: $(head -3 "$BATS_TEST_TMPDIR/exact")"
+    done < "$MODELS/$m.values.tsv"
+}

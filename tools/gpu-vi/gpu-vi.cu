@@ -341,6 +341,7 @@ int main(int argc, char **argv)
             tool_error("%s: no convergence within %llu iterations (difference %g > %g); raise --max-iters", name,
                        (unsigned long long)ro.max_iterations, rs.final_difference, ro.epsilon);
             status_code = EXIT_BAD_INPUT;
+            rc = CSR_OK; /* said */
             goto done;
         }
         if (rc)

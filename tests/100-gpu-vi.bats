@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# gpu-vi's CPU reference (--cpu) against PRISM's values (.values.tsv, interval
+# iteration at 1e-9) and vectors (.pK.vec.gz), hand-checked MDPs, the split
+# into SCC groups (--mem-limit), bad queries and inputs.  The GPU runs are in
+# tests/110-gpu-vi-gpu.bats.
+
+load helper
+
+setup() {
+    require_models
+}
+
+@test "gpu-vi --cpu equals PRISM's value within 1e-6 on every query of every shared model" {
+    local n=0
+    for m in $(vi_model_names); do
+        # coin4_6 takes a minute on the CPU (11,000 iterations): the GPU tests run it.
+        [ "$m" = coin4_6 ] && continue
+        vi_check_model "$(model_csr "$m")" "$m" --cpu
+        n=$((n + 1))
+    done
+    [ "$n" -ge 18 ] || fail "only $n models with values found"
+}
+
+@test "gpu-vi --cpu equals PRISM's values when --mem-limit splits the model into groups of SCCs" {
+    for m in brp coin2 coin4 csma3_2 dining_crypt6 fmsd_fig1 wlan3 zeroconf; do
+        vi_check_model "$(model_csr "$m")" "$m" --cpu --mem-limit 2M
+    done
+    run gpu-vi --cpu --mem-limit 2M --stats -t fin_c0 -m min "$(model_csr coin4)"
+    assert_success
+    assert_line --regexp "split path: [0-9]+ groups \([0-9]+ SCCs, [0-9]+ on the CPU\)"
+    refute_line --partial "split path: 1 groups"
+}
+
+@test "gpu-vi --cpu gives every state PRISM's value, exactly 0 and 1 where PRISM's are" {
+    for m in brp coin2 coin4 csma2_2 dice dining_crypt3 fmsd_fig1; do
+        vi_check_vectors "$m" --cpu
+    done
+}
+
+@test "gpu-vi --cpu finds PRISM's Prob0 and Prob1 state counts" {
+    for m in coin2 csma3_2 brp zeroconf; do
+        while IFS=$'\t' read -r prop query dir target avoid value a b c d e yes no maybe; do
+            [ "$prop" = prop ] && continue
+            local args=(-t "$target")
+            [ "$avoid" != - ] && args+=(-a "$avoid")
+            [ "$dir" != - ] && args+=(-m "$dir")
+            run --separate-stderr gpu-vi --cpu --stats "${args[@]}" "$(model_csr "$m")"
+            assert_success
+            [[ "$stderr" == *"Prob1 $yes, Prob0 $no, maybe $maybe states"* ]] || fail "$m p$prop: $stderr"
+        done < "$MODELS/$m.values.tsv"
+    done
+}
+
+@test "gpu-vi --cpu solves the MDP of Fig. 9 of Berger's thesis by Prob0 and Prob1 alone" {
+    prism2csr -l "$DATA/berger_fig9.lab" "$DATA/berger_fig9.tra" > "$BATS_TEST_TMPDIR/f9.csr"
+    run gpu-vi --cpu -t goal -m max -o "$BATS_TEST_TMPDIR/max" "$BATS_TEST_TMPDIR/f9.csr"
+    assert_success
+    assert_output "1"
+    assert_equal "$(tr '\n' ' ' < "$BATS_TEST_TMPDIR/max")" "1 1 1 "
+    run gpu-vi --cpu -t goal -m min -o "$BATS_TEST_TMPDIR/min" "$BATS_TEST_TMPDIR/f9.csr"
+    assert_success
+    assert_output "0"
+    assert_equal "$(tr '\n' ' ' < "$BATS_TEST_TMPDIR/min")" "0 0 1 "
+}
+
+@test "gpu-vi --cpu converges to Pmax = 2/3 through an end component that only interval iteration with MECs collapsed bounds" {
+    # Fig. 9 with a sink: state 1's first choice goes to 0, goal and sink with
+    # 1/4, 1/2, 1/4; {0, 1} is an end component, so the upper bound iterated
+    # without collapsing it would stay at 1.
+    prism2csr -l "$DATA/berger_fig9_sink.lab" "$DATA/berger_fig9_sink.tra" > "$BATS_TEST_TMPDIR/s.csr"
+    for opt in "" "--abs" "-e 1e-9" "--mem-limit 1"; do
+        run --separate-stderr gpu-vi --cpu --stats $opt -t goal -m max "$BATS_TEST_TMPDIR/s.csr"
+        assert_success
+        awk -v v="$output" 'BEGIN { d = v - 2 / 3; if (d < 0) d = -d; exit !(d <= 1e-6 * 2 / 3) }' ||
+            fail "$opt: $output is not 2/3"
+    done
+    [[ "$stderr" == *"1 MECs with 2 states collapsed"* ]] || fail "$stderr"
+    run gpu-vi --cpu -t goal -m min "$BATS_TEST_TMPDIR/s.csr"
+    assert_output "0"
+}
+
+@test "gpu-vi computes a DTMC's probabilities with or without -m" {
+    csr=$(model_csr dice)
+    value=$(awk -F'\t' 'NR == 2 { print $6 }' "$MODELS/dice.values.tsv")
+    a=$(gpu-vi --cpu -t six "$csr")
+    b=$(gpu-vi --cpu -t six -m min "$csr")
+    c=$(gpu-vi --cpu -t six -m max "$csr")
+    assert_equal "$a" "$b"
+    assert_equal "$a" "$c"
+    awk -v v="$a" -v r="$value" 'BEGIN { d = v - r; if (d < 0) d = -d; exit !(d <= 1e-6 * r) }' || fail "$a vs PRISM $value"
+}
+
+@test "gpu-vi reads restructured input and standard input and reports in PRISM's numbering" {
+    csr=$(model_csr coin2)
+    restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/u7.csr"
+    gpu-vi --cpu -t fin_c0 -m max -o "$BATS_TEST_TMPDIR/plain" "$csr" > "$BATS_TEST_TMPDIR/plain.out"
+    gpu-vi --cpu -t fin_c0 -m max -o "$BATS_TEST_TMPDIR/u7" - < "$BATS_TEST_TMPDIR/u7.csr" > "$BATS_TEST_TMPDIR/u7.out"
+    run labelcmp -n -t 1e-9 "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/u7"
+    assert_success
+    run labelcmp -n "$BATS_TEST_TMPDIR/u7" "$MODELS/coin2.p2.vec.gz"
+    assert_success
+    assert_equal "$(wc -l < "$BATS_TEST_TMPDIR/u7.out")" 1
+}
+
+@test "gpu-vi --vi runs plain value iteration, within 1e-4 of PRISM's value on coin4" {
+    run --separate-stderr gpu-vi --cpu --vi --stats -t fin_c0 -m min "$(model_csr coin4)"
+    assert_success
+    [[ "$stderr" == *"value iteration, whole path"* ]] || fail "$stderr"
+    awk -v v="$output" 'BEGIN { d = v - 0.3173828125; if (d < 0) d = -d; exit !(d <= 1e-4) }' || fail "$output"
+}
+
+@test "gpu-vi names the labels present when asked for an unknown one" {
+    run --separate-stderr gpu-vi --cpu -t nowhere -m max "$(model_csr fmsd_fig1)"
+    assert_failure 2
+    assert_output ""
+    [[ "$stderr" == 'gpu-vi: no label "nowhere"; the model'"'"'s labels: init deadlock'* ]] || fail "$stderr"
+    run --separate-stderr gpu-vi --cpu -t s3 -a nowhere -m max "$(model_csr fmsd_fig1)"
+    assert_failure 2
+}
+
+@test "gpu-vi rejects a model without labels or without probabilities" {
+    prism2csr "$(model_file fmsd_fig1.tra)" > "$BATS_TEST_TMPDIR/nolab.csr"
+    run --separate-stderr gpu-vi --cpu -t s3 -m max "$BATS_TEST_TMPDIR/nolab.csr"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "gpu-vi: $BATS_TEST_TMPDIR/nolab.csr: no labels; convert with prism2csr -l FILE.lab"
+    # retype the PROBABILITIES section (entry 3) as an unknown optional one
+    csrpatch -c "$BATS_TEST_TMPDIR/nolab.csr" 160 63000000 164 01000000 > "$BATS_TEST_TMPDIR/graph.csr"
+    run --separate-stderr gpu-vi --cpu -t s3 -m max "$BATS_TEST_TMPDIR/graph.csr"
+    assert_failure 1
+    assert_equal "$stderr" "gpu-vi: $BATS_TEST_TMPDIR/graph.csr: no probabilities (a graph-only CSR file); convert with prism2csr"
+}
+
+@test "gpu-vi reports an iteration limit reached with status 1 and nothing on stdout" {
+    run --separate-stderr gpu-vi --cpu --max-iters 5 -t fin_c0 -m min "$(model_csr coin4)"
+    assert_failure 1
+    assert_output ""
+    [[ "$stderr" == "gpu-vi: "*": no convergence within 5 iterations (difference "*"; raise --max-iters" ]] || fail "$stderr"
+}
+
+@test "gpu-vi answers -h and rejects bad usage with status 2" {
+    run gpu-vi -h
+    assert_success
+    assert_line --partial "usage: gpu-vi -t LABEL"
+    csr=$(model_csr fmsd_fig1)
+    for bad in "-m max" "-t s3" "-t s3 -m maybe" "-t s3 -m max -e 0" "-t s3 -m max -e x" \
+               "-t s3 -m max --threads-per-state 3" "-t s3 -m max --mem-limit lots" "-t s3 -m max --max-iters 0" \
+               "-t s3 -m max --bogus"; do
+        run --separate-stderr gpu-vi --cpu $bad "$csr"
+        [ "$status" -eq 2 ] || fail "$bad: status $status"
+        assert_output ""
+    done
+    run gpu-vi --cpu -t s3 -m max "$csr" "$csr"
+    assert_failure 2
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# bats file_tags=gpu
+# gpu-vi on the GPU against PRISM's values and vectors, plain and restructured
+# input, the split into SCC groups solved on the GPU (--mem-limit), every
+# thread mapping, hand-checked MDPs; compute-sanitizer on the small models.
+# Skipped where there is no GPU; run on the device machine
+# (bench/on-device.sh test tests/110-gpu-vi-gpu.bats).
+
+load helper
+
+setup() {
+    require_models
+    nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
+}
+
+@test "GPU: gpu-vi equals PRISM's value within 1e-6 on every query of every shared model, plain and restructured" {
+    local n=0
+    for m in $(vi_model_names); do
+        csr=$(model_csr "$m")
+        restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/$m.u7.csr"
+        vi_check_model "$csr" "$m"
+        vi_check_model "$BATS_TEST_TMPDIR/$m.u7.csr" "$m"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 19 ] || fail "only $n models with values found"
+}
+
+@test "GPU: gpu-vi equals PRISM's values when --mem-limit splits the model into groups solved on the GPU" {
+    for m in brp coin2 coin4 csma3_2 dining_crypt6 wlan3 zeroconf; do
+        vi_check_model "$(model_csr "$m")" "$m" --mem-limit 3M
+    done
+    run --separate-stderr gpu-vi --mem-limit 3M --stats -t fin_c0 -m min "$(model_csr coin4)"
+    assert_success
+    [[ "$stderr" =~ split\ path:\ ([0-9]+)\ groups\ \([0-9]+\ SCCs,\ 0\ on\ the\ CPU\) ]] || fail "$stderr"
+    [ "${BASH_REMATCH[1]}" -gt 1 ] || fail "$stderr"
+}
+
+@test "GPU: gpu-vi gives every state PRISM's value, exactly 0 and 1 where PRISM's are" {
+    for m in brp coin2 coin4 csma2_2 dice dining_crypt3 fmsd_fig1; do
+        vi_check_vectors "$m"
+    done
+}
+
+@test "GPU: gpu-vi equals PRISM's values with every number of threads per state" {
+    for t in 1 2 4 8 16 32; do
+        for m in coin4 zeroconf brp; do
+            vi_check_model "$(model_csr "$m")" "$m" --threads-per-state "$t"
+        done
+    done
+}
+
+@test "GPU: gpu-vi solves Fig. 9 of Berger's thesis and collapses the end component of its variant" {
+    prism2csr -l "$DATA/berger_fig9.lab" "$DATA/berger_fig9.tra" > "$BATS_TEST_TMPDIR/f9.csr"
+    assert_equal "$(gpu-vi -t goal -m max "$BATS_TEST_TMPDIR/f9.csr")" 1
+    assert_equal "$(gpu-vi -t goal -m min "$BATS_TEST_TMPDIR/f9.csr")" 0
+    prism2csr -l "$DATA/berger_fig9_sink.lab" "$DATA/berger_fig9_sink.tra" > "$BATS_TEST_TMPDIR/s.csr"
+    v=$(gpu-vi -t goal -m max "$BATS_TEST_TMPDIR/s.csr")
+    awk -v v="$v" 'BEGIN { d = v - 2 / 3; if (d < 0) d = -d; exit !(d <= 1e-6 * 2 / 3) }' || fail "$v is not 2/3"
+}
+
+@test "GPU: gpu-vi --vi agrees with the CPU's --vi within 1e-4 on coin4" {
+    a=$(gpu-vi --vi -t fin_c0 -m min "$(model_csr coin4)")
+    b=$(gpu-vi --cpu --vi -t fin_c0 -m min "$(model_csr coin4)")
+    awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-4) }' || fail "$a vs $b"
+}
+
+@test "GPU: gpu-vi is clean under compute-sanitizer memcheck and racecheck on small models" {
+    command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
+    for q in "fmsd_fig1 -t s3 -m max" "fmsd_fig1 -t s3 -m min" "coin2 -t fin_c0 -m max" "coin2 -t fin_disagree -m min" \
+             "dice -t six" "brp -t ssuccess -a sfail"; do
+        set -- $q
+        m=$1; shift
+        for opt in "" "--mem-limit 1100k" "--vi" "--threads-per-state 32"; do
+            run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-vi "$@" $opt "$(model_csr "$m")"
+            [ "$status" -eq 0 ] || fail "memcheck $q $opt: $output"
+        done
+        run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-vi "$@" "$(model_csr "$m")"
+        [ "$status" -eq 0 ] || fail "racecheck $q: $output"
+    done
+}
