@@ -29,7 +29,7 @@ setup() {
     for m in brp coin2 coin4 csma3_2 dining_crypt6 wlan3 zeroconf; do
         vi_check_model "$(model_csr "$m")" "$m" --mem-limit 3M
     done
-    run --separate-stderr gpu-vi --mem-limit 3M --stats -t fin_c0 -m min "$(model_csr coin4)"
+    run --separate-stderr gpu-vi --mem-limit 2M --stats -t fin_c0 -m min "$(model_csr coin4)"
     assert_success
     [[ "$stderr" =~ split\ path:\ ([0-9]+)\ groups\ \([0-9]+\ SCCs,\ 0\ on\ the\ CPU\) ]] || fail "$stderr"
     [ "${BASH_REMATCH[1]}" -gt 1 ] || fail "$stderr"
