@@ -35,7 +35,7 @@ DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support groff-base
 
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
               format/textin.c format/prism_text.c format/labels.c
-REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/reach.c
+REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
 GPU_SRC    := gpu/scc_fb.cu gpu/mec_fb.cu gpu/reach_vi.cu

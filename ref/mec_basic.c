@@ -9,41 +9,26 @@
 
 int ref_mec_basic(const csr_model *m, uint64_t *mec, ref_mec_stats *stats)
 {
-    uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
+    uint64_t n = m->num_states, c = m->num_choices;
     int rc = CSR_OK;
     uint8_t *alive = malloc(n ? n : 1), *enabled = malloc(c ? c : 1), *changed = malloc(n ? n : 1);
     uint64_t *choices_left = malloc((n ? n : 1) * sizeof *choices_left); /* enabled choices per state */
     uint64_t *comp = malloc((n ? n : 1) * sizeof *comp);
-    uint64_t *rev_first = calloc(n + 1, sizeof *rev_first); /* transpose: choices into each state */
-    uint64_t *rev_choice = malloc((t ? t : 1) * sizeof *rev_choice);
-    uint64_t *choice_state = malloc((c ? c : 1) * sizeof *choice_state);
+    ref_transpose tr = {0};
     uint64_t *work = malloc((n ? n : 1) * sizeof *work);
     ref_mec_stats st = {0};
-    if (!alive || !enabled || !changed || !choices_left || !comp || !rev_first || !rev_choice || !choice_state ||
-        !work) {
+    if (!alive || !enabled || !changed || !choices_left || !comp || !work) {
         rc = CSR_ERR_NOMEM;
         goto out;
     }
+    if ((rc = ref_transpose_build(m, &tr)))
+        goto out;
     for (uint64_t s = 0; s < n; s++) {
         alive[s] = 1;
         mec[s] = REF_NONE;
-        uint64_t k0 = m->state_choices[s], k1 = m->state_choices[s + 1];
-        choices_left[s] = k1 - k0;
-        for (uint64_t k = k0; k < k1; k++)
-            choice_state[k] = s;
+        choices_left[s] = m->state_choices[s + 1] - m->state_choices[s];
     }
     memset(enabled, 1, c);
-    /* Transpose by counting sort: rev_choice[rev_first[v]..] = choices with a transition to v. */
-    for (uint64_t i = 0; i < t; i++)
-        rev_first[m->targets[i] + 1]++;
-    for (uint64_t v = 0; v < n; v++)
-        rev_first[v + 1] += rev_first[v];
-    for (uint64_t k = 0; k < c; k++)
-        for (uint64_t i = m->choice_transitions[k]; i < m->choice_transitions[k + 1]; i++)
-            rev_choice[rev_first[m->targets[i]]++] = k;
-    for (uint64_t v = n; v > 0; v--)
-        rev_first[v] = rev_first[v - 1];
-    rev_first[0] = 0;
 
     uint64_t alive_count = n;
     while (alive_count > 0) {
@@ -80,13 +65,13 @@ int ref_mec_basic(const csr_model *m, uint64_t *mec, ref_mec_stats *stats)
             alive_count--;
             st.removed_states++;
             changed[comp[v]] = 1;
-            for (uint64_t r = rev_first[v]; r < rev_first[v + 1]; r++) {
-                uint64_t k = rev_choice[r];
+            for (uint64_t r = tr.first[v]; r < tr.first[v + 1]; r++) {
+                uint64_t k = tr.choice[r];
                 if (!enabled[k])
                     continue;
                 enabled[k] = 0;
                 st.removed_choices++;
-                uint64_t u = choice_state[k];
+                uint64_t u = tr.owner[k];
                 if (alive[u] && --choices_left[u] == 0)
                     work[queued++] = u;
             }
@@ -109,9 +94,7 @@ out:
     free(changed);
     free(choices_left);
     free(comp);
-    free(rev_first);
-    free(rev_choice);
-    free(choice_state);
+    ref_transpose_free(&tr);
     free(work);
     if (stats)
         *stats = st;

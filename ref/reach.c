@@ -19,52 +19,6 @@ void reach_default_options(reach_options *o)
 
 /* ---- Prob0 / Prob1 -------------------------------------------------------- */
 
-/* The choice-level transpose: for state t, the choices with a transition
- * into t (once per transition), in pred[first[t] .. first[t+1]); owner[k] =
- * the state of choice k. */
-typedef struct transpose {
-    uint64_t *first;
-    uint32_t *pred;
-    uint32_t *owner;
-} transpose;
-
-static void transpose_free(transpose *tr)
-{
-    free(tr->first);
-    free(tr->pred);
-    free(tr->owner);
-}
-
-static int transpose_build(const csr_model *m, transpose *tr)
-{
-    const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
-    tr->first = calloc(n + 1, sizeof *tr->first);
-    tr->pred = malloc((t ? t : 1) * sizeof *tr->pred);
-    tr->owner = malloc((c ? c : 1) * sizeof *tr->owner);
-    if (!tr->first || !tr->pred || !tr->owner) {
-        transpose_free(tr);
-        return CSR_ERR_NOMEM;
-    }
-    for (uint64_t s = 0; s < n; s++)
-        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++)
-            tr->owner[k] = (uint32_t)s;
-    for (uint64_t j = 0; j < t; j++)
-        tr->first[m->targets[j] + 1]++;
-    for (uint64_t s = 0; s < n; s++)
-        tr->first[s + 1] += tr->first[s];
-    uint64_t *fill = malloc((n ? n : 1) * sizeof *fill);
-    if (!fill) {
-        transpose_free(tr);
-        return CSR_ERR_NOMEM;
-    }
-    memcpy(fill, tr->first, n * sizeof *fill);
-    for (uint64_t k = 0; k < c; k++)
-        for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
-            tr->pred[fill[m->targets[j]]++] = (uint32_t)k;
-    free(fill);
-    return CSR_OK;
-}
-
 static int is_avoid(const reach_query *q, uint64_t s)
 {
     return q->avoid && q->avoid[s] && !q->target[s];
@@ -74,7 +28,7 @@ static int is_avoid(const reach_query *q, uint64_t s)
  * with allowed(s): s joins when one of its choices (any choice, if
  * all_choices is 0; every choice, if 1) has a transition into the set, or,
  * with in_u, when a choice with in_u[k] does.  queue: u32[n]. */
-static void backward_closure(const csr_model *m, const transpose *tr, uint8_t *in, const uint8_t *allowed,
+static void backward_closure(const csr_model *m, const ref_transpose *tr, uint8_t *in, const uint8_t *allowed,
                              int all_choices, const uint8_t *choice_ok, uint32_t *queue, uint8_t *hit,
                              uint64_t *remaining)
 {
@@ -91,7 +45,7 @@ static void backward_closure(const csr_model *m, const transpose *tr, uint8_t *i
     while (head < tail) {
         uint32_t t = queue[head++];
         for (uint64_t j = tr->first[t]; j < tr->first[t + 1]; j++) {
-            uint32_t k = tr->pred[j], s = tr->owner[k];
+            uint64_t k = tr->choice[j], s = tr->owner[k];
             if (in[s] || !allowed[s] || (choice_ok && !choice_ok[k]))
                 continue;
             if (all_choices) {
@@ -102,7 +56,7 @@ static void backward_closure(const csr_model *m, const transpose *tr, uint8_t *i
                     continue;
             }
             in[s] = 1;
-            queue[tail++] = s;
+            queue[tail++] = (uint32_t)s;
         }
     }
 }
@@ -110,8 +64,8 @@ static void backward_closure(const csr_model *m, const transpose *tr, uint8_t *i
 int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
 {
     const uint64_t n = m->num_states, c = m->num_choices;
-    transpose tr = {0};
-    int rc = transpose_build(m, &tr);
+    ref_transpose tr = {0};
+    int rc = ref_transpose_build(m, &tr);
     if (rc)
         return rc;
     uint8_t *r = calloc(n ? n : 1, 1), *allowed = calloc(n ? n : 1, 1), *u = calloc(n ? n : 1, 1);
@@ -178,8 +132,15 @@ out:
     free(hit);
     free(queue);
     free(remaining);
-    transpose_free(&tr);
+    ref_transpose_free(&tr);
     return rc;
+}
+
+void reach_count_classes(uint64_t n, const uint8_t *cls, reach_stats *st)
+{
+    st->yes = st->no = st->maybe = 0;
+    for (uint64_t s = 0; s < n; s++)
+        cls[s] == REACH_YES ? st->yes++ : cls[s] == REACH_NO ? st->no++ : st->maybe++;
 }
 
 /* ---- MECs of the maybe states -------------------------------------------- */
@@ -394,11 +355,8 @@ int ref_reach(const csr_model *m, const reach_query *q, const reach_options *o, 
     int rc = cls && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
     if (!rc)
         rc = ref_reach_prob01(m, q, cls);
-    if (!rc) {
-        st->yes = st->no = st->maybe = 0;
-        for (uint64_t s = 0; s < n; s++)
-            cls[s] == REACH_YES ? st->yes++ : cls[s] == REACH_NO ? st->no++ : st->maybe++;
-    }
+    if (!rc)
+        reach_count_classes(n, cls, st);
     if (!rc && q->maximize && o->method == REACH_II && m->model_type == CSR_MDP && st->maybe) {
         csr_model sub;
         mec = malloc(n * sizeof *mec);

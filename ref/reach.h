@@ -103,6 +103,9 @@ typedef struct reach_stats {
  */
 int ref_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *cls);
 
+/* stats->yes, no and maybe: the states of each class in cls (u8[n]). */
+void reach_count_classes(uint64_t n, const uint8_t *cls, reach_stats *stats);
+
 /*
  * The model's choices between maybe states as a graph for MEC decomposition:
  * every state is kept, but only the choices of maybe states whose successors
@@ -153,7 +156,7 @@ int ref_reach(const csr_model *model, const reach_query *query, const reach_opti
 /* Device bytes of a system of n states, c choices, t transitions on the GPU
  * (gpu/reach_vi.cu: the CSR with u64 offsets, both bounds, the flags, the
  * MEC arrays, the list of maybe states, differences and CUB's reduction
- * space): about 12t + 9c + 54n. */
+ * space): about 12t + 9c + 57n + 1 MiB. */
 uint64_t reach_system_bytes(uint64_t n, uint64_t c, uint64_t t);
 
 /* A solver of one system: ref_reach_iterate's contract, with ctx. */

@@ -40,6 +40,19 @@ int ref_scc_tarjan(const csr_model *model, const uint8_t *alive, const uint8_t *
  * NULL: all): a one-state SCC without one is trivial. */
 int ref_has_self_loop(const csr_model *model, const uint8_t *enabled, uint64_t s);
 
+/*
+ * The choice-level transpose of a model, by counting sort in O(n + c + t):
+ * choice[first[v] .. first[v+1]) are the choices with a transition into
+ * state v (once per transition, in choice order), owner[k] the state of
+ * choice k.  Shapes u64[n+1], u64[t], u64[c].  Errors: CSR_ERR_NOMEM, with
+ * nothing left allocated.
+ */
+typedef struct ref_transpose {
+    uint64_t *first, *choice, *owner;
+} ref_transpose;
+int ref_transpose_build(const csr_model *model, ref_transpose *tr);
+void ref_transpose_free(ref_transpose *tr);
+
 typedef struct ref_mec_stats {
     uint64_t mecs;
     uint64_t states_in_mecs;

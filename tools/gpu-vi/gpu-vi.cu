@@ -237,7 +237,7 @@ int main(int argc, char **argv)
     uint8_t *tflags = (uint8_t *)malloc(n ? n : 1), *aflags = avoid ? (uint8_t *)malloc(n ? n : 1) : NULL;
     uint8_t *cls = (uint8_t *)malloc(n ? n : 1), *leaving = NULL;
     uint32_t *mec32 = NULL;
-    uint64_t *wide = NULL;
+    uint64_t *wide = NULL, *scc = NULL; /* MEC ids of the maybe graph; SCC ids for the split */
     double *lower = (double *)malloc((n ? n : 1) * sizeof(double)), *upper = (double *)malloc((n ? n : 1) * sizeof(double));
     double *values = (double *)malloc((n ? n : 1) * sizeof(double));
     int status_code = EXIT_OK, rc = CSR_OK;
@@ -266,8 +266,7 @@ int main(int argc, char **argv)
         rc = o.use_cpu ? ref_reach_prob01(&m, &q, cls) : gpu_reach_prob01(&m, &q, cls, &prob01_sweeps, &st);
         if (rc)
             goto done;
-        for (uint64_t s = 0; s < n; s++)
-            cls[s] == REACH_YES ? rs.yes++ : cls[s] == REACH_NO ? rs.no++ : rs.maybe++;
+        reach_count_classes(n, cls, &rs);
         t2 = tool_seconds();
         /* Pmax interval iteration: the MECs of the maybe states */
         if (q.maximize && ro.method == REACH_II && m.model_type == CSR_MDP && rs.maybe) {
@@ -311,8 +310,7 @@ int main(int argc, char **argv)
                                                &rs.final_difference, &cx);
         } else {
             path_taken = "split";
-            uint64_t *scc = wide ? wide : (uint64_t *)malloc(n * sizeof *scc);
-            wide = scc;
+            scc = (uint64_t *)malloc(n * sizeof *scc);
             if (!scc) {
                 rc = CSR_ERR_NOMEM;
                 goto done;
@@ -415,6 +413,7 @@ done:
     free(leaving);
     free(mec32);
     free(wide);
+    free(scc);
     free(lower);
     free(upper);
     free(values);
