@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_check.h"
+#include "fb_internal.h"
 #include "reach_vi.h"
+
+using fb::device_array;
+using fb::thread_count;
+using fb::thread_index;
 
 /* ---- Prob0 / Prob1 sweeps ---------------------------------------------------- */
 
@@ -23,7 +27,7 @@ static __global__ void prob01_join_sweep(uint64_t n, const uint64_t *__restrict_
                                          const uint32_t *__restrict__ tg, const uint8_t *__restrict__ allowed,
                                          const uint8_t *__restrict__ inside, uint8_t *in, int mode, int *changed)
 {
-    for (uint64_t s = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; s < n; s += (uint64_t)gridDim.x * blockDim.x) {
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
         if (in[s] || !allowed[s])
             continue;
         int join = mode == JOIN_ALL;
@@ -52,99 +56,91 @@ static __global__ void prob01_join_sweep(uint64_t n, const uint64_t *__restrict_
     }
 }
 
-typedef struct prob01_device {
-    uint64_t *sc, *ct;
-    uint32_t *tg;
-    uint8_t *allowed, *in, *inside, *scratch;
-    int *changed;
-} prob01_device;
+struct prob01_device {
+    device_array<uint64_t> sc, ct;
+    device_array<uint32_t> tg;
+    device_array<uint8_t> allowed, in, inside;
+    device_array<int> changed;
+};
 
-static int closure(uint64_t n, prob01_device *d, uint8_t *in, const uint8_t *inside, int mode, uint64_t *sweeps,
-                   csr_status *status)
+static int closure(uint64_t n, prob01_device &d, const uint8_t *inside, int mode, uint64_t *sweeps, csr_status *status)
 {
     int changed = 1;
     while (changed) {
-        CUDA_TRY(cudaMemset(d->changed, 0, sizeof(int)));
-        prob01_join_sweep<<<grid_for(n, 256), 256>>>(n, d->sc, d->ct, d->tg, d->allowed, inside, in, mode, d->changed);
+        CUDA_TRY(cudaMemset(d.changed.p, 0, sizeof(int)));
+        prob01_join_sweep<<<grid_for(n, 256), 256>>>(n, d.sc.p, d.ct.p, d.tg.p, d.allowed.p, inside, d.in.p, mode,
+                                                     d.changed.p);
         CUDA_TRY_LAUNCH();
-        CUDA_TRY(cudaMemcpy(&changed, d->changed, sizeof(int), cudaMemcpyDeviceToHost));
+        CUDA_TRY(cudaMemcpy(&changed, d.changed.p, sizeof(int), cudaMemcpyDeviceToHost));
         (*sweeps)++;
     }
     return CSR_OK;
 }
 
-static int prob01_run(const csr_model *m, const reach_query *q, uint8_t *cls, uint64_t *sweeps, prob01_device *d,
-                      uint8_t *h, csr_status *status)
+/* h, hv: host scratch of n bytes each. */
+static int prob01_run(const csr_model *m, const reach_query *q, uint8_t *cls, uint64_t *sweeps, uint8_t *h,
+                      uint8_t *hv, csr_status *status)
 {
     const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
-    CUDA_TRY(cudaMalloc(&d->sc, (n + 1) * sizeof(uint64_t)));
-    CUDA_TRY(cudaMalloc(&d->ct, (c + 1) * sizeof(uint64_t)));
-    CUDA_TRY(cudaMalloc(&d->tg, (t ? t : 1) * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc(&d->allowed, n ? n : 1));
-    CUDA_TRY(cudaMalloc(&d->in, n ? n : 1));
-    CUDA_TRY(cudaMalloc(&d->inside, n ? n : 1));
-    CUDA_TRY(cudaMalloc(&d->changed, sizeof(int)));
-    CUDA_TRY(cudaMemcpy(d->sc, m->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->ct, m->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->tg, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    prob01_device d;
+    int rc;
+    if ((rc = d.sc.alloc(n + 1, NULL, status)) || (rc = d.ct.alloc(c + 1, NULL, status)) ||
+        (rc = d.tg.alloc(t, NULL, status)) || (rc = d.allowed.alloc(n, NULL, status)) ||
+        (rc = d.in.alloc(n, NULL, status)) || (rc = d.inside.alloc(n, NULL, status)) ||
+        (rc = d.changed.alloc(1, NULL, status)))
+        return rc;
+    CUDA_TRY(cudaMemcpy(d.sc.p, m->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.ct.p, m->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.tg.p, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
     /* allowed: not a target, not avoided, with a choice (as ref_reach_prob01) */
     for (uint64_t s = 0; s < n; s++)
         h[s] = !q->target[s] && !(q->avoid && q->avoid[s]) && m->state_choices[s + 1] > m->state_choices[s];
-    CUDA_TRY(cudaMemcpy(d->allowed, h, n, cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->in, q->target, n, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.allowed.p, h, n, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.in.p, q->target, n, cudaMemcpyHostToDevice));
     uint8_t *r = cls; /* host copy of the first set */
     if (q->maximize) {
         /* Prob0A, then Prob1E by the nested fixpoint (inside = u). */
-        int rc = closure(n, d, d->in, NULL, JOIN_ANY, sweeps, status);
-        if (rc)
+        if ((rc = closure(n, d, NULL, JOIN_ANY, sweeps, status)))
             return rc;
-        CUDA_TRY(cudaMemcpy(r, d->in, n, cudaMemcpyDeviceToHost));
-        CUDA_TRY(cudaMemcpy(d->inside, d->in, n, cudaMemcpyDeviceToDevice));
+        CUDA_TRY(cudaMemcpy(r, d.in.p, n, cudaMemcpyDeviceToHost));
+        CUDA_TRY(cudaMemcpy(d.inside.p, d.in.p, n, cudaMemcpyDeviceToDevice));
         uint8_t *u = h;
         memcpy(u, r, n);
         for (;;) {
-            CUDA_TRY(cudaMemcpy(d->in, q->target, n, cudaMemcpyHostToDevice));
-            rc = closure(n, d, d->in, d->inside, JOIN_INSIDE, sweeps, status);
-            if (rc)
+            CUDA_TRY(cudaMemcpy(d.in.p, q->target, n, cudaMemcpyHostToDevice));
+            if ((rc = closure(n, d, d.inside.p, JOIN_INSIDE, sweeps, status)))
                 return rc;
-            /* u := v (v within u: a state joins only through a choice inside u,
+            /* u := v within u (a state joins only through a choice inside u,
              * and targets are in u) */
+            CUDA_TRY(cudaMemcpy(hv, d.in.p, n, cudaMemcpyDeviceToHost));
             int same = 1;
-            uint8_t *hv = (uint8_t *)malloc(n ? n : 1);
-            if (!hv)
-                return CSR_ERR_NOMEM;
-            cudaError_t e = cudaMemcpy(hv, d->in, n, cudaMemcpyDeviceToHost);
-            for (uint64_t s = 0; e == cudaSuccess && s < n; s++) {
+            for (uint64_t s = 0; s < n; s++) {
                 uint8_t x = hv[s] && u[s];
                 if (x != u[s])
                     same = 0;
                 u[s] = x;
             }
-            free(hv);
-            CUDA_TRY(e);
             if (same)
                 break;
-            CUDA_TRY(cudaMemcpy(d->inside, u, n, cudaMemcpyHostToDevice));
+            CUDA_TRY(cudaMemcpy(d.inside.p, u, n, cudaMemcpyHostToDevice));
         }
         for (uint64_t s = 0; s < n; s++)
             cls[s] = u[s] ? REACH_YES : r[s] ? REACH_MAYBE : REACH_NO;
     } else {
         /* Prob0E (every choice enters r), then Prob1A: states that can enter
          * a Prob0E state through non-targets. */
-        int rc = closure(n, d, d->in, NULL, JOIN_ALL, sweeps, status);
-        if (rc)
+        if ((rc = closure(n, d, NULL, JOIN_ALL, sweeps, status)))
             return rc;
-        CUDA_TRY(cudaMemcpy(r, d->in, n, cudaMemcpyDeviceToHost));
+        CUDA_TRY(cudaMemcpy(r, d.in.p, n, cudaMemcpyDeviceToHost));
         for (uint64_t s = 0; s < n; s++)
             h[s] = !r[s];
-        CUDA_TRY(cudaMemcpy(d->in, h, n, cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemcpy(d.in.p, h, n, cudaMemcpyHostToDevice));
         for (uint64_t s = 0; s < n; s++)
             h[s] = !q->target[s];
-        CUDA_TRY(cudaMemcpy(d->allowed, h, n, cudaMemcpyHostToDevice));
-        rc = closure(n, d, d->in, NULL, JOIN_ANY, sweeps, status);
-        if (rc)
+        CUDA_TRY(cudaMemcpy(d.allowed.p, h, n, cudaMemcpyHostToDevice));
+        if ((rc = closure(n, d, NULL, JOIN_ANY, sweeps, status)))
             return rc;
-        CUDA_TRY(cudaMemcpy(h, d->in, n, cudaMemcpyDeviceToHost));
+        CUDA_TRY(cudaMemcpy(h, d.in.p, n, cudaMemcpyDeviceToHost));
         for (uint64_t s = 0; s < n; s++)
             cls[s] = !r[s] ? REACH_NO : !h[s] ? REACH_YES : REACH_MAYBE;
     }
@@ -153,19 +149,12 @@ static int prob01_run(const csr_model *m, const reach_query *q, uint8_t *cls, ui
 
 int gpu_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, uint64_t *sweeps, csr_status *status)
 {
-    prob01_device d;
-    memset(&d, 0, sizeof d);
-    uint8_t *h = (uint8_t *)malloc(m->num_states ? m->num_states : 1);
+    const uint64_t n = m->num_states ? m->num_states : 1;
+    uint8_t *h = (uint8_t *)malloc(n), *hv = (uint8_t *)malloc(n);
     *sweeps = 0;
-    int rc = h ? prob01_run(m, q, cls, sweeps, &d, h, status) : CSR_ERR_NOMEM;
-    cudaFree(d.sc);
-    cudaFree(d.ct);
-    cudaFree(d.tg);
-    cudaFree(d.allowed);
-    cudaFree(d.in);
-    cudaFree(d.inside);
-    cudaFree(d.changed);
+    int rc = h && hv ? prob01_run(m, q, cls, sweeps, h, hv, status) : CSR_ERR_NOMEM;
     free(h);
+    free(hv);
     return rc;
 }
 
@@ -221,6 +210,19 @@ static __device__ __forceinline__ double best_over_choices(uint64_t kb, uint64_t
     return best;
 }
 
+/* The G-lane group of this thread in a grid-stride loop over nm states, and
+ * the loop's trip count, the same for every lane of the grid: the shuffles
+ * of best_over_choices need every lane of a warp, so idle groups loop too. */
+template <int G> struct state_groups {
+    uint64_t groups, first, trips;
+    unsigned lane;
+    __device__ explicit state_groups(uint64_t nm)
+        : groups(thread_count() / G), first(thread_index() / G), trips((nm + groups - 1) / groups),
+          lane(threadIdx.x % G)
+    {
+    }
+};
+
 static __device__ __forceinline__ double change(double newer, double older, int relative)
 {
     double d = fabs(newer - older);
@@ -236,18 +238,14 @@ static __global__ void vi_lower_step(uint64_t nm, const uint32_t *__restrict__ m
                                      const double *__restrict__ pr, double *x, double *diff, int maximize, int ii,
                                      int relative)
 {
-    const uint64_t groups = (uint64_t)gridDim.x * blockDim.x / G;
-    const unsigned lane = threadIdx.x % G;
-    /* every lane of a warp runs the same number of loop trips: shuffles need them all */
-    const uint64_t first = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / G;
-    const uint64_t trips = (nm + groups - 1) / groups;
-    for (uint64_t trip = 0; trip < trips; trip++) {
-        uint64_t i = first + trip * groups;
+    const state_groups<G> sg(nm);
+    for (uint64_t trip = 0; trip < sg.trips; trip++) {
+        uint64_t i = sg.first + trip * sg.groups;
         bool active = i < nm;
         uint64_t s = active ? maybe[i] : 0;
-        double b = best_over_choices<G, ROWS>(active ? sc[s] : 0, active ? sc[s + 1] : 0, lane, ct, tg, pr, x,
+        double b = best_over_choices<G, ROWS>(active ? sc[s] : 0, active ? sc[s + 1] : 0, sg.lane, ct, tg, pr, x,
                                               NULL, maximize, maximize ? -1.0 : 2.0);
-        if (active && lane == 0) {
+        if (active && sg.lane == 0) {
             double old = x[s];
             if (ii) {
                 if (b > old)
@@ -270,18 +268,15 @@ static __global__ void vi_upper_step(uint64_t nm, const uint32_t *__restrict__ m
                                      const uint32_t *__restrict__ mec, const uint8_t *__restrict__ leaving,
                                      unsigned long long *mec_best, double *diff, int maximize, int relative)
 {
-    const uint64_t groups = (uint64_t)gridDim.x * blockDim.x / G;
-    const unsigned lane = threadIdx.x % G;
-    const uint64_t first = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / G;
-    const uint64_t trips = (nm + groups - 1) / groups;
-    for (uint64_t trip = 0; trip < trips; trip++) {
-        uint64_t i = first + trip * groups;
+    const state_groups<G> sg(nm);
+    for (uint64_t trip = 0; trip < sg.trips; trip++) {
+        uint64_t i = sg.first + trip * sg.groups;
         bool active = i < nm;
         uint64_t s = active ? maybe[i] : 0;
         uint32_t m = active && mec ? mec[s] : REACH_NO_MEC;
-        double b = best_over_choices<G, ROWS>(active ? sc[s] : 0, active ? sc[s + 1] : 0, lane, ct, tg, pr, upper,
+        double b = best_over_choices<G, ROWS>(active ? sc[s] : 0, active ? sc[s + 1] : 0, sg.lane, ct, tg, pr, upper,
                                               m != REACH_NO_MEC ? leaving : NULL, maximize, maximize ? -1.0 : 2.0);
-        if (!active || lane != 0)
+        if (!active || sg.lane != 0)
             continue;
         if (m != REACH_NO_MEC) {
             if (b >= 0.0)
@@ -303,10 +298,9 @@ static __global__ void vi_mec_finalize(uint64_t nm, const uint32_t *__restrict__
                                        unsigned long long *mec_best_next, uint64_t num_mecs,
                                        const double *__restrict__ lower, double *upper, double *diff, int relative)
 {
-    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < num_mecs; i += stride)
+    for (uint64_t i = thread_index(); i < num_mecs; i += thread_count())
         mec_best_next[i] = 0;
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < nm; i += stride) {
+    for (uint64_t i = thread_index(); i < nm; i += thread_count()) {
         uint32_t s = maybe[i], m = mec[s];
         if (m == REACH_NO_MEC)
             continue;
@@ -326,59 +320,41 @@ uint64_t gpu_free_memory(void)
     return free_b;
 }
 
-typedef struct vi_device {
-    uint64_t *sc, *ct;
-    uint32_t *tg, *maybe, *mec;
-    double *pr, *lower, *upper, *diff, *result;
-    uint8_t *leaving;
-    unsigned long long *mec_best;
-    void *cub_temp;
-} vi_device;
-
-static void vi_device_free(vi_device *d)
-{
-    cudaFree(d->sc);
-    cudaFree(d->ct);
-    cudaFree(d->tg);
-    cudaFree(d->maybe);
-    cudaFree(d->mec);
-    cudaFree(d->pr);
-    cudaFree(d->lower);
-    cudaFree(d->upper);
-    cudaFree(d->diff);
-    cudaFree(d->result);
-    cudaFree(d->leaving);
-    cudaFree(d->mec_best);
-    cudaFree(d->cub_temp);
-}
+struct vi_device {
+    device_array<uint64_t> sc, ct;
+    device_array<uint32_t> tg, maybe, mec;
+    device_array<double> pr, lower, upper, diff, result;
+    device_array<uint8_t> leaving, cub_temp;
+    device_array<unsigned long long> mec_best;
+};
 
 /* One iteration's launches for a mapping. */
 template <int G, bool ROWS>
-static int vi_launch(const vi_device *d, uint64_t nm, const reach_system *y, int ii, int relative, int parity,
+static int vi_launch(const vi_device &d, uint64_t nm, const reach_system *y, int ii, int relative, int parity,
                      csr_status *status)
 {
     const int threads = 256;
     unsigned blocks = grid_for(nm * G, threads);
-    vi_lower_step<G, ROWS><<<blocks, threads>>>(nm, d->maybe, d->sc, d->ct, d->tg, d->pr, d->lower, d->diff,
+    vi_lower_step<G, ROWS><<<blocks, threads>>>(nm, d.maybe.p, d.sc.p, d.ct.p, d.tg.p, d.pr.p, d.lower.p, d.diff.p,
                                                 y->maximize, ii, relative);
     CUDA_TRY_LAUNCH();
     if (!ii)
         return CSR_OK;
-    const int mecs = d->mec != NULL;
-    unsigned long long *cur = mecs ? d->mec_best + (parity ? y->num_mecs : 0) : NULL;
-    unsigned long long *next = mecs ? d->mec_best + (parity ? 0 : y->num_mecs) : NULL;
-    vi_upper_step<G, ROWS><<<blocks, threads>>>(nm, d->maybe, d->sc, d->ct, d->tg, d->pr, d->lower, d->upper, d->mec,
-                                                d->leaving, cur, d->diff, y->maximize, relative);
+    const int mecs = d.mec.p != NULL;
+    unsigned long long *cur = mecs ? d.mec_best.p + (parity ? y->num_mecs : 0) : NULL;
+    unsigned long long *next = mecs ? d.mec_best.p + (parity ? 0 : y->num_mecs) : NULL;
+    vi_upper_step<G, ROWS><<<blocks, threads>>>(nm, d.maybe.p, d.sc.p, d.ct.p, d.tg.p, d.pr.p, d.lower.p, d.upper.p,
+                                                d.mec.p, d.leaving.p, cur, d.diff.p, y->maximize, relative);
     CUDA_TRY_LAUNCH();
     if (mecs) {
         vi_mec_finalize<<<grid_for(nm > y->num_mecs ? nm : y->num_mecs, threads), threads>>>(
-            nm, d->maybe, d->mec, cur, next, y->num_mecs, d->lower, d->upper, d->diff, relative);
+            nm, d.maybe.p, d.mec.p, cur, next, y->num_mecs, d.lower.p, d.upper.p, d.diff.p, relative);
         CUDA_TRY_LAUNCH();
     }
     return CSR_OK;
 }
 
-typedef int (*vi_launcher)(const vi_device *, uint64_t, const reach_system *, int, int, int, csr_status *);
+typedef int (*vi_launcher)(const vi_device &, uint64_t, const reach_system *, int, int, int, csr_status *);
 
 static vi_launcher pick_launcher(int g, bool rows)
 {
@@ -394,8 +370,9 @@ static vi_launcher pick_launcher(int g, bool rows)
     }
 }
 
+/* h_maybe: host scratch of n entries. */
 static int vi_run(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
-                  uint64_t *iterations, double *difference, gpu_reach_context *cx, vi_device *d, uint32_t *h_maybe)
+                  uint64_t *iterations, double *difference, gpu_reach_context *cx, uint32_t *h_maybe)
 {
     csr_status *status = cx->status;
     const uint64_t n = y->num_states, c = y->num_choices, t = y->num_transitions;
@@ -425,52 +402,48 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         g = 32;
     cx->used_threads = g;
     cx->used_rows = rows;
-    cudaEvent_t e0, e1, e2, e3;
-    CUDA_TRY(cudaEventCreate(&e0));
-    CUDA_TRY(cudaEventCreate(&e1));
-    CUDA_TRY(cudaEventCreate(&e2));
-    CUDA_TRY(cudaEventCreate(&e3));
-    CUDA_TRY(cudaEventRecord(e0));
-    CUDA_TRY(cudaMalloc(&d->sc, (n + 1) * sizeof(uint64_t)));
-    CUDA_TRY(cudaMalloc(&d->ct, (c + 1) * sizeof(uint64_t)));
-    CUDA_TRY(cudaMalloc(&d->tg, (t ? t : 1) * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc(&d->pr, (t ? t : 1) * sizeof(double)));
-    CUDA_TRY(cudaMalloc(&d->lower, n * sizeof(double)));
-    CUDA_TRY(cudaMalloc(&d->upper, n * sizeof(double)));
-    CUDA_TRY(cudaMalloc(&d->maybe, nm * sizeof(uint32_t)));
-    CUDA_TRY(cudaMalloc(&d->diff, nm * sizeof(double)));
-    CUDA_TRY(cudaMalloc(&d->result, sizeof(double)));
-    if (mecs) {
-        CUDA_TRY(cudaMalloc(&d->mec, n * sizeof(uint32_t)));
-        CUDA_TRY(cudaMalloc(&d->leaving, c ? c : 1));
-        CUDA_TRY(cudaMalloc(&d->mec_best, 2 * y->num_mecs * sizeof(unsigned long long)));
-        CUDA_TRY(cudaMemcpy(d->mec, y->mec, n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-        CUDA_TRY(cudaMemcpy(d->leaving, y->leaving, c, cudaMemcpyHostToDevice));
-        CUDA_TRY(cudaMemset(d->mec_best, 0, 2 * y->num_mecs * sizeof(unsigned long long)));
-    }
+    fb::phase_timer timer;
+    timer.begin();
+    vi_device d;
+    uint64_t bytes = 0;
     size_t temp_bytes = 0;
-    CUDA_TRY(cub::DeviceReduce::Max(NULL, temp_bytes, d->diff, d->result, (int)nm));
-    CUDA_TRY(cudaMalloc(&d->cub_temp, temp_bytes ? temp_bytes : 1));
-    CUDA_TRY(cudaMemcpy(d->sc, y->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->ct, y->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->tg, y->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->pr, y->probabilities, t * sizeof(double), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->lower, lower, n * sizeof(double), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->upper, upper, n * sizeof(double), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->maybe, h_maybe, nm * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemset(d->diff, 0, nm * sizeof(double)));
-    uint64_t bytes = 12 * t + 8 * (n + 1) + 8 * (c + 1) + 40 * n + 4 * nm + 8 * nm + temp_bytes +
-                     (mecs ? 4 * n + c + 16 * y->num_mecs : 0);
+    int rc;
+    if ((rc = d.sc.alloc(n + 1, &bytes, status)) || (rc = d.ct.alloc(c + 1, &bytes, status)) ||
+        (rc = d.tg.alloc(t, &bytes, status)) || (rc = d.pr.alloc(t, &bytes, status)) ||
+        (rc = d.lower.alloc(n, &bytes, status)) || (rc = d.upper.alloc(n, &bytes, status)) ||
+        (rc = d.maybe.alloc(nm, &bytes, status)) || (rc = d.diff.alloc(nm, &bytes, status)) ||
+        (rc = d.result.alloc(1, &bytes, status)))
+        return rc;
+    if (mecs) {
+        if ((rc = d.mec.alloc(n, &bytes, status)) || (rc = d.leaving.alloc(c, &bytes, status)) ||
+            (rc = d.mec_best.alloc(2 * y->num_mecs, &bytes, status)))
+            return rc;
+        CUDA_TRY(cudaMemcpy(d.mec.p, y->mec, n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemcpy(d.leaving.p, y->leaving, c, cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemset(d.mec_best.p, 0, 2 * y->num_mecs * sizeof(unsigned long long)));
+    }
+    CUDA_TRY(cub::DeviceReduce::Max(NULL, temp_bytes, d.diff.p, d.result.p, (int)nm));
+    if ((rc = d.cub_temp.alloc(temp_bytes, &bytes, status)))
+        return rc;
     if (bytes > cx->device_bytes)
         cx->device_bytes = bytes;
+    CUDA_TRY(cudaMemcpy(d.sc.p, y->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.ct.p, y->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.tg.p, y->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.pr.p, y->probabilities, t * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.lower.p, lower, n * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.upper.p, upper, n * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.maybe.p, h_maybe, nm * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemset(d.diff.p, 0, nm * sizeof(double)));
     /* per iteration, each bound: offsets and every transition of the maybe
      * states (index, probability, one value), the maybe list, the states' values */
     cx->bytes_per_iteration = (uint64_t)(ii ? 2 : 1) * (16 * nm + 8 * maybe_choices + 20 * maybe_transitions + 12 * nm);
-    CUDA_TRY(cudaEventRecord(e1));
+    cx->h2d_s += timer.end();
+    timer.begin();
     vi_launcher launch = pick_launcher(g, rows);
     uint64_t it = 0;
     double diff = INFINITY;
-    int rc = CSR_ERR_NOT_CONVERGED;
+    rc = CSR_ERR_NOT_CONVERGED;
     while (it < o->max_iterations) {
         int r = launch(d, nm, y, ii, o->relative, (int)(it & 1), status);
         if (r)
@@ -480,29 +453,18 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
          * a few more, and saves the reduction and the round trip to the host */
         if (it % VI_CHECK_EVERY && it < o->max_iterations)
             continue;
-        CUDA_TRY(cub::DeviceReduce::Max(d->cub_temp, temp_bytes, d->diff, d->result, (int)nm));
-        CUDA_TRY(cudaMemcpy(&diff, d->result, sizeof(double), cudaMemcpyDeviceToHost));
+        CUDA_TRY(cub::DeviceReduce::Max(d.cub_temp.p, temp_bytes, d.diff.p, d.result.p, (int)nm));
+        CUDA_TRY(cudaMemcpy(&diff, d.result.p, sizeof(double), cudaMemcpyDeviceToHost));
         if (diff <= eps) {
             rc = CSR_OK;
             break;
         }
     }
-    CUDA_TRY(cudaEventRecord(e2));
-    CUDA_TRY(cudaMemcpy(lower, d->lower, n * sizeof(double), cudaMemcpyDeviceToHost));
-    CUDA_TRY(cudaMemcpy(upper, d->upper, n * sizeof(double), cudaMemcpyDeviceToHost));
-    CUDA_TRY(cudaEventRecord(e3));
-    CUDA_TRY(cudaEventSynchronize(e3));
-    float a = 0, b = 0, e = 0;
-    cudaEventElapsedTime(&a, e0, e1);
-    cudaEventElapsedTime(&b, e1, e2);
-    cudaEventElapsedTime(&e, e2, e3);
-    cx->h2d_s += a / 1e3;
-    cx->iterate_s += b / 1e3;
-    cx->d2h_s += e / 1e3;
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    cudaEventDestroy(e2);
-    cudaEventDestroy(e3);
+    cx->iterate_s += timer.end();
+    timer.begin();
+    CUDA_TRY(cudaMemcpy(lower, d.lower.p, n * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_TRY(cudaMemcpy(upper, d.upper.p, n * sizeof(double), cudaMemcpyDeviceToHost));
+    cx->d2h_s += timer.end();
     *iterations = it;
     *difference = diff;
     return rc;
@@ -515,11 +477,8 @@ int gpu_reach_iterate(const reach_system *y, const reach_options *o, double eps,
     if (y->num_states > (uint64_t)INT32_MAX) /* CUB's item count is an int */
         return csr_fail(cx->status, CSR_ERR_TOO_LARGE, "%llu states: more than the GPU solver takes",
                         (unsigned long long)y->num_states);
-    vi_device d;
-    memset(&d, 0, sizeof d);
     uint32_t *h_maybe = (uint32_t *)malloc((y->num_states ? y->num_states : 1) * sizeof(uint32_t));
-    int rc = h_maybe ? vi_run(y, o, eps, lower, upper, iterations, difference, cx, &d, h_maybe) : CSR_ERR_NOMEM;
-    vi_device_free(&d);
+    int rc = h_maybe ? vi_run(y, o, eps, lower, upper, iterations, difference, cx, h_maybe) : CSR_ERR_NOMEM;
     free(h_maybe);
     return rc;
 }

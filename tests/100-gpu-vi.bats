@@ -41,10 +41,8 @@ setup() {
     for m in coin2 csma3_2 brp zeroconf; do
         while IFS=$'\t' read -r prop query dir target avoid value a b c d e yes no maybe; do
             [ "$prop" = prop ] && continue
-            local args=(-t "$target")
-            [ "$avoid" != - ] && args+=(-a "$avoid")
-            [ "$dir" != - ] && args+=(-m "$dir")
-            run --separate-stderr gpu-vi --cpu --stats "${args[@]}" "$(model_csr "$m")"
+            vi_query_args "$dir" "$target" "$avoid"
+            run --separate-stderr gpu-vi --cpu --stats "${VI_ARGS[@]}" "$(model_csr "$m")"
             assert_success
             [[ "$stderr" == *"Prob1 $yes, Prob0 $no, maybe $maybe states"* ]] || fail "$m p$prop: $stderr"
         done < "$MODELS/$m.values.tsv"

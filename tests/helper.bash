@@ -52,6 +52,14 @@ memory_limited() {
     fi
 }
 
+# The gpu-vi options of a query of a .values.tsv row (dir, target, avoid;
+# "-" for none): VI_ARGS=(-t target [-a avoid] [-m dir]).
+vi_query_args() {
+    VI_ARGS=(-t "$2")
+    [ "$3" = - ] || VI_ARGS+=(-a "$3")
+    [ "$1" = - ] || VI_ARGS+=(-m "$1")
+}
+
 # gpu-vi on every query of MODEL's .values.tsv (columns: prop, query, dir,
 # target, avoid, value, ...) against PRISM's value in the initial states,
 # relative 1e-6 (or 1e-12 absolute near 0), with the given extra options.
@@ -60,10 +68,8 @@ vi_check_model() { # csr model options...
     shift 2
     while IFS=$'\t' read -r prop query dir target avoid value rest; do
         [ "$prop" = prop ] && continue
-        local args=(-t "$target")
-        [ "$avoid" != - ] && args+=(-a "$avoid")
-        [ "$dir" != - ] && args+=(-m "$dir")
-        got=$(gpu-vi "${args[@]}" "$@" "$csr" | tr '\n' ' ') || fail "$m query $prop: gpu-vi ${args[*]} $* failed"
+        vi_query_args "$dir" "$target" "$avoid"
+        got=$(gpu-vi "${VI_ARGS[@]}" "$@" "$csr" | tr '\n' ' ') || fail "$m query $prop: gpu-vi ${VI_ARGS[*]} $* failed"
         awk -v got="$got" -v ref="$value" 'BEGIN {
                 ng = split(got, g, " "); nr = split(ref, r, " ")
                 if (nr == 1) { for (i = 2; i <= ng; i++) r[i] = r[1] } else if (nr != ng) exit 1
@@ -102,10 +108,8 @@ vi_check_vectors() { # model options...
         [ "$prop" = prop ] && continue
         vec="$MODELS/$m.p$prop.vec.gz"
         [ -f "$vec" ] || continue
-        local args=(-t "$target")
-        [ "$avoid" != - ] && args+=(-a "$avoid")
-        [ "$dir" != - ] && args+=(-m "$dir")
-        gpu-vi "${args[@]}" "$@" -o "$BATS_TEST_TMPDIR/v" "$(model_csr "$m")" > /dev/null || fail "$m p$prop: gpu-vi failed"
+        vi_query_args "$dir" "$target" "$avoid"
+        gpu-vi "${VI_ARGS[@]}" "$@" -o "$BATS_TEST_TMPDIR/v" "$(model_csr "$m")" > /dev/null || fail "$m p$prop: gpu-vi failed"
         run labelcmp -n "$BATS_TEST_TMPDIR/v" "$vec"
         [ "$status" -eq 0 ] || fail "$m p$prop $*: $output"
         zcat "$vec" | paste - "$BATS_TEST_TMPDIR/v" | awk -F'\t' '
