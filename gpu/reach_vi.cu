@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "fb_internal.h"
+#include "mec_fb.h"
 #include "reach_vi.h"
+#include "ref.h"
 
 using fb::device_array;
 using fb::thread_count;
@@ -481,4 +483,61 @@ int gpu_reach_iterate(const reach_system *y, const reach_options *o, double eps,
     int rc = h_maybe ? vi_run(y, o, eps, lower, upper, iterations, difference, cx, h_maybe) : CSR_ERR_NOMEM;
     free(h_maybe);
     return rc;
+}
+
+/* ---- the backend of reach_solve ---------------------------------------------- */
+
+static int backend_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, void *ctx)
+{
+    gpu_reach_context *cx = (gpu_reach_context *)ctx;
+    return gpu_reach_prob01(m, q, cls, &cx->prob01_sweeps, cx->status);
+}
+
+/* ids (u32, UINT32_MAX: none) widened into wide (u64, REF_NONE: none). */
+static void widen_ids(const uint32_t *ids, uint64_t *wide, uint64_t n)
+{
+    for (uint64_t s = 0; s < n; s++)
+        wide[s] = ids[s] == UINT32_MAX ? REF_NONE : ids[s];
+}
+
+static int backend_mecs(const csr_model *g, uint64_t *mec, void *ctx)
+{
+    gpu_reach_context *cx = (gpu_reach_context *)ctx;
+    gpu_mec_options mo;
+    gpu_mec_default_options(&mo);
+    mo.scc = cx->scc;
+    gpu_mec_stats gs;
+    uint32_t *ids = (uint32_t *)malloc((g->num_states ? g->num_states : 1) * sizeof *ids);
+    int rc = ids ? gpu_mec_fb(g, &mo, ids, &gs, cx->status) : CSR_ERR_NOMEM;
+    if (!rc)
+        widen_ids(ids, mec, g->num_states);
+    free(ids);
+    return rc;
+}
+
+static int backend_sccs(const csr_model *m, uint64_t budget, uint64_t *scc, void *ctx)
+{
+    gpu_reach_context *cx = (gpu_reach_context *)ctx;
+    /* scc_fb.h: the CSR and its transpose, and about 26 bytes per state */
+    const uint64_t bytes = 16 * (m->num_states + 1) + 8 * m->num_transitions + 26 * m->num_states;
+    if (bytes > budget) {
+        ref_scc_stats ss;
+        return ref_scc_tarjan(m, NULL, NULL, scc, &ss);
+    }
+    gpu_scc_stats gs;
+    uint32_t *ids = (uint32_t *)malloc((m->num_states ? m->num_states : 1) * sizeof *ids);
+    int rc = ids ? gpu_scc_fb(m, &cx->scc, ids, &gs, cx->status) : CSR_ERR_NOMEM;
+    if (!rc)
+        widen_ids(ids, scc, m->num_states);
+    free(ids);
+    return rc;
+}
+
+void gpu_reach_backend(gpu_reach_context *cx, reach_backend *b)
+{
+    b->prob01 = backend_prob01;
+    b->mecs = backend_mecs;
+    b->sccs = backend_sccs;
+    b->solve = gpu_reach_iterate;
+    b->ctx = cx;
 }

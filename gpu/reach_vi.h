@@ -13,6 +13,7 @@
 
 #include "csr.h"
 #include "reach.h"
+#include "scc_fb.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,7 +21,9 @@ extern "C" {
 
 typedef struct gpu_reach_context {
     int threads_per_state; /* 0: chosen from the system's shape (below); 1..32, a power of two */
+    gpu_scc_options scc;   /* the SCC and MEC decompositions (gpu_reach_backend) */
     csr_status *status;    /* where a CUDA failure is described */
+    uint64_t prob01_sweeps;       /* filled by the backend's Prob0/Prob1 */
     /* filled by gpu_reach_iterate, summed over calls: */
     uint64_t device_bytes;     /* largest allocation of one call */
     uint64_t bytes_per_iteration; /* device memory one iteration reads and writes (estimate), last call */
@@ -55,6 +58,14 @@ int gpu_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *
  */
 int gpu_reach_iterate(const reach_system *system, const reach_options *options, double epsilon, double *lower,
                       double *upper, uint64_t *iterations, double *difference, void *ctx);
+
+/*
+ * The GPU steps of reach_solve (ctx: the gpu_reach_context): Prob0/Prob1 by
+ * gpu_reach_prob01, MECs by gpu_mec_fb, SCCs by gpu_scc_fb (by Tarjan on the
+ * CPU when the SCC decomposition's memory, scc_fb.h, exceeds the budget),
+ * systems by gpu_reach_iterate.
+ */
+void gpu_reach_backend(gpu_reach_context *cx, reach_backend *backend);
 
 /* Free device memory in bytes (cudaMemGetInfo), 0 on failure. */
 uint64_t gpu_free_memory(void);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "reach.h"
 #include "ref.h"
@@ -343,53 +344,6 @@ void reach_answer(uint64_t n, int method, const double *lower, const double *upp
         values[s] = method == REACH_II ? 0.5 * (lower[s] + upper[s]) : lower[s];
 }
 
-/* ---- the whole CPU reference ------------------------------------------------ */
-
-int ref_reach(const csr_model *m, const reach_query *q, const reach_options *o, double *values, reach_stats *st)
-{
-    const uint64_t n = m->num_states, c = m->num_choices;
-    uint8_t *cls = malloc(n ? n : 1), *leaving = NULL;
-    uint32_t *mec32 = NULL;
-    uint64_t *mec = NULL;
-    double *lower = malloc((n ? n : 1) * sizeof *lower), *upper = malloc((n ? n : 1) * sizeof *upper);
-    int rc = cls && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
-    if (!rc)
-        rc = ref_reach_prob01(m, q, cls);
-    if (!rc)
-        reach_count_classes(n, cls, st);
-    if (!rc && q->maximize && o->method == REACH_II && m->model_type == CSR_MDP && st->maybe) {
-        csr_model sub;
-        mec = malloc(n * sizeof *mec);
-        mec32 = malloc(n * sizeof *mec32);
-        leaving = malloc(c ? c : 1);
-        rc = mec && mec32 && leaving ? reach_maybe_graph(m, cls, &sub) : CSR_ERR_NOMEM;
-        if (!rc) {
-            ref_mec_stats ms;
-            rc = ref_mec_basic(&sub, mec, &ms);
-            csr_free(&sub);
-        }
-        if (!rc)
-            st->mecs = reach_mec_arrays(m, mec, mec32, leaving, &st->mec_states);
-    }
-    if (!rc) {
-        /* cls doubles as the fixed flags: REACH_MAYBE is 0. */
-        reach_system y = {n, c, m->num_transitions, m->state_choices, m->choice_transitions, m->targets,
-                          m->probabilities, cls, mec32, leaving, st->mecs, q->maximize};
-        reach_initial_bounds(n, cls, lower, upper);
-        st->groups = 1;
-        rc = ref_reach_iterate(&y, o, o->epsilon, lower, upper, &st->iterations, &st->final_difference);
-        if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED)
-            reach_answer(n, o->method, lower, upper, values);
-    }
-    free(cls);
-    free(leaving);
-    free(mec32);
-    free(mec);
-    free(lower);
-    free(upper);
-    return rc;
-}
-
 /* ---- the split into groups of SCCs (Berger 2014, section 3.3) -------------- */
 
 uint64_t reach_system_bytes(uint64_t n, uint64_t c, uint64_t t)
@@ -665,5 +619,90 @@ out:
     free(gfirst);
     free(on_cpu);
     free(info);
+    return rc;
+}
+
+/* ---- the whole query ---------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o, uint64_t budget,
+                const reach_backend *b, double *values, reach_stats *st)
+{
+    static const reach_backend cpu = {0};
+    if (!b)
+        b = &cpu;
+    const uint64_t n = m->num_states, c = m->num_choices;
+    uint8_t *cls = malloc(n ? n : 1), *leaving = NULL;
+    uint32_t *mec32 = NULL;
+    uint64_t *ids = NULL; /* MEC ids of the maybe graph, then SCC ids */
+    double *lower = malloc((n ? n : 1) * sizeof *lower), *upper = malloc((n ? n : 1) * sizeof *upper);
+    int rc = cls && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
+    double t0 = now_s(), t1 = t0, t2 = t0, t3 = t0;
+    if (!rc)
+        rc = b->prob01 ? b->prob01(m, q, cls, b->ctx) : ref_reach_prob01(m, q, cls);
+    if (!rc)
+        reach_count_classes(n, cls, st);
+    t1 = now_s();
+    if (!rc && q->maximize && o->method == REACH_II && m->model_type == CSR_MDP && st->maybe) {
+        csr_model sub;
+        ids = malloc(n * sizeof *ids);
+        mec32 = malloc(n * sizeof *mec32);
+        leaving = malloc(c ? c : 1);
+        rc = ids && mec32 && leaving ? reach_maybe_graph(m, cls, &sub) : CSR_ERR_NOMEM;
+        if (!rc) {
+            ref_mec_stats ms;
+            rc = b->mecs ? b->mecs(&sub, ids, b->ctx) : ref_mec_basic(&sub, ids, &ms);
+            csr_free(&sub);
+        }
+        if (!rc)
+            st->mecs = reach_mec_arrays(m, ids, mec32, leaving, &st->mec_states);
+    }
+    t2 = t3 = now_s();
+    st->bytes_needed = reach_system_bytes(n, c, m->num_transitions);
+    if (!rc) {
+        reach_initial_bounds(n, cls, lower, upper);
+        if (st->bytes_needed <= budget) {
+            /* cls doubles as the fixed flags: REACH_MAYBE is 0. */
+            reach_system y = {n, c, m->num_transitions, m->state_choices, m->choice_transitions, m->targets,
+                              m->probabilities, cls, mec32, leaving, st->mecs, q->maximize};
+            st->groups = 1;
+            st->split = 0;
+            rc = b->solve ? b->solve(&y, o, o->epsilon, lower, upper, &st->iterations, &st->final_difference, b->ctx)
+                          : ref_reach_iterate(&y, o, o->epsilon, lower, upper, &st->iterations,
+                                              &st->final_difference);
+        } else {
+            st->split = 1;
+            if (!ids)
+                ids = malloc(n * sizeof *ids);
+            ref_scc_stats ss;
+            rc = !ids                ? CSR_ERR_NOMEM
+                 : b->sccs ? b->sccs(m, budget, ids, b->ctx)
+                           : ref_scc_tarjan(m, NULL, NULL, ids, &ss);
+            t3 = now_s();
+            if (!rc)
+                rc = reach_solve_split(m, cls, ids, budget, mec32, st->mecs, leaving, q->maximize, o, b->solve,
+                                       b->ctx, lower, upper, st);
+        }
+        if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED)
+            reach_answer(n, o->method, lower, upper, values);
+    }
+    double t4 = now_s();
+    st->prob01_s = t1 - t0;
+    st->mec_s = t2 - t1;
+    st->split_s = t3 - t2;
+    st->iterate_s = t4 - t3;
+    st->total_s = t4 - t0;
+    free(cls);
+    free(leaving);
+    free(mec32);
+    free(ids);
+    free(lower);
+    free(upper);
     return rc;
 }

@@ -87,7 +87,8 @@ typedef struct reach_stats {
     uint64_t iterations;            /* summed over the groups */
     uint64_t cpu_groups;            /* groups solved on the CPU because too large for the GPU */
     double final_difference;        /* largest u - l (II) or last change (VI), relative or absolute */
-    uint64_t bytes_needed;          /* device memory for the whole system (gpu_reach_bytes) */
+    uint64_t bytes_needed;          /* memory of the whole system (reach_system_bytes) */
+    int split;                      /* 1: solved in groups of SCCs */
     double prob01_s, mec_s, split_s, iterate_s, total_s; /* seconds */
 } reach_stats;
 
@@ -145,14 +146,6 @@ int ref_reach_iterate(const reach_system *system, const reach_options *options, 
 /* The answer from the bounds: (l + u) / 2 for interval iteration, l for VI. */
 void reach_answer(uint64_t n, int method, const double *lower, const double *upper, double *values);
 
-/*
- * The whole CPU reference: Prob0/Prob1, the MECs of the maybe states (Pmax,
- * ref_mec_basic), one system of all states, ref_reach_iterate.  values f64[n].
- * Errors: CSR_ERR_NOMEM, CSR_ERR_NOT_CONVERGED (values hold the last bounds' answer).
- */
-int ref_reach(const csr_model *model, const reach_query *query, const reach_options *options, double *values,
-              reach_stats *stats);
-
 /* Device bytes of a system of n states, c choices, t transitions on the GPU
  * (gpu/reach_vi.cu: the CSR with u64 offsets, both bounds, the flags, the
  * MEC arrays, the list of maybe states, differences and CUB's reduction
@@ -185,6 +178,35 @@ int reach_solve_split(const csr_model *model, const uint8_t *cls, const uint64_t
                       const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving, int maximize,
                       const reach_options *options, reach_solver solve, void *ctx, double *lower, double *upper,
                       reach_stats *stats);
+
+/*
+ * Where the steps of reach_solve run: NULL members (or a NULL backend) are
+ * the CPU references.  prob01: ref_reach_prob01's contract; mecs: MEC ids of
+ * a graph as ref_mec_basic gives them (smallest state or REF_NONE); sccs: SCC
+ * ids of the model (smallest state), given the memory budget; solve: a
+ * reach_solver.  ctx is passed to each.
+ */
+typedef struct reach_backend {
+    int (*prob01)(const csr_model *model, const reach_query *query, uint8_t *cls, void *ctx);
+    int (*mecs)(const csr_model *graph, uint64_t *mec, void *ctx);
+    int (*sccs)(const csr_model *model, uint64_t budget, uint64_t *scc, void *ctx);
+    reach_solver solve;
+    void *ctx;
+} reach_backend;
+
+/*
+ * The whole query: Prob0/Prob1; for Pmax interval iteration on an MDP the
+ * MECs of the maybe states (reach_maybe_graph); then one system of all
+ * states when reach_system_bytes of the model fits in budget bytes, else the
+ * split (SCCs, reach_solve_split).  values f64[n]: the answer per state in
+ * the model's numbering.  stats: counts, MECs, path (split), groups,
+ * iterations, final difference, bytes needed, and the seconds of each phase
+ * (prob01_s, mec_s, split_s: the SCCs, iterate_s).
+ * Errors: CSR_ERR_NOMEM, CSR_ERR_NOT_CONVERGED (values then hold the answer
+ * from the last bounds), the backend's.
+ */
+int reach_solve(const csr_model *model, const reach_query *query, const reach_options *options, uint64_t budget,
+                const reach_backend *backend, double *values, reach_stats *stats);
 
 #ifdef __cplusplus
 }

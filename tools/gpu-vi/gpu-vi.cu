@@ -29,10 +29,8 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "mec_fb.h"
 #include "reach.h"
 #include "reach_vi.h"
-#include "ref.h"
 #include "tool.h"
 
 enum {
@@ -235,10 +233,6 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     uint8_t *tflags = (uint8_t *)malloc(n ? n : 1), *aflags = avoid ? (uint8_t *)malloc(n ? n : 1) : NULL;
-    uint8_t *cls = (uint8_t *)malloc(n ? n : 1), *leaving = NULL;
-    uint32_t *mec32 = NULL;
-    uint64_t *wide = NULL, *scc = NULL; /* MEC ids of the maybe graph; SCC ids for the split */
-    double *lower = (double *)malloc((n ? n : 1) * sizeof(double)), *upper = (double *)malloc((n ? n : 1) * sizeof(double));
     double *values = (double *)malloc((n ? n : 1) * sizeof(double));
     int status_code = EXIT_OK, rc = CSR_OK;
     csr_status st;
@@ -248,11 +242,12 @@ int main(int argc, char **argv)
     gpu_reach_context cx;
     memset(&cx, 0, sizeof cx);
     cx.threads_per_state = threads;
+    cx.scc = o.scc;
     cx.status = &st;
-    uint64_t prob01_sweeps = 0;
-    const char *path_taken = "whole";
-    double t1 = tool_seconds(), t2 = t1, t3 = t1, t4 = t1, t5 = t1;
-    if (!tflags || (avoid && !aflags) || !cls || !lower || !upper || !values) {
+    reach_backend gpu;
+    gpu_reach_backend(&cx, &gpu);
+    double t1 = tool_seconds();
+    if (!tflags || (avoid && !aflags) || !values) {
         rc = CSR_ERR_NOMEM;
         goto done;
     }
@@ -263,78 +258,8 @@ int main(int argc, char **argv)
             aflags[s] = aflags[s] && !tflags[s];
     {
         reach_query q = {tflags, aflags, m.model_type == CSR_MDP ? !strcmp(dir, "max") : 1};
-        rc = o.use_cpu ? ref_reach_prob01(&m, &q, cls) : gpu_reach_prob01(&m, &q, cls, &prob01_sweeps, &st);
-        if (rc)
-            goto done;
-        reach_count_classes(n, cls, &rs);
-        t2 = tool_seconds();
-        /* Pmax interval iteration: the MECs of the maybe states */
-        if (q.maximize && ro.method == REACH_II && m.model_type == CSR_MDP && rs.maybe) {
-            csr_model sub;
-            wide = (uint64_t *)malloc(n * sizeof *wide);
-            mec32 = (uint32_t *)malloc(n * sizeof *mec32);
-            leaving = (uint8_t *)malloc(nc ? nc : 1);
-            rc = wide && mec32 && leaving ? reach_maybe_graph(&m, cls, &sub) : CSR_ERR_NOMEM;
-            if (rc)
-                goto done;
-            if (o.use_cpu) {
-                ref_mec_stats ms;
-                rc = ref_mec_basic(&sub, wide, &ms);
-            } else {
-                gpu_mec_options mo;
-                gpu_mec_default_options(&mo);
-                mo.scc = o.scc;
-                gpu_mec_stats gs;
-                rc = gpu_mec_fb(&sub, &mo, mec32, &gs, &st);
-                for (uint64_t s = 0; !rc && s < n; s++)
-                    wide[s] = mec32[s] == GPU_MEC_NONE ? REF_NONE : mec32[s];
-            }
-            csr_free(&sub);
-            if (rc)
-                goto done;
-            rs.mecs = reach_mec_arrays(&m, wide, mec32, leaving, &rs.mec_states);
-        }
-        t3 = tool_seconds();
-        rs.bytes_needed = reach_system_bytes(n, nc, m.num_transitions);
         uint64_t budget = have_limit ? mem_limit : o.use_cpu ? UINT64_MAX : gpu_free_memory() / 10 * 9;
-        reach_initial_bounds(n, cls, lower, upper);
-        reach_solver solve = o.use_cpu ? NULL : gpu_reach_iterate;
-        if (rs.bytes_needed <= budget) {
-            reach_system y = {n, nc, m.num_transitions, m.state_choices, m.choice_transitions, m.targets,
-                              m.probabilities, cls /* REACH_MAYBE is 0: the others are fixed */, mec32, leaving,
-                              rs.mecs, q.maximize};
-            rs.groups = 1;
-            t4 = tool_seconds();
-            rc = o.use_cpu ? ref_reach_iterate(&y, &ro, ro.epsilon, lower, upper, &rs.iterations, &rs.final_difference)
-                           : gpu_reach_iterate(&y, &ro, ro.epsilon, lower, upper, &rs.iterations,
-                                               &rs.final_difference, &cx);
-        } else {
-            path_taken = "split";
-            scc = (uint64_t *)malloc(n * sizeof *scc);
-            if (!scc) {
-                rc = CSR_ERR_NOMEM;
-                goto done;
-            }
-            ref_scc_stats ss;
-            /* the SCC decomposition itself on the GPU when its graph fits (scc_fb.h) */
-            uint64_t scc_bytes = 16 * (n + 1) + 8 * m.num_transitions + 26 * n;
-            if (!o.use_cpu && scc_bytes <= budget) {
-                uint32_t *ids = (uint32_t *)malloc(n * sizeof *ids);
-                gpu_scc_stats gs;
-                rc = ids ? gpu_scc_fb(&m, &o.scc, ids, &gs, &st) : CSR_ERR_NOMEM;
-                for (uint64_t s = 0; !rc && s < n; s++)
-                    scc[s] = ids[s];
-                free(ids);
-            } else {
-                rc = ref_scc_tarjan(&m, NULL, NULL, scc, &ss);
-            }
-            if (rc)
-                goto done;
-            t4 = tool_seconds();
-            rc = reach_solve_split(&m, cls, scc, budget, mec32, rs.mecs, leaving, q.maximize, &ro, solve, &cx, lower,
-                                   upper, &rs);
-        }
-        t5 = tool_seconds();
+        rc = reach_solve(&m, &q, &ro, budget, o.use_cpu ? NULL : &gpu, values, &rs);
         if (rc == CSR_ERR_NOT_CONVERGED) {
             tool_error("%s: no convergence within %llu iterations (difference %g > %g); raise --max-iters", name,
                        (unsigned long long)ro.max_iterations, rs.final_difference, ro.epsilon);
@@ -344,7 +269,6 @@ int main(int argc, char **argv)
         }
         if (rc)
             goto done;
-        reach_answer(n, ro.method, lower, upper, values);
     }
     {
         /* initial states in increasing original order */
@@ -384,17 +308,17 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "%s: %s, %s path: %llu groups (%llu SCCs, %llu on the CPU), %llu iterations, final difference %.3g "
                 "(%s); memory needed %llu bytes\n",
-                tool_name, ro.method == REACH_II ? "interval iteration" : "value iteration", path_taken,
+                tool_name, ro.method == REACH_II ? "interval iteration" : "value iteration", rs.split ? "split" : "whole",
                 (unsigned long long)rs.groups, (unsigned long long)rs.sccs, (unsigned long long)rs.cpu_groups,
                 (unsigned long long)rs.iterations, rs.final_difference, ro.relative ? "relative" : "absolute",
                 (unsigned long long)rs.bytes_needed);
         fprintf(stderr, "%s: read %.4f s, Prob0/Prob1 %.4f s, MECs %.4f s, SCCs %.4f s, iteration %.4f s\n", tool_name,
-                t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4);
+                t1 - t0, rs.prob01_s, rs.mec_s, rs.split_s, rs.iterate_s);
         if (!o.use_cpu)
             fprintf(stderr,
                     "%s: GPU: %llu Prob0/Prob1 sweeps; %d threads per state%s; host-to-device %.4f s, iterations "
                     "%.4f s (%.1f us each, about %.1f GB/s), device-to-host %.4f s; %llu device bytes\n",
-                    tool_name, (unsigned long long)prob01_sweeps, cx.used_threads,
+                    tool_name, (unsigned long long)cx.prob01_sweeps, cx.used_threads,
                     cx.used_rows ? " (a warp per choice)" : "", cx.h2d_s, cx.iterate_s,
                     rs.iterations ? 1e6 * cx.iterate_s / (double)rs.iterations : 0.0,
                     cx.iterate_s > 0 && rs.groups == 1 ? (double)cx.bytes_per_iteration * (double)rs.iterations /
@@ -409,13 +333,6 @@ done:
     }
     free(tflags);
     free(aflags);
-    free(cls);
-    free(leaving);
-    free(mec32);
-    free(wide);
-    free(scc);
-    free(lower);
-    free(upper);
     free(values);
     csr_free(&m);
     return status_code;
