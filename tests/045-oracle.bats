@@ -1,14 +1,16 @@
 #!/usr/bin/env bats
 # The CPU references against brute force from the definitions (SCCs by
 # reachability closure, MECs as unions of end components, FMSD Definitions
-# 4-6) on 10,000 seeded random MDPs of 2 to 10 states (tests/tools/oracle.c).
+# 4-6) on 10,000 seeded random MDPs of 2 to 10 states, and reach_solve's
+# Pmax/Pmin against the best of all memoryless deterministic schedulers on
+# those of at most 6 states (tests/tools/oracle.c).
 
 load helper
 
-@test "Tarjan and the basic MEC algorithm agree with brute force on 10,000 random MDPs" {
+@test "Tarjan, the basic MEC algorithm and interval iteration agree with brute force on 10,000 random MDPs" {
     run oracle -n 10000 -s 1
     assert_success
-    assert_output --regexp "^oracle: 10000 random MDPs \(seeds 1 to 10000\): Tarjan and the basic MEC algorithm agree with brute force \([0-9]+ MECs holding [0-9]+ states\)$"
+    assert_output --regexp "^oracle: 10000 random MDPs \(seeds 1 to 10000\): Tarjan and the basic MEC algorithm agree with brute force \([0-9]+ MECs holding [0-9]+ states\); interval iteration agrees with the exact Pmax and Pmin on the [0-9]{4} of at most 6 states$"
 }
 
 @test "the oracle's MDPs have states in MECs and states in none" {

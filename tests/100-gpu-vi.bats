@@ -31,6 +31,20 @@ setup() {
     refute_line --partial "split path: 1 groups"
 }
 
+@test "gpu-vi --cpu gives random MDPs the same values whole and split into SCC groups" {
+    for seed in 1 2 3 4; do
+        randmdp -n 2000 -c 3 -k 3 -e 5 -l $(( seed * 20 )) -g 3 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for dir in max min; do
+            gpu-vi --cpu -t goal -m $dir -o "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            run --separate-stderr gpu-vi --cpu --stats --mem-limit 1 -t goal -m $dir -o "$BATS_TEST_TMPDIR/split" "$BATS_TEST_TMPDIR/r.csr"
+            assert_success
+            [[ "$stderr" == *"split path"* ]] || fail "seed $seed $dir: not split: $stderr"
+            run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/split"
+            [ "$status" -eq 0 ] || fail "seed $seed $dir: $output"
+        done
+    done
+}
+
 @test "gpu-vi --cpu gives every state PRISM's value, exactly 0 and 1 where PRISM's are" {
     for m in brp coin2 coin4 csma2_2 dice dining_crypt3 fmsd_fig1; do
         vi_check_vectors "$m" --cpu

@@ -49,6 +49,25 @@ setup() {
     done
 }
 
+@test "GPU: gpu-vi equals --cpu on random MDPs, whole and split, exactly 0 and 1 where --cpu is" {
+    for seed in 1 2 3 4 5 6; do
+        n=$(( seed % 2 ? 3000 : 300 ))
+        randmdp -n $n -c 3 -k 3 -e 5 -l $(( seed * 15 )) -g $(( seed % 3 + 1 )) "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for dir in max min; do
+            gpu-vi --cpu -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            for opt in "" "--mem-limit 1100k"; do
+                gpu-vi $opt -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null ||
+                    fail "seed $seed $dir $opt: gpu-vi failed"
+                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
+                [ "$status" -eq 0 ] || fail "seed $seed $dir $opt: $output"
+                paste "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu" |
+                    awk '($1 == "0" || $1 == "1" || $2 == "0" || $2 == "1") && $1 != $2 { bad = 1 } END { exit bad }' ||
+                    fail "seed $seed $dir $opt: 0 or 1 on one side only"
+            done
+        done
+    done
+}
+
 @test "GPU: gpu-vi solves Fig. 9 of Berger's thesis and collapses the end component of its variant" {
     prism2csr -l "$DATA/berger_fig9.lab" "$DATA/berger_fig9.tra" > "$BATS_TEST_TMPDIR/f9.csr"
     assert_equal "$(gpu-vi -t goal -m max "$BATS_TEST_TMPDIR/f9.csr")" 1

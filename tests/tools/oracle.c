@@ -13,15 +13,27 @@
  * connected through those choices); a state's MEC is the union of the end
  * components containing it (end components that share a state merge into
  * one).  Both are compared with ref_scc_tarjan and ref_mec_basic as
- * partitions, by canonical ids (the smallest state).  Prints the first MDP
- * that disagrees and exits 1; exits 0 when all agree.  Not installed.
+ * partitions, by canonical ids (the smallest state).
+ * Reachability values (ref/reach.h), on the MDPs of at most 6 states: a
+ * random target set and, for one MDP in four, a random avoid state; Pmax and
+ * Pmin exactly as the best over all memoryless deterministic schedulers
+ * (enough for reachability), each scheduler's Markov chain solved by
+ * Gaussian elimination on the states that can reach a target (the others,
+ * Prob0, are 0).  reach_solve (interval iteration, relative 1e-6; once as one
+ * system, once split into SCC groups by a 1-byte budget) must be within
+ * 1e-6 relative (1e-12 absolute) of every state's exact value, and exactly 0
+ * and 1 where the exact value is.
+ * Prints the first MDP that disagrees and exits 1; exits 0 when all agree.
+ * Not installed.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "reach.h"
 #include "ref.h"
 #include "xorshift.h"
 
@@ -158,6 +170,151 @@ static void brute_mecs(const struct mdp *m, uint64_t *id)
         id[s] = mec[s] ? (uint64_t)__builtin_ctz(mec[s]) : REF_NONE;
 }
 
+static void print_mdp(const struct mdp *m);
+
+/* ---- reachability values by brute force ---------------------------------- */
+
+#define MAX_VI_STATES 6
+
+/* Probabilities of reaching target (through states not in avoid) in the
+ * Markov chain of a scheduler: choice[s] of s, or none when s has none. */
+static void chain_values(const struct mdp *m, const unsigned *choice, unsigned target, unsigned avoid, double *x)
+{
+    unsigned n = m->n, succ[MAX_STATES] = {0}, can = target, grow;
+    for (unsigned s = 0; s < n; s++)
+        if (m->choices[s])
+            succ[s] = m->support[s][choice[s]];
+    do { /* Prob0 of the chain: the complement of the states that can reach a target */
+        grow = can;
+        for (unsigned s = 0; s < n; s++)
+            if (!(avoid >> s & 1) && (succ[s] & can))
+                grow |= 1u << s;
+        if (grow == can)
+            break;
+        can = grow;
+    } while (1);
+    unsigned unknown[MAX_STATES], k = 0, index[MAX_STATES];
+    for (unsigned s = 0; s < n; s++) {
+        x[s] = target >> s & 1 ? 1.0 : 0.0;
+        if ((can >> s & 1) && !(target >> s & 1)) {
+            index[s] = k;
+            unknown[k++] = s;
+        }
+    }
+    /* (I - P_UU) x_U = P_U,target 1, by Gaussian elimination with partial pivoting */
+    double a[MAX_STATES][MAX_STATES + 1] = {{0}};
+    for (unsigned i = 0; i < k; i++) {
+        unsigned s = unknown[i];
+        double p = 1.0 / __builtin_popcount(succ[s]);
+        a[i][i] = 1.0;
+        for (unsigned v = 0; v < n; v++) {
+            if (!(succ[s] >> v & 1))
+                continue;
+            if (target >> v & 1)
+                a[i][k] += p;
+            else if ((can >> v & 1))
+                a[i][index[v]] -= p;
+        }
+    }
+    for (unsigned col = 0; col < k; col++) {
+        unsigned piv = col;
+        for (unsigned r = col + 1; r < k; r++)
+            if (fabs(a[r][col]) > fabs(a[piv][col]))
+                piv = r;
+        for (unsigned j = 0; j <= k; j++) {
+            double t = a[col][j];
+            a[col][j] = a[piv][j];
+            a[piv][j] = t;
+        }
+        for (unsigned r = 0; r < k; r++) {
+            if (r == col)
+                continue;
+            double f = a[r][col] / a[col][col];
+            for (unsigned j = col; j <= k; j++)
+                a[r][j] -= f * a[col][j];
+        }
+    }
+    for (unsigned i = 0; i < k; i++)
+        x[unknown[i]] = a[i][k] / a[i][i];
+}
+
+/* Pmax or Pmin per state over all memoryless deterministic schedulers. */
+static void brute_values(const struct mdp *m, unsigned target, unsigned avoid, int maximize, double *best)
+{
+    unsigned choice[MAX_STATES] = {0};
+    double x[MAX_STATES];
+    for (int first = 1;; first = 0) {
+        chain_values(m, choice, target, avoid, x);
+        for (unsigned s = 0; s < m->n; s++)
+            if (first || (maximize ? x[s] > best[s] : x[s] < best[s]))
+                best[s] = x[s];
+        unsigned s = 0; /* next scheduler (odometer over the states' choices) */
+        while (s < m->n && (m->choices[s] <= 1 || ++choice[s] == m->choices[s])) {
+            choice[s] = 0;
+            s++;
+        }
+        if (s == m->n)
+            return;
+    }
+}
+
+/* reach_solve against brute force on one MDP; 0 if all agree. */
+static int check_values(const struct mdp *m, const csr_model *model, uint64_t seed, uint64_t *checked)
+{
+    rng = seed * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull;
+    for (int i = 0; i < 4; i++)
+        next_random();
+    unsigned target = 0, avoid = 0;
+    for (unsigned s = 0; s < m->n; s++)
+        if (below(3) == 0)
+            target |= 1u << s;
+    if (below(4) == 0)
+        avoid = (1u << below(m->n)) & ~target;
+    uint8_t tflags[MAX_STATES], aflags[MAX_STATES];
+    for (unsigned s = 0; s < m->n; s++) {
+        tflags[s] = target >> s & 1;
+        aflags[s] = avoid >> s & 1;
+    }
+    reach_options o;
+    reach_default_options(&o);
+    for (int maximize = 0; maximize <= 1; maximize++) {
+        double exact[MAX_STATES], got[MAX_STATES];
+        brute_values(m, target, avoid, maximize, exact);
+        reach_query q = {tflags, aflags, maximize};
+        for (int split = 0; split <= 1; split++) {
+            reach_stats st;
+            memset(&st, 0, sizeof st);
+            if (reach_solve(model, &q, &o, split ? 1 : UINT64_MAX, NULL, got, &st)) {
+                fprintf(stderr, "oracle: seed %llu: reach_solve failed\n", (unsigned long long)seed);
+                return 1;
+            }
+            for (unsigned s = 0; s < m->n; s++) {
+                double d = fabs(got[s] - exact[s]);
+                int ok = exact[s] < 1e-12 ? got[s] == 0.0
+                       : exact[s] > 1.0 - 1e-12 ? got[s] == 1.0
+                                                : d <= 1e-6 * exact[s] || d <= 1e-12;
+                if (!ok) {
+                    fprintf(stderr, "oracle: seed %llu: P%s of reaching {", (unsigned long long)seed,
+                            maximize ? "max" : "min");
+                    for (unsigned v = 0; v < m->n; v++)
+                        if (target >> v & 1)
+                            fprintf(stderr, " %u", v);
+                    fprintf(stderr, " } avoiding {");
+                    for (unsigned v = 0; v < m->n; v++)
+                        if (avoid >> v & 1)
+                            fprintf(stderr, " %u", v);
+                    fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\n", split ? " (split)" : "", s, got[s],
+                            exact[s]);
+                    print_mdp(m);
+                    return 1;
+                }
+            }
+        }
+    }
+    (*checked)++;
+    return 0;
+}
+
 static void print_mdp(const struct mdp *m)
 {
     for (unsigned s = 0; s < m->n; s++) {
@@ -196,7 +353,7 @@ int main(int argc, char **argv)
         default: fprintf(stderr, "usage: oracle [-n count] [-s first_seed] [-v]\n"); return 2;
         }
     }
-    uint64_t sc[MAX_STATES + 1], ct[MAX_STATES * MAX_CHOICES + 1], mecs = 0, states_in_mecs = 0;
+    uint64_t sc[MAX_STATES + 1], ct[MAX_STATES * MAX_CHOICES + 1], mecs = 0, states_in_mecs = 0, valued = 0;
     uint32_t tg[MAX_STATES * MAX_CHOICES * MAX_SUCC];
     double pr[MAX_STATES * MAX_CHOICES * MAX_SUCC];
     for (uint64_t seed = first; seed < first + count; seed++) {
@@ -221,6 +378,8 @@ int main(int argc, char **argv)
             print_ids(scc_ok ? "basic MEC:" : "Tarjan:", scc_ok ? got_mec : got_scc, m.n);
             return 1;
         }
+        if (m.n <= MAX_VI_STATES && check_values(&m, &model, seed, &valued))
+            return 1;
         for (unsigned s = 0; s < m.n; s++) {
             mecs += want_mec[s] == s;
             states_in_mecs += want_mec[s] != REF_NONE;
@@ -231,8 +390,9 @@ int main(int argc, char **argv)
         }
     }
     printf("oracle: %llu random MDPs (seeds %llu to %llu): Tarjan and the basic MEC algorithm agree with "
-           "brute force (%llu MECs holding %llu states)\n",
+           "brute force (%llu MECs holding %llu states); interval iteration agrees with the exact Pmax and Pmin "
+           "on the %llu of at most %d states\n",
            (unsigned long long)count, (unsigned long long)first, (unsigned long long)(first + count - 1),
-           (unsigned long long)mecs, (unsigned long long)states_in_mecs);
+           (unsigned long long)mecs, (unsigned long long)states_in_mecs, (unsigned long long)valued, MAX_VI_STATES);
     return 0;
 }

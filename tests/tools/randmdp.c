@@ -2,12 +2,14 @@
  * randmdp - test helper: a seeded random MDP written as CSR on stdout.
  *
  *   randmdp [-n states] [-c max_choices] [-k max_successors] [-e empty_percent]
- *           [-l local_percent] seed > model.csr
+ *           [-l local_percent] [-g goal_percent] seed > model.csr
  *
  * Each state gets 1..c choices (none with probability e%), each choice
  * 1..k distinct successors with equal probabilities; with probability l% a
  * successor is drawn near the state (within 3), which makes cycles and
- * self-loops common, else anywhere.  The same arguments always give the same
+ * self-loops common, else anywhere.  With -g, each state is labelled "goal"
+ * with probability g% (drawn after the graph, which stays the same) and the
+ * file has labels (for gpu-vi).  The same arguments always give the same
  * file (xorshift.h).  Not installed; used by the
  * Bats tests only.
  */
@@ -28,9 +30,9 @@ static uint64_t below(uint64_t bound) { return next_random() % bound; }
 
 int main(int argc, char **argv)
 {
-    uint64_t n = 100, max_choices = 3, max_succ = 4, empty_pct = 5, local_pct = 50;
+    uint64_t n = 100, max_choices = 3, max_succ = 4, empty_pct = 5, local_pct = 50, goal_pct = 0;
     int c;
-    while ((c = getopt(argc, argv, "n:c:k:e:l:")) != -1) {
+    while ((c = getopt(argc, argv, "n:c:k:e:l:g:")) != -1) {
         uint64_t v = strtoull(optarg, NULL, 10);
         switch (c) {
         case 'n': n = v; break;
@@ -38,8 +40,10 @@ int main(int argc, char **argv)
         case 'k': max_succ = v; break;
         case 'e': empty_pct = v; break;
         case 'l': local_pct = v; break;
+        case 'g': goal_pct = v; break;
         default:
-            fprintf(stderr, "usage: randmdp [-n states] [-c choices] [-k successors] [-e %%empty] [-l %%local] seed\n");
+            fprintf(stderr, "usage: randmdp [-n states] [-c choices] [-k successors] [-e %%empty] [-l %%local] "
+                            "[-g %%goal] seed\n");
             return 2;
         }
     }
@@ -92,6 +96,23 @@ int main(int argc, char **argv)
     m.probabilities = probabilities;
     m.initial_states = &initial;
     m.num_initial = 1;
+    static const char *label_names[] = {"goal"};
+    uint64_t label_first[2] = {0, 0};
+    uint32_t *goals = NULL;
+    if (goal_pct) {
+        goals = malloc(n * sizeof *goals);
+        if (!goals) {
+            fprintf(stderr, "randmdp: out of memory\n");
+            return 1;
+        }
+        for (uint64_t s = 0; s < n; s++)
+            if (below(100) < goal_pct)
+                goals[label_first[1]++] = (uint32_t)s;
+        m.labels.count = 1;
+        m.labels.names = label_names;
+        m.label_first = label_first;
+        m.label_states = goals;
+    }
     csr_status st;
     memset(&st, 0, sizeof st);
     if (csr_validate(&m, &st) || csr_write_fd(STDOUT_FILENO, &m, &st)) {
