@@ -115,9 +115,15 @@ int main(int argc, char **argv)
     }
     csr_status st;
     memset(&st, 0, sizeof st);
+    int rc = 0;
     if (csr_validate(&m, &st) || csr_write_fd(STDOUT_FILENO, &m, &st)) {
         fprintf(stderr, "randmdp: %s: %s\n", csr_strerror(st.code), st.detail);
-        return 1;
+        rc = 1;
     }
-    return 0;
+    free(state_choices);
+    free(choice_transitions);
+    free(targets);
+    free(probabilities);
+    free(goals);
+    return rc;
 }
