@@ -20,7 +20,7 @@ CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
 CSTD      := -std=c11
 CPPFLAGS  += -D_GNU_SOURCE -Iformat -Iref -Igpu -Itools/common
-LDLIBS    := -lz -lbsd -lm
+LDLIBS    := -larchive -ljansson -ldeflate -lz -lbsd -lm
 NVCCFLAGS ?= -O2 -g
 SHARED    ?= ../shared
 export SHARED
@@ -31,16 +31,18 @@ OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
 TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle
 
-DEB_PACKAGES := zlib1g-dev libbsd-dev bats bats-assert bats-support groff-base
+DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-dev bats bats-assert bats-support groff-base \
+                xz-utils bzip2
 
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
-              format/textin.c format/prism_text.c format/labels.c
+              format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
+              format/csr_renumber.c format/umb_read.c format/umb_write.c
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
 GPU_SRC    := gpu/scc_fb.cu gpu/mec_fb.cu gpu/reach_vi.cu
 
-C_TOOLS  := prism2csr csrinfo labelcmp restructure
+C_TOOLS  := prism2csr csrinfo labelcmp restructure csrexport
 CU_TOOLS := gpu-scc gpu-mec gpu-vi
 TOOLS    := $(C_TOOLS) $(CU_TOOLS)
 

@@ -189,6 +189,26 @@ int csr_adopt(csr_model *model, void *block);
 /* Release everything the model owns and zero it. */
 void csr_free(csr_model *model);
 
+/*
+ * The model with its states in the order old_of_new (state i of out is state
+ * old_of_new[i] of in, a bijection on 0..n-1): every choice, transition,
+ * probability, action, label and initial state kept, state lists re-sorted,
+ * PERMUTATION composed so that out still maps to the original numbering
+ * (NULL when that is the identity); no segments.  out's arrays are its own,
+ * but its label and action names are in's: in must outlive out, which is
+ * released with csr_free_renumbered().  Returns CSR_OK or CSR_ERR_NOMEM.
+ * (Used by restructure, FMSD 2016 section 5.1, and to undo it.)
+ */
+int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out);
+
+/* csr_renumber() into the original numbering (state i of out is original
+ * state i; no PERMUTATION, no segments).  CSR_ERR_TOO_LARGE past 2^32 - 1
+ * states, CSR_ERR_NOMEM. */
+int csr_original_numbering(const csr_model *in, csr_model *out);
+
+/* Release a model made by csr_renumber() without its borrowed names. */
+void csr_free_renumbered(csr_model *out);
+
 /* Checked arithmetic: return 0 and store the result, or 1 on overflow. */
 static inline int csr_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
 {

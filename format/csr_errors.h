@@ -53,6 +53,12 @@
     X(CSR_ERR_ORDER, "not ascending and contiguous")                               \
     X(CSR_ERR_UNSUPPORTED, "unsupported model")                                    \
     X(CSR_ERR_LABEL, "bad label")                                                  \
+    /* UMB archives (format/umb.h) */                                              \
+    X(CSR_ERR_COMPRESSION, "unsupported compression")                              \
+    X(CSR_ERR_ARCHIVE, "bad tar archive")                                          \
+    X(CSR_ERR_UMB_INDEX, "bad UMB index (index.json)")                             \
+    X(CSR_ERR_MEMBER_MISSING, "required archive member missing")                   \
+    X(CSR_ERR_MEMBER_LENGTH, "archive member length does not match the counts")    \
     /* solvers */                                                                  \
     X(CSR_ERR_NOT_CONVERGED, "iteration limit reached before convergence")
 

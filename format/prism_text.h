@@ -15,6 +15,8 @@
 #ifndef PRISM_TEXT_H
 #define PRISM_TEXT_H
 
+#include <stdio.h>
+
 #include "csr.h"
 #include "textin.h"
 
@@ -49,6 +51,20 @@ int prism_read_tra(textin *in, const prism_tra_options *options, csr_model *mode
  * no such label, CSR_ERR_NO_INITIAL if it is empty).
  */
 int prism_read_lab(textin *in, csr_model *model, csr_status *status);
+
+/*
+ * Write model as PRISM writes a .tra (prism_write_tra) and a .lab
+ * (prism_write_lab), "#" comment line first, so that prism_read_tra and
+ * prism_read_lab give the same model back.  Probabilities are printed as the
+ * shortest decimal ("%.Ng", N = 1 to 17) that reads back as the same double;
+ * PRISM's own files are byte for byte the same apart from the comment lines.
+ * A model without labels gets PRISM's two, "init" (its initial states) and
+ * an empty "deadlock".  The model must be in its original numbering (no
+ * PERMUTATION: csr_original_numbering) and have probabilities (else
+ * CSR_ERR_USAGE); CSR_ERR_IO when f reports a write error.
+ */
+int prism_write_tra(FILE *f, const csr_model *model, csr_status *status);
+int prism_write_lab(FILE *f, const csr_model *model, csr_status *status);
 
 #ifdef __cplusplus
 }

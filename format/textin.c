@@ -138,6 +138,55 @@ int textin_next_block(textin *in, char **data, size_t *length, csr_status *st)
     }
 }
 
+int textin_peek(textin *in, size_t want, const char **data, size_t *got, csr_status *st)
+{
+    if (want > TEXTIN_BUFFER_BYTES / 2)
+        want = TEXTIN_BUFFER_BYTES / 2;
+    while (in->end - in->start < want && !in->eof) {
+        int rc = refill(in, st);
+        if (rc < 0)
+            return rc;
+    }
+    *data = in->buf + in->start;
+    *got = in->end - in->start < want ? in->end - in->start : want;
+    return 0;
+}
+
+long textin_read(textin *in, void *dst, size_t length, csr_status *st)
+{
+    if (length > (1u << 30))
+        length = 1u << 30;
+    size_t buffered = in->end - in->start;
+    if (buffered > 0) {
+        size_t n = buffered < length ? buffered : length;
+        memcpy(dst, in->buf + in->start, n);
+        in->start += n;
+        return (long)n;
+    }
+    if (in->eof)
+        return 0;
+    int got = gzread(in->gz, dst, (unsigned)length);
+    int errnum = Z_OK;
+    if (got <= 0)
+        gzerror(in->gz, &errnum);
+    if (errnum == Z_BUF_ERROR)
+        return -csr_fail(st, CSR_ERR_TRUNCATED, "compressed stream ends early");
+    if (got < 0) {
+        if (errnum == Z_ERRNO && st)
+            st->sys_errno = errno;
+        return -csr_fail(st, CSR_ERR_IO, "%s", errnum == Z_ERRNO ? strerror(errno) : gzerror(in->gz, &errnum));
+    }
+    if (got == 0)
+        in->eof = 1;
+    in->bytes += (uint64_t)got;
+    return got;
+}
+
+int textin_is_gzip(const textin *in)
+{
+    return in->gz && !gzdirect(in->gz);
+}
+
 void textin_close(textin *in)
 {
     if (in->gz)

@@ -52,6 +52,25 @@ int textin_next(textin *in, char **line, size_t *length, csr_status *status);
  */
 int textin_next_block(textin *in, char **data, size_t *length, csr_status *status);
 
+/*
+ * Make at least want bytes of the (decompressed) input available without
+ * consuming them: *data points to them, *got is how many (fewer only at the end
+ * of the input).  For readers that decide what the input is by its content
+ * (prism2csr: UMB archive or PRISM text).  Returns 0 or a negative csr_error.
+ */
+int textin_peek(textin *in, size_t want, const char **data, size_t *got, csr_status *status);
+
+/*
+ * Raw bytes instead of lines, for binary contents (a UMB tar archive): first
+ * the bytes textin_peek buffered, then straight from the stream.  Returns the
+ * number of bytes stored in dst (0 at the end of input) or a negative
+ * csr_error code.  Do not mix with textin_next on the same input.
+ */
+long textin_read(textin *in, void *dst, size_t length, csr_status *status);
+
+/* Whether the stream was gzip-compressed (1) or passed through as it is (0). */
+int textin_is_gzip(const textin *in);
+
 /* Close and free; safe on a zeroed textin. */
 void textin_close(textin *in);
 

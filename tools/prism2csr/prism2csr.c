@@ -1,34 +1,117 @@
 /*
- * prism2csr - convert PRISM's explicit export (.tra, .lab) to binary CSR.
+ * prism2csr - convert PRISM's explicit export (.tra, .lab) or a UMB archive
+ * (PRISM 4.10, Storm 2.0) to binary CSR.
  *
- *   prism2csr [-w] [-l file.lab] [file.tra | -] > model.csr
+ *   prism2csr [-w] [-v] [-l file.lab] [file.tra | file.umb | -] > model.csr
  *
  * Input: PRISM -exportmodel .tra (MDP or DTMC) and optionally .lab, plain or
- * gzip-compressed (format/prism_text.h).  Output: format/CSR.md on stdout,
+ * gzip-compressed (format/prism_text.h), or a UMB archive (format/umb.h),
+ * told apart by content, not by name, on files and stdin alike.
+ * Output: format/CSR.md on stdout,
  * written only once the whole input has been read and checked, so a failed
  * conversion writes nothing.  Exit 0 on success, 1 on bad input, 2 on usage.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "prism_text.h"
 #include "tool.h"
+#include "umb.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-w] [-v] [-l file.lab] [file.tra | -] > model.csr\n"
-            "Convert PRISM's explicit model export to the binary CSR format.\n"
-            "  -l FILE  labels (.lab): initial states from \"init\", all labels kept;\n"
-            "           without it state 0 is the initial state\n"
+            "usage: %s [-w] [-v] [-l file.lab] [file.tra | file.umb | -] > model.csr\n"
+            "Convert PRISM's explicit model export (.tra, .lab) or a UMB archive (PRISM\n"
+            "4.10, Storm 2.0; told apart by content) to the binary CSR format.\n"
+            "  -l FILE  labels (.lab) of a .tra: initial states from \"init\", all labels\n"
+            "           kept; without it state 0 is the initial state.  A UMB archive\n"
+            "           carries its own labels and initial states\n"
             "  -w       a choice whose probabilities do not sum to 1 (within 1e-6)\n"
             "           is a warning, not an error\n"
-            "  -v       report sizes and throughput on stderr\n"
+            "  -v       report sizes and throughput on stderr, and what of a UMB\n"
+            "           archive the CSR format has no place for (skipped)\n"
             "  -h       this help\n"
             "Inputs may be gzip-compressed.  Exit status: 0 ok, 1 bad input, 2 usage.\n",
             tool_name);
+}
+
+/* What of a UMB archive had no place in the CSR format (under -v). */
+static void report_skipped(const char *path, unsigned skipped)
+{
+    static const struct {
+        unsigned flag;
+        const char *what;
+    } notes[] = {
+        {UMB_SKIPPED_VALUATIONS, "state valuations"},
+        {UMB_SKIPPED_REWARDS, "rewards"},
+        {UMB_SKIPPED_OBSERVATIONS, "observations"},
+        {UMB_SKIPPED_ANNOTATIONS, "annotations other than atomic propositions of states"},
+        {UMB_SKIPPED_BRANCH_ACTIONS, "branch actions (they differ within a choice, or choice actions are there)"},
+        {UMB_SKIPPED_INIT_AP, "the atomic proposition \"init\" (label init is the initial states)"},
+        {UMB_SKIPPED_MEMBERS, "archive members this reader does not know"},
+    };
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+        if (skipped & notes[i].flag)
+            fprintf(stderr, "%s: %s: skipped %s: no place in the CSR format\n", tool_name, tool_input_name(path),
+                    notes[i].what);
+}
+
+/* The UMB path: read the archive, write the CSR. */
+static int convert_umb(textin *in, const char *path, int sums_are_warnings, int verbose, double t0)
+{
+    csr_status st = {0};
+    st.offset = UINT64_MAX;
+    csr_model model;
+    umb_report rep;
+    umb_read_options opt = {.sums_are_warnings = sums_are_warnings};
+    int rc, fd = -1;
+    struct stat info;
+    /* A gzip archive in a named file: read whole, inflated by libdeflate (faster); else streamed. */
+    if (textin_is_gzip(in) && path && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) >= 0 &&
+        fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+        textin_close(in);
+        rc = umb_read_gzip_file(fd, &opt, &model, &rep, &st);
+    } else {
+        rc = umb_read(in, &opt, &model, &rep, &st);
+        textin_close(in);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc) {
+        tool_report(path, &st);
+        return EXIT_BAD_INPUT;
+    }
+    double t1 = tool_seconds();
+    if (rep.bad_sums)
+        fprintf(stderr, "%s: %s: warning: %llu choices do not sum to 1 within %g (worst by %.3g, first: choice %llu)\n",
+                tool_name, tool_input_name(path), (unsigned long long)rep.bad_sums, PRISM_SUM_TOLERANCE,
+                rep.worst_sum_error, (unsigned long long)rep.first_bad_sum_choice);
+    memset(&st, 0, sizeof st);
+    st.offset = UINT64_MAX;
+    rc = csr_write_fd(STDOUT_FILENO, &model, &st);
+    double t2 = tool_seconds();
+    if (rc) {
+        tool_error("(stdout): %s: %s", csr_strerror(rc), st.detail);
+        csr_free(&model);
+        return EXIT_BAD_INPUT;
+    }
+    if (verbose) {
+        report_skipped(path, rep.skipped);
+        fprintf(stderr,
+                "%s: %s: UMB (%s%s%s), %s, %llu states, %llu choices, %llu transitions; %.1f MB of archive read "
+                "in %.3f s (%.0f MB/s); written in %.3f s\n",
+                tool_name, tool_input_name(path), rep.compression, rep.tool[0] ? ", by " : "", rep.tool,
+                model.model_type == CSR_MDP ? "MDP" : "DTMC", (unsigned long long)model.num_states,
+                (unsigned long long)model.num_choices, (unsigned long long)model.num_transitions,
+                (double)rep.bytes / 1e6, t1 - t0, (double)rep.bytes / 1e6 / (t1 - t0 > 0 ? t1 - t0 : 1e-9), t2 - t1);
+    }
+    csr_free(&model);
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -67,7 +150,25 @@ int main(int argc, char **argv)
         tool_report(tra_path, &st);
         return EXIT_BAD_INPUT;
     }
-    int rc = prism_read_tra(&in, &opt, &model, &rep, &st);
+    const char *head;
+    size_t head_length;
+    int rc = textin_peek(&in, 512, &head, &head_length, &st);
+    if (rc == 0)
+        rc = umb_sniff(head, head_length, &st);
+    if (rc < 0) {
+        textin_close(&in);
+        tool_report(tra_path, &st);
+        return EXIT_BAD_INPUT;
+    }
+    if (rc == UMB_INPUT_ARCHIVE) {
+        if (lab_path) {
+            textin_close(&in);
+            tool_error("%s: a UMB archive carries its own labels: -l is for a .tra", tool_input_name(tra_path));
+            return EXIT_USAGE;
+        }
+        return convert_umb(&in, tra_path, opt.sums_are_warnings, verbose, t0);
+    }
+    rc = prism_read_tra(&in, &opt, &model, &rep, &st);
     textin_close(&in);
     if (rc) {
         tool_report(tra_path, &st);

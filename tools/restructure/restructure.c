@@ -36,89 +36,6 @@ static void usage(FILE *out)
             tool_name, CSR_SEGMENT_MAX_BOUND);
 }
 
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The model with its states in the order old_of_new (new state i is old
- * state old_of_new[i]); arrays owned by out.  Returns a csr_error code. */
-static int renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out)
-{
-    uint64_t n = in->num_states, c = in->num_choices, t = in->num_transitions;
-    memset(out, 0, sizeof *out);
-    out->model_type = in->model_type;
-    out->num_states = n;
-    out->num_choices = c;
-    out->num_transitions = t;
-    uint32_t *new_of_old = malloc((n ? n : 1) * sizeof *new_of_old);
-    uint64_t *sc = malloc((n + 1) * sizeof *sc), *ct = malloc((c + 1) * sizeof *ct);
-    uint32_t *tg = malloc((t ? t : 1) * sizeof *tg), *perm = malloc((n ? n : 1) * sizeof *perm);
-    double *pr = in->probabilities ? malloc((t ? t : 1) * sizeof *pr) : NULL;
-    uint32_t *ca = in->choice_actions ? malloc((c ? c : 1) * sizeof *ca) : NULL;
-    uint32_t *init = malloc((in->num_initial ? in->num_initial : 1) * sizeof *init);
-    uint64_t labelled = in->labels.count ? in->label_first[in->labels.count] : 0;
-    uint32_t *ls = malloc((labelled ? labelled : 1) * sizeof *ls);
-    int rc = CSR_OK;
-    void *blocks[] = {sc, ct, tg, perm, pr, ca, init, ls};
-    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
-        if (csr_adopt(out, blocks[b]))
-            rc = CSR_ERR_NOMEM;
-    if (!new_of_old || !sc || !ct || !tg || !perm || (in->probabilities && !pr) || (in->choice_actions && !ca) ||
-        !init || !ls || rc) {
-        free(new_of_old);
-        return CSR_ERR_NOMEM;
-    }
-    for (uint64_t i = 0; i < n; i++)
-        new_of_old[old_of_new[i]] = (uint32_t)i;
-    uint64_t k = 0, x = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t s = old_of_new[i];
-        perm[i] = in->permutation ? in->permutation[s] : (uint32_t)s;
-        sc[i] = k;
-        for (uint64_t j = in->state_choices[s]; j < in->state_choices[s + 1]; j++, k++) {
-            ct[k] = x;
-            if (ca)
-                ca[k] = in->choice_actions[j];
-            for (uint64_t e = in->choice_transitions[j]; e < in->choice_transitions[j + 1]; e++, x++) {
-                tg[x] = new_of_old[in->targets[e]];
-                if (pr)
-                    pr[x] = in->probabilities[e];
-            }
-        }
-    }
-    sc[n] = k;
-    ct[c] = x;
-    for (uint64_t i = 0; i < in->num_initial; i++)
-        init[i] = new_of_old[in->initial_states[i]];
-    qsort(init, in->num_initial, sizeof *init, compare_u32);
-    for (uint64_t l = 0; l < in->labels.count; l++) {
-        uint64_t b = in->label_first[l], e = in->label_first[l + 1];
-        for (uint64_t i = b; i < e; i++)
-            ls[i] = new_of_old[in->label_states[i]];
-        qsort(ls + b, e - b, sizeof *ls, compare_u32);
-    }
-    free(new_of_old);
-    out->state_choices = sc;
-    out->choice_transitions = ct;
-    out->targets = tg;
-    out->probabilities = pr;
-    out->choice_actions = ca;
-    out->actions = in->actions; /* names point into in's storage: in outlives out */
-    out->initial_states = init;
-    out->num_initial = in->num_initial;
-    out->labels = in->labels;
-    out->label_first = in->label_first;
-    out->label_states = ls;
-    /* The identity needs no permutation section. */
-    int identity = 1;
-    for (uint64_t i = 0; i < n && identity; i++)
-        identity = perm[i] == i;
-    out->permutation = identity ? NULL : perm;
-    return CSR_OK;
-}
-
 /* Interleave the transitions of states [0, prefix) in segments of 32. */
 static int build_segments(csr_model *m, uint32_t bound, uint64_t prefix)
 {
@@ -225,7 +142,7 @@ int main(int argc, char **argv)
                 (uint64_t)bound)
                 order[k++] = (uint32_t)s;
     }
-    int rc = renumber(&in, order, &out);
+    int rc = csr_renumber(&in, order, &out);
     free(order);
     if (!rc && bound > 0)
         rc = build_segments(&out, (uint32_t)bound, prefix);
@@ -234,10 +151,7 @@ int main(int argc, char **argv)
     st.offset = UINT64_MAX;
     if (!rc && (rc = csr_validate(&out, &st)) == CSR_OK)
         rc = csr_write_fd(STDOUT_FILENO, &out, &st);
-    /* out borrowed the label and action names of in */
-    out.labels.names = NULL;
-    out.actions.names = NULL;
-    csr_free(&out);
+    csr_free_renumbered(&out);
     if (rc) {
         tool_error("%s: %s%s%s", tool_input_name(path), csr_strerror(rc), st.detail[0] ? ": " : "", st.detail);
         csr_free(&in);

@@ -1,0 +1,1065 @@
+/*
+ * umb_read.c - UMB archive to csr_model (umb.h).  libarchive reads the tar
+ * stream (and xz); gzip is undone by zlib under textin (streams) or by
+ * libdeflate (whole files, 3-4x faster); jansson parses index.json.  Every count of index.json is checked against the
+ * length of its member, every offset and index before it is used.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <jansson.h>
+#include <libdeflate.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "prism_text.h"
+#include "umb.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "UMB arrays are little-endian: this reader maps them as they are"
+#endif
+
+#define UMB_MAX_INDEX_BYTES ((size_t)64 << 20)
+#define UMB_MAX_AP_ID 200
+#define UMB_READ_BLOCK ((size_t)1 << 20)
+#define UMB_MAX_COUNT ((uint64_t)1 << 58) /* choices, branches: their arrays' bytes fit a u64 */
+
+/* One archive member as read: raw bytes. */
+typedef struct member {
+    char *name;
+    unsigned char *data;
+    uint64_t size;
+} member;
+
+/* The index.json fields this reader uses. */
+typedef struct umb_index {
+    int players;
+    uint64_t states, choices, branches, initial;
+    uint64_t choice_actions, branch_actions;
+    size_t num_aps;
+    struct ap {
+        char id[UMB_MAX_AP_ID + 1];
+        const char *name; /* alias, else id; points into the JSON tree */
+    } *aps;
+} umb_index;
+
+typedef struct reader {
+    textin *in;
+    csr_status *st;
+    int failed;          /* csr_error of the input callback, 0 if none */
+    unsigned char *block; /* callback buffer */
+    member *members;
+    size_t num_members, cap_members;
+    json_t *json;
+    umb_index index;
+    int have_index;
+    umb_report *report;
+    const void *memory; /* the whole archive, when read from memory */
+    size_t memory_length;
+} reader;
+
+static const char *const known_members[] = {
+    "state-to-choices.bin",           "choice-to-branches.bin",        "branch-to-target.bin",
+    "branch-to-probability.bin",      "state-is-initial.bin",          "actions/choices/values.bin",
+    "actions/choices/string-mapping.bin", "actions/choices/strings.bin", "actions/branches/values.bin",
+    "actions/branches/string-mapping.bin", "actions/branches/strings.bin",
+};
+
+int umb_sniff(const void *head, size_t length, csr_status *st)
+{
+    const unsigned char *p = head;
+    static const struct {
+        const char *name;
+        const char *magic;
+        size_t length;
+    } compressions[] = {{"bzip2", "BZh", 3},
+                        {"zstd", "\x28\xb5\x2f\xfd", 4},
+                        {"lz4", "\x04\x22\x4d\x18", 4},
+                        {"lzip", "LZIP", 4},
+                        {"compress (.Z)", "\x1f\x9d", 2},
+                        {"gzip inside gzip", "\x1f\x8b", 2}};
+    if (length >= 6 && memcmp(p, "\xfd" "7zXZ\0", 6) == 0)
+        return UMB_INPUT_ARCHIVE;
+    if (length >= 262 && memcmp(p + 257, "ustar", 5) == 0)
+        return UMB_INPUT_ARCHIVE;
+    for (size_t i = 0; i < sizeof compressions / sizeof compressions[0]; i++)
+        if (length >= compressions[i].length && memcmp(p, compressions[i].magic, compressions[i].length) == 0)
+            return -csr_fail(st, CSR_ERR_COMPRESSION,
+                             "%s data: UMB archives are gzip, xz or uncompressed, PRISM text plain or gzip",
+                             compressions[i].name);
+    return UMB_INPUT_TEXT;
+}
+
+/* libarchive's read callback: the bytes of textin's stream. */
+static la_ssize_t archive_input(struct archive *a, void *context, const void **buffer)
+{
+    reader *r = context;
+    long got = textin_read(r->in, r->block, UMB_READ_BLOCK, r->st);
+    if (got < 0) {
+        r->failed = (int)-got;
+        archive_set_error(a, EIO, "%s", r->st->detail);
+        return -1;
+    }
+    r->report->bytes += (uint64_t)got;
+    *buffer = r->block;
+    return got;
+}
+
+/* An error of libarchive as a csr_error. */
+static int archive_failure(reader *r, struct archive *a, const char *where)
+{
+    if (r->failed)
+        return r->failed; /* the input's own error, already in status */
+    const char *msg = archive_error_string(a);
+    if (!msg)
+        msg = "unknown error";
+    if (strstr(msg, "runcated") || strstr(msg, "premature") || strstr(msg, "Premature"))
+        return csr_fail(r->st, CSR_ERR_TRUNCATED, "%s: %s", where, msg);
+    return csr_fail(r->st, CSR_ERR_ARCHIVE, "%s: %s", where, msg);
+}
+
+static member *find_member(reader *r, const char *name)
+{
+    for (size_t i = 0; i < r->num_members; i++)
+        if (strcmp(r->members[i].name, name) == 0)
+            return &r->members[i];
+    return NULL;
+}
+
+/* Whether the member is one this reader uses (the known ones and the APs' values). */
+static int wanted_member(const char *name)
+{
+    if (strcmp(name, "index.json") == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof known_members / sizeof known_members[0]; i++)
+        if (strcmp(name, known_members[i]) == 0)
+            return 1;
+    size_t len = strlen(name);
+    const char *tail = "/states/values.bin";
+    return strncmp(name, "annotations/aps/", 16) == 0 && len > 16 + strlen(tail) &&
+           strcmp(name + len - strlen(tail), tail) == 0;
+}
+
+static void note_skipped(reader *r, const char *name)
+{
+    if (strncmp(name, "valuations/", 11) == 0)
+        r->report->skipped |= UMB_SKIPPED_VALUATIONS;
+    else if (strncmp(name, "annotations/rewards/", 20) == 0)
+        r->report->skipped |= UMB_SKIPPED_REWARDS;
+    else if (strncmp(name, "observations/", 13) == 0)
+        r->report->skipped |= UMB_SKIPPED_OBSERVATIONS;
+    else if (strncmp(name, "annotations/", 12) == 0)
+        r->report->skipped |= UMB_SKIPPED_ANNOTATIONS;
+    else
+        r->report->skipped |= UMB_SKIPPED_MEMBERS;
+}
+
+/* Read the current member's data into a buffer of its own. */
+static int read_member(reader *r, struct archive *a, const char *name, int64_t claimed)
+{
+    if (find_member(r, name))
+        return csr_fail(r->st, CSR_ERR_ARCHIVE, "member %s appears twice", name);
+    if (strcmp(name, "index.json") == 0 && claimed > (int64_t)UMB_MAX_INDEX_BYTES)
+        return csr_fail(r->st, CSR_ERR_UMB_INDEX, "index.json of %lld bytes (at most %zu)", (long long)claimed,
+                        UMB_MAX_INDEX_BYTES);
+    if (r->num_members == r->cap_members) {
+        size_t cap = r->cap_members ? 2 * r->cap_members : 32;
+        member *bigger = realloc(r->members, cap * sizeof *bigger);
+        if (!bigger)
+            return csr_fail(r->st, CSR_ERR_NOMEM, "member list");
+        r->members = bigger;
+        r->cap_members = cap;
+    }
+    member *m = &r->members[r->num_members];
+    memset(m, 0, sizeof *m);
+    m->name = strdup(name);
+    if (!m->name)
+        return csr_fail(r->st, CSR_ERR_NOMEM, "member name");
+    r->num_members++;
+    /* The header's size sizes the buffer, but only the data read counts. */
+    uint64_t cap = claimed > 0 ? (uint64_t)claimed : 4096;
+    if (cap > ((uint64_t)64 << 20))
+        cap = (uint64_t)64 << 20;
+    m->data = malloc(cap);
+    if (!m->data)
+        return csr_fail(r->st, CSR_ERR_NOMEM, "%s: %llu bytes", name, (unsigned long long)cap);
+    for (;;) {
+        if (m->size == cap) {
+            if (strcmp(name, "index.json") == 0 && cap >= UMB_MAX_INDEX_BYTES)
+                return csr_fail(r->st, CSR_ERR_UMB_INDEX, "index.json longer than %zu bytes", UMB_MAX_INDEX_BYTES);
+            unsigned char *bigger = realloc(m->data, cap * 2);
+            if (!bigger)
+                return csr_fail(r->st, CSR_ERR_NOMEM, "%s: %llu bytes", name, (unsigned long long)cap * 2);
+            m->data = bigger;
+            cap *= 2;
+        }
+        uint64_t room = cap - m->size;
+        la_ssize_t got = archive_read_data(a, m->data + m->size, room > (1u << 30) ? (1u << 30) : (size_t)room);
+        if (got < 0)
+            return archive_failure(r, a, name);
+        if (got == 0)
+            break;
+        m->size += (uint64_t)got;
+    }
+    return CSR_OK;
+}
+
+/* ---- index.json -------------------------------------------------------- */
+
+static int index_error(reader *r, const char *fmt, const char *a, const char *b)
+{
+    return csr_fail(r->st, CSR_ERR_UMB_INDEX, fmt, a, b);
+}
+
+/* A non-negative integer field; required or default 0. */
+static int get_count(reader *r, json_t *obj, const char *where, const char *key, int required, uint64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    *out = 0;
+    if (!v)
+        return required ? index_error(r, "%s: \"%s\" missing", where, key) : CSR_OK;
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return index_error(r, "%s: \"%s\" is not a non-negative integer", where, key);
+    *out = (uint64_t)json_integer_value(v);
+    return CSR_OK;
+}
+
+/* A type object {"type": "...", "size": N}: type name and size (0 if absent). */
+static int get_type(reader *r, json_t *v, const char *where, const char **type, int64_t *size)
+{
+    json_t *t = json_is_object(v) ? json_object_get(v, "type") : NULL;
+    if (!json_is_string(t))
+        return index_error(r, "%s: not a type object with a \"type\" string%s", where, "");
+    *type = json_string_value(t);
+    json_t *s = json_object_get(v, "size");
+    *size = 0;
+    if (s && (!json_is_integer(s) || json_integer_value(s) <= 0))
+        return index_error(r, "%s: \"size\" is not a positive integer%s", where, "");
+    if (s)
+        *size = json_integer_value(s);
+    return CSR_OK;
+}
+
+static int parse_aps(reader *r, json_t *aps)
+{
+    if (!json_is_object(aps))
+        return index_error(r, "annotations: \"aps\" is not an object%s%s", "", "");
+    size_t count = json_object_size(aps);
+    r->index.aps = calloc(count ? count : 1, sizeof *r->index.aps);
+    if (!r->index.aps)
+        return csr_fail(r->st, CSR_ERR_NOMEM, "atomic propositions");
+    const char *id;
+    json_t *ap;
+    json_object_foreach(aps, id, ap) {
+        char where[UMB_MAX_AP_ID + 32];
+        snprintf(where, sizeof where, "annotations: ap \"%.*s\"", UMB_MAX_AP_ID, id);
+        if (!*id || strlen(id) > UMB_MAX_AP_ID || strchr(id, '/'))
+            return index_error(r, "%s: the ID must be 1 to 200 characters without '/'%s", where, "");
+        if (!json_is_object(ap))
+            return index_error(r, "%s: not an object%s", where, "");
+        json_t *applies = json_object_get(ap, "applies-to");
+        if (!json_is_array(applies))
+            return index_error(r, "%s: \"applies-to\" is not an array%s", where, "");
+        int of_states = 0;
+        size_t i;
+        json_t *e;
+        json_array_foreach(applies, i, e) {
+            if (!json_is_string(e))
+                return index_error(r, "%s: \"applies-to\" holds a non-string%s", where, "");
+            if (strcmp(json_string_value(e), "states") == 0)
+                of_states = 1;
+            else
+                r->report->skipped |= UMB_SKIPPED_ANNOTATIONS;
+        }
+        const char *type;
+        int64_t size;
+        int rc = get_type(r, json_object_get(ap, "type"), where, &type, &size);
+        if (rc)
+            return rc;
+        if (strcmp(type, "bool") != 0 || (size != 0 && size != 1))
+            return index_error(r, "%s: type \"%s\": an atomic proposition is bool", where, type);
+        if (!of_states)
+            continue;
+        json_t *alias = json_object_get(ap, "alias");
+        if (alias && (!json_is_string(alias) || json_string_length(alias) == 0 ||
+                      strlen(json_string_value(alias)) != json_string_length(alias)))
+            return index_error(r, "%s: \"alias\" is not a non-empty string without NUL%s", where, "");
+        struct ap *a = &r->index.aps[r->index.num_aps++];
+        memcpy(a->id, id, strlen(id) + 1);
+        a->name = alias ? json_string_value(alias) : a->id;
+    }
+    return CSR_OK;
+}
+
+static int parse_index(reader *r, const member *m)
+{
+    json_error_t err;
+    r->json = json_loadb((const char *)m->data, m->size, JSON_REJECT_DUPLICATES, &err);
+    if (!r->json) {
+        char line[32];
+        snprintf(line, sizeof line, "%d", err.line);
+        return index_error(r, "index.json:%s: %s", line, err.text);
+    }
+    json_t *root = r->json;
+    if (!json_is_object(root))
+        return index_error(r, "index.json is not a JSON object%s%s", "", "");
+    uint64_t version, revision;
+    int rc;
+    if ((rc = get_count(r, root, "index.json", "format-version", 1, &version)) ||
+        (rc = get_count(r, root, "index.json", "format-revision", 0, &revision)))
+        return rc;
+    if (version != UMB_FORMAT_VERSION)
+        return csr_fail(r->st, CSR_ERR_VERSION, "UMB format version %llu.%llu; this reader knows version %d (any revision)",
+                        (unsigned long long)version, (unsigned long long)revision, UMB_FORMAT_VERSION);
+    json_t *fd = json_object_get(root, "file-data");
+    json_t *tool = json_is_object(fd) ? json_object_get(fd, "tool") : NULL;
+    static char tool_name[64];
+    snprintf(tool_name, sizeof tool_name, "%s", json_is_string(tool) ? json_string_value(tool) : "");
+    r->report->tool = tool_name;
+
+    json_t *ts = json_object_get(root, "transition-system");
+    if (!json_is_object(ts))
+        return index_error(r, "index.json: \"transition-system\" missing or not an object%s%s", "", "");
+    json_t *time = json_object_get(ts, "time");
+    if (!json_is_string(time))
+        return index_error(r, "transition-system: \"time\" missing or not a string%s%s", "", "");
+    if (strcmp(json_string_value(time), "discrete") != 0)
+        return csr_fail(r->st, CSR_ERR_UNSUPPORTED, "time \"%s\": only discrete-time models (DTMC, MDP) are supported",
+                        json_string_value(time));
+    uint64_t players, observations;
+    umb_index *x = &r->index;
+    if ((rc = get_count(r, ts, "transition-system", "#players", 1, &players)) ||
+        (rc = get_count(r, ts, "transition-system", "#states", 1, &x->states)) ||
+        (rc = get_count(r, ts, "transition-system", "#initial-states", 1, &x->initial)) ||
+        (rc = get_count(r, ts, "transition-system", "#choices", 1, &x->choices)) ||
+        (rc = get_count(r, ts, "transition-system", "#branches", 1, &x->branches)) ||
+        (rc = get_count(r, ts, "transition-system", "#choice-actions", 0, &x->choice_actions)) ||
+        (rc = get_count(r, ts, "transition-system", "#branch-actions", 0, &x->branch_actions)) ||
+        (rc = get_count(r, ts, "transition-system", "#observations", 0, &observations)))
+        return rc;
+    if (players > 1)
+        return csr_fail(r->st, CSR_ERR_UNSUPPORTED, "a game of %llu players: only DTMCs (0) and MDPs (1) are supported",
+                        (unsigned long long)players);
+    x->players = (int)players;
+    if (observations)
+        r->report->skipped |= UMB_SKIPPED_OBSERVATIONS;
+    if (x->states > CSR_MAX_STATES)
+        return csr_fail(r->st, CSR_ERR_TOO_LARGE, "%llu states: at most 2^32", (unsigned long long)x->states);
+    if (x->choices > UMB_MAX_COUNT || x->branches > UMB_MAX_COUNT || x->initial > x->states)
+        return csr_fail(r->st, CSR_ERR_TOO_LARGE, "#choices %llu, #branches %llu, #initial-states %llu",
+                        (unsigned long long)x->choices, (unsigned long long)x->branches,
+                        (unsigned long long)x->initial);
+    json_t *pt = json_object_get(ts, "branch-probability-type");
+    if (pt) {
+        const char *type;
+        int64_t size;
+        if ((rc = get_type(r, pt, "transition-system: branch-probability-type", &type, &size)))
+            return rc;
+        if (strcmp(type, "double") != 0)
+            return csr_fail(r->st, CSR_ERR_UNSUPPORTED,
+                            "branch probabilities of type \"%s\": only double is supported (not exact or interval models)",
+                            type);
+        if (size != 0 && size != 64)
+            return csr_fail(r->st, CSR_ERR_UNSUPPORTED, "branch probabilities of %lld bits: double is 64",
+                            (long long)size);
+    }
+    if (json_object_get(root, "valuations"))
+        r->report->skipped |= UMB_SKIPPED_VALUATIONS;
+    json_t *annotations = json_object_get(root, "annotations");
+    if (annotations) {
+        if (!json_is_object(annotations))
+            return index_error(r, "index.json: \"annotations\" is not an object%s%s", "", "");
+        const char *group;
+        json_t *g;
+        json_object_foreach(annotations, group, g) {
+            if (strcmp(group, "aps") == 0) {
+                if ((rc = parse_aps(r, g)))
+                    return rc;
+            } else if (strcmp(group, "rewards") == 0) {
+                r->report->skipped |= UMB_SKIPPED_REWARDS;
+            } else {
+                r->report->skipped |= UMB_SKIPPED_ANNOTATIONS;
+            }
+        }
+    }
+    r->have_index = 1;
+    return CSR_OK;
+}
+
+/* ---- arrays -------------------------------------------------------------- */
+
+/* The member of that name, which must have exactly bytes bytes; NULL if absent and optional. */
+static int get_array(reader *r, const char *name, uint64_t bytes, int required, member **out)
+{
+    member *m = find_member(r, name);
+    *out = m;
+    if (!m)
+        return required ? csr_fail(r->st, CSR_ERR_MEMBER_MISSING, "%s", name) : CSR_OK;
+    if (m->size != bytes)
+        return csr_fail(r->st, CSR_ERR_MEMBER_LENGTH, "%s: %llu bytes where the counts of index.json give %llu",
+                        name, (unsigned long long)m->size, (unsigned long long)bytes);
+    return CSR_OK;
+}
+
+/* Take a member's buffer (the model will own it). */
+static void *take(member *m)
+{
+    void *p = m->data;
+    m->data = NULL;
+    return p;
+}
+
+/* CSR offsets u64[count+1] from a member, or the identity when it is absent. */
+static int get_offsets(reader *r, csr_model *model, const char *name, uint64_t count, uint64_t total,
+                       const char *item, const char *of, uint64_t **out)
+{
+    member *m;
+    int rc = get_array(r, name, (count + 1) * 8, 0, &m);
+    if (rc)
+        return rc;
+    uint64_t *o;
+    if (!m) {
+        if (count != total)
+            return csr_fail(r->st, CSR_ERR_MEMBER_MISSING, "%s (absent means one %s per %s, but there are %llu and %llu)",
+                            name, of, item, (unsigned long long)total, (unsigned long long)count);
+        o = malloc((count + 1) * sizeof *o);
+        if (!o)
+            return csr_fail(r->st, CSR_ERR_NOMEM, "%s", name);
+        for (uint64_t i = 0; i <= count; i++)
+            o[i] = i;
+    } else {
+        o = take(m);
+    }
+    if (csr_adopt(model, o)) /* frees o when it fails */
+        return csr_fail(r->st, CSR_ERR_NOMEM, "%s", name);
+    if (o[0] != 0)
+        return csr_fail(r->st, CSR_ERR_OFFSETS, "%s: entry 0 is %llu, not 0", name, (unsigned long long)o[0]);
+    for (uint64_t i = 0; i < count; i++)
+        if (o[i + 1] < o[i])
+            return csr_fail(r->st, CSR_ERR_OFFSETS, "%s: entry %llu (%llu) is below entry %llu (%llu)", name,
+                            (unsigned long long)i + 1, (unsigned long long)o[i + 1], (unsigned long long)i,
+                            (unsigned long long)o[i]);
+    if (o[count] != total)
+        return csr_fail(r->st, CSR_ERR_OFFSETS, "%s: last entry %llu, but there are %llu %ss", name,
+                        (unsigned long long)o[count], (unsigned long long)total, of);
+    *out = o;
+    return CSR_OK;
+}
+
+/* The states set in a bit vector member (one bit per state, LSB first in u64 words). */
+static uint64_t count_bits(const uint64_t *words, uint64_t n)
+{
+    uint64_t count = 0;
+    for (uint64_t w = 0; w < (n + 63) / 64; w++) {
+        uint64_t bits = words[w];
+        if (w == n / 64)
+            bits &= (((uint64_t)1 << (n % 64)) - 1);
+        count += (uint64_t)__builtin_popcountll(bits);
+    }
+    return count;
+}
+
+static void list_bits(const uint64_t *words, uint64_t n, uint32_t *out)
+{
+    for (uint64_t w = 0; w < (n + 63) / 64; w++) {
+        uint64_t bits = words[w];
+        if (w == n / 64)
+            bits &= (((uint64_t)1 << (n % 64)) - 1);
+        while (bits) {
+            *out++ = (uint32_t)(w * 64 + (uint64_t)__builtin_ctzll(bits));
+            bits &= bits - 1;
+        }
+    }
+}
+
+/* A string list: offsets u64[count+1] in DIR/string-mapping.bin, bytes in DIR/strings.bin. */
+static int get_strings(reader *r, const char *dir, uint64_t count, const char ***names_out, char **blob_out)
+{
+    char name[64];
+    member *map, *str;
+    snprintf(name, sizeof name, "%s/string-mapping.bin", dir);
+    int rc = get_array(r, name, (count + 1) * 8, 1, &map);
+    if (rc)
+        return rc;
+    const uint64_t *o = (const uint64_t *)map->data;
+    snprintf(name, sizeof name, "%s/strings.bin", dir);
+    if ((rc = get_array(r, name, o[count], 1, &str)))
+        return rc;
+    if (o[0] != 0)
+        return csr_fail(r->st, CSR_ERR_STRING_TABLE, "%s/string-mapping.bin: entry 0 is not 0", dir);
+    for (uint64_t i = 0; i < count; i++)
+        if (o[i + 1] < o[i])
+            return csr_fail(r->st, CSR_ERR_STRING_TABLE, "%s/string-mapping.bin: entry %llu is below entry %llu", dir,
+                            (unsigned long long)i + 1, (unsigned long long)i);
+    /* Copy each string with a NUL after it. */
+    char *blob = malloc(o[count] + count + 1);
+    const char **names = malloc((count ? count : 1) * sizeof *names);
+    if (!blob || !names) {
+        free(blob);
+        free(names);
+        return csr_fail(r->st, CSR_ERR_NOMEM, "%s strings", dir);
+    }
+    char *p = blob;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t len = o[i + 1] - o[i];
+        if (memchr(str->data + o[i], '\0', len)) {
+            free(blob);
+            free(names);
+            return csr_fail(r->st, CSR_ERR_STRING_TABLE, "%s: string %llu holds a NUL byte", dir, (unsigned long long)i);
+        }
+        memcpy(p, str->data + o[i], len);
+        names[i] = p;
+        p += len;
+        *p++ = '\0';
+    }
+    *names_out = names;
+    *blob_out = blob;
+    return CSR_OK;
+}
+
+/*
+ * The action string index of each choice, from choice actions or from branch
+ * actions that agree within each choice; NULL if none.  Without a values.bin,
+ * a single action string is every choice's (branch's) action: PRISM writes
+ * herman7's one action "step" so.
+ */
+static int get_action_indices(reader *r, const csr_model *model, uint32_t **out, uint64_t *count, const char **dir)
+{
+    const umb_index *x = &r->index;
+    *out = NULL;
+    *count = 0;
+    static const char *const dirs[] = {"actions/choices", "actions/branches"};
+    const uint64_t counts[] = {x->choice_actions, x->branch_actions};
+    const uint64_t items[] = {x->choices, x->branches};
+    for (int level = 0; level < 2; level++) {
+        char values[48], strings[48];
+        snprintf(values, sizeof values, "%s/values.bin", dirs[level]);
+        snprintf(strings, sizeof strings, "%s/strings.bin", dirs[level]);
+        int have_values = find_member(r, values) != NULL;
+        if (!have_values && !(counts[level] == 1 && find_member(r, strings)))
+            continue;
+        if (*out) { /* choice actions are there already */
+            r->report->skipped |= UMB_SKIPPED_BRANCH_ACTIONS;
+            break;
+        }
+        if (counts[level] == 0)
+            return csr_fail(r->st, CSR_ERR_UMB_INDEX, "%s, but #%s-actions is 0", values, level ? "branch" : "choice");
+        uint32_t *v;
+        if (have_values) {
+            member *m;
+            int rc = get_array(r, values, items[level] * 4, 1, &m);
+            if (rc)
+                return rc;
+            v = take(m);
+        } else {
+            v = calloc(items[level] ? items[level] : 1, sizeof *v);
+            if (!v)
+                return csr_fail(r->st, CSR_ERR_NOMEM, "actions");
+        }
+        if (level == 1) {
+            /* A CSR action belongs to a choice: branch actions must agree within it. */
+            for (uint64_t j = 0; j < x->choices; j++) {
+                uint64_t b = model->choice_transitions[j], e = model->choice_transitions[j + 1];
+                for (uint64_t i = b + 1; i < e; i++)
+                    if (v[i] != v[b]) {
+                        r->report->skipped |= UMB_SKIPPED_BRANCH_ACTIONS;
+                        free(v);
+                        return CSR_OK;
+                    }
+                v[j] = v[b]; /* j <= b: in place */
+            }
+        }
+        *out = v;
+        *count = counts[level];
+        *dir = dirs[level];
+    }
+    return CSR_OK;
+}
+
+static int compare_names(const void *a, const void *b, void *names)
+{
+    const char *const *n = names;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(n[x], n[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* Actions as the CSR format has them: names in order of first use, "" first. */
+static int build_actions(reader *r, csr_model *model)
+{
+    uint32_t *idx;
+    uint64_t count;
+    const char *dir = NULL;
+    int rc = get_action_indices(r, model, &idx, &count, &dir);
+    if (rc || !idx)
+        return rc;
+    if (csr_adopt(model, idx))
+        return csr_fail(r->st, CSR_ERR_NOMEM, "actions");
+    uint64_t c = model->num_choices;
+    for (uint64_t j = 0; j < c; j++)
+        if (idx[j] >= count)
+            return csr_fail(r->st, CSR_ERR_ACTION_RANGE, "%s/values.bin: entry %llu is %u, but there are %llu actions", dir,
+                            (unsigned long long)j, idx[j], (unsigned long long)count);
+    const char **umb_names = NULL;
+    char *blob = NULL;
+    if ((rc = get_strings(r, dir, count, &umb_names, &blob)))
+        return rc;
+    /* Equal strings get one name: canon[i] is the first index with string i's text. */
+    uint32_t *order = malloc(count * sizeof *order), *canon = malloc(count * sizeof *canon);
+    int64_t *csr_index = malloc(count * sizeof *csr_index);
+    const char **names = malloc((count + 1) * sizeof *names);
+    model->actions.names = names; /* csr_free frees the name array */
+    if (!order || !canon || !csr_index || !names || csr_adopt(model, blob)) {
+        free(order), free(canon), free(csr_index), free(umb_names);
+        return csr_fail(r->st, CSR_ERR_NOMEM, "actions");
+    }
+    for (uint64_t i = 0; i < count; i++)
+        order[i] = (uint32_t)i;
+    qsort_r(order, count, sizeof *order, compare_names, umb_names);
+    for (uint64_t i = 0; i < count; i++)
+        canon[order[i]] = (i > 0 && strcmp(umb_names[order[i]], umb_names[order[i - 1]]) == 0) ? canon[order[i - 1]]
+                                                                                               : order[i];
+    for (uint64_t i = 0; i < count; i++)
+        csr_index[i] = umb_names[i][0] ? -1 : 0;
+    uint64_t used = 1;
+    names[0] = "";
+    for (uint64_t j = 0; j < c; j++) {
+        uint32_t a = canon[idx[j]];
+        if (csr_index[a] < 0) {
+            csr_index[a] = (int64_t)used;
+            names[used++] = umb_names[a];
+        }
+        idx[j] = (uint32_t)csr_index[a];
+    }
+    free(order), free(canon), free(csr_index), free(umb_names);
+    if (used > 1) { /* some choice has a name: as a .tra with action names */
+        model->choice_actions = idx;
+        model->actions.count = used;
+    } else {
+        free(names);
+        model->actions.names = NULL;
+    }
+    return CSR_OK;
+}
+
+/* Labels: "init", "deadlock", then the state APs in index order. */
+static int build_labels(reader *r, csr_model *model)
+{
+    const umb_index *x = &r->index;
+    uint64_t n = model->num_states, words = (n + 63) / 64;
+    size_t count = 2;
+    const uint64_t **bits = calloc(x->num_aps + 1, sizeof *bits);
+    const char **names = malloc((x->num_aps + 2) * sizeof *names);
+    uint64_t *first = malloc((x->num_aps + 3) * sizeof *first);
+    model->labels.names = names; /* csr_free frees the name array */
+    if (!bits || !names || !first || csr_adopt(model, first)) {
+        free(bits);
+        return csr_fail(r->st, CSR_ERR_NOMEM, "labels");
+    }
+    names[0] = "init";
+    names[1] = "deadlock";
+    const uint64_t *deadlock = NULL;
+    int rc = CSR_OK;
+    for (size_t i = 0; i < x->num_aps && !rc; i++) {
+        char path[UMB_MAX_AP_ID + 48];
+        snprintf(path, sizeof path, "annotations/aps/%s/states/values.bin", x->aps[i].id);
+        member *m;
+        if ((rc = get_array(r, path, words * 8, 1, &m)))
+            break;
+        const char *name = x->aps[i].name;
+        if (strcmp(name, "init") == 0) {
+            r->report->skipped |= UMB_SKIPPED_INIT_AP;
+            continue;
+        }
+        if (strcmp(name, "deadlock") == 0 && !deadlock) {
+            deadlock = (const uint64_t *)m->data;
+            continue;
+        }
+        for (size_t k = 0; k < count; k++)
+            if (strcmp(names[k], name) == 0)
+                rc = csr_fail(r->st, CSR_ERR_LABEL, "two atomic propositions are named \"%s\"", name);
+        bits[count - 2] = (const uint64_t *)m->data;
+        names[count++] = name;
+    }
+    if (rc) {
+        free(bits);
+        return rc;
+    }
+    /* Sizes, then the state lists. */
+    first[0] = 0;
+    first[1] = model->num_initial;
+    first[2] = first[1] + (deadlock ? count_bits(deadlock, n) : 0);
+    for (size_t l = 2; l < count; l++)
+        first[l + 1] = first[l] + count_bits(bits[l - 2], n);
+    uint32_t *states = malloc((first[count] ? first[count] : 1) * sizeof *states);
+    if (!states || csr_adopt(model, states)) {
+        free(bits);
+        return csr_fail(r->st, CSR_ERR_NOMEM, "labels");
+    }
+    memcpy(states, model->initial_states, model->num_initial * sizeof *states);
+    if (deadlock)
+        list_bits(deadlock, n, states + first[1]);
+    for (size_t l = 2; l < count; l++)
+        list_bits(bits[l - 2], n, states + first[l]);
+    free(bits);
+    model->labels.count = count;
+    model->label_first = first;
+    model->label_states = states;
+    return CSR_OK;
+}
+
+/* A branch while its choice is sorted. */
+typedef struct branch {
+    uint32_t target;
+    uint32_t position; /* within the choice: equal targets keep their order */
+    double probability;
+} branch;
+
+static int compare_branches(const void *a, const void *b)
+{
+    const branch *x = a, *y = b;
+    if (x->target != y->target)
+        return x->target < y->target ? -1 : 1;
+    return (x->position > y->position) - (x->position < y->position);
+}
+
+/*
+ * Each choice's branches in ascending order of target, the order of PRISM's
+ * .tra (its UMB export keeps the order of the model's construction: herman7),
+ * so that both exports of a model give the same CSR file.  Equal targets keep
+ * their order.
+ */
+static int sort_branches(reader *r, csr_model *model, uint32_t *targets, double *probabilities)
+{
+    branch *tmp = NULL;
+    size_t cap = 0;
+    for (uint64_t j = 0; j < model->num_choices; j++) {
+        uint64_t b = model->choice_transitions[j], e = model->choice_transitions[j + 1], i;
+        for (i = b + 1; i < e && targets[i - 1] <= targets[i]; i++)
+            ;
+        if (i >= e)
+            continue; /* sorted already, the common case */
+        if (e - b > cap) {
+            cap = e - b;
+            branch *bigger = realloc(tmp, cap * sizeof *tmp);
+            if (!bigger) {
+                free(tmp);
+                return csr_fail(r->st, CSR_ERR_NOMEM, "sorting branches");
+            }
+            tmp = bigger;
+        }
+        for (i = b; i < e; i++)
+            tmp[i - b] = (branch){targets[i], (uint32_t)(i - b), probabilities[i]};
+        qsort(tmp, e - b, sizeof *tmp, compare_branches);
+        for (i = b; i < e; i++) {
+            targets[i] = tmp[i - b].target;
+            probabilities[i] = tmp[i - b].probability;
+        }
+    }
+    free(tmp);
+    return CSR_OK;
+}
+
+/* The csr_model from the members and the index. */
+static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
+{
+    const umb_index *x = &r->index;
+    uint64_t n = x->states, c = x->choices, t = x->branches;
+    int rc;
+    model->model_type = x->players == 0 ? CSR_DTMC : CSR_MDP;
+    model->version_major = CSR_VERSION_MAJOR;
+    model->num_states = n;
+    model->num_choices = c;
+    model->num_transitions = t;
+    uint64_t *sc, *ct;
+    if ((rc = get_offsets(r, model, "state-to-choices.bin", n, c, "state", "choice", &sc)) ||
+        (rc = get_offsets(r, model, "choice-to-branches.bin", c, t, "choice", "branche", &ct)))
+        return rc;
+    model->state_choices = sc;
+    model->choice_transitions = ct;
+    if (x->players == 0 && c != n)
+        return csr_fail(r->st, CSR_ERR_DTMC_CHOICES, "#players is 0 (a DTMC), but #choices %llu is not #states %llu",
+                        (unsigned long long)c, (unsigned long long)n);
+    if (x->players == 0)
+        for (uint64_t s = 0; s < n; s++)
+            if (sc[s] != s)
+                return csr_fail(r->st, CSR_ERR_DTMC_CHOICES, "#players is 0 (a DTMC), but state %llu has %llu choices",
+                                (unsigned long long)s - 1, (unsigned long long)(sc[s] - sc[s - 1]));
+    for (uint64_t j = 0; j < c; j++)
+        if (ct[j + 1] == ct[j])
+            return csr_fail(r->st, CSR_ERR_EMPTY_CHOICE, "choice-to-branches.bin: choice %llu has no branch",
+                            (unsigned long long)j);
+    /* Targets: u64 to u32 in place, each checked against n first. */
+    member *m;
+    if ((rc = get_array(r, "branch-to-target.bin", t * 8, 1, &m)))
+        return rc;
+    uint64_t *wide = take(m);
+    uint32_t *targets = (uint32_t *)wide;
+    for (uint64_t i = 0; i < t; i++) {
+        uint64_t target = wide[i];
+        if (target >= n) {
+            free(wide);
+            return csr_fail(r->st, CSR_ERR_TARGET_RANGE, "branch-to-target.bin: branch %llu goes to state %llu of %llu",
+                            (unsigned long long)i, (unsigned long long)target, (unsigned long long)n);
+        }
+        targets[i] = (uint32_t)target;
+    }
+    uint32_t *shrunk = realloc(wide, (t ? t : 1) * sizeof *targets);
+    if (shrunk)
+        targets = shrunk;
+    if (csr_adopt(model, targets))
+        return csr_fail(r->st, CSR_ERR_NOMEM, "targets");
+    model->targets = targets;
+    /* Probabilities: absent means 1 (UMBReader's default). */
+    if ((rc = get_array(r, "branch-to-probability.bin", t * 8, 0, &m)))
+        return rc;
+    double *probabilities;
+    if (m) {
+        probabilities = take(m);
+    } else {
+        probabilities = malloc((t ? t : 1) * sizeof *probabilities);
+        for (uint64_t i = 0; probabilities && i < t; i++)
+            probabilities[i] = 1.0;
+    }
+    if (!probabilities || csr_adopt(model, probabilities))
+        return csr_fail(r->st, CSR_ERR_NOMEM, "probabilities");
+    model->probabilities = probabilities;
+    /* Initial states. */
+    uint64_t words = (n + 63) / 64;
+    if ((rc = get_array(r, "state-is-initial.bin", words * 8, 0, &m)))
+        return rc;
+    uint64_t num_initial = m ? count_bits((const uint64_t *)m->data, n) : 0;
+    if (num_initial != x->initial)
+        return csr_fail(r->st, CSR_ERR_COUNTS, "state-is-initial.bin marks %llu states, #initial-states is %llu",
+                        (unsigned long long)num_initial, (unsigned long long)x->initial);
+    uint32_t *initial = malloc((num_initial ? num_initial : 1) * sizeof *initial);
+    if (!initial || csr_adopt(model, initial))
+        return csr_fail(r->st, CSR_ERR_NOMEM, "initial states");
+    if (m)
+        list_bits((const uint64_t *)m->data, n, initial);
+    model->initial_states = initial;
+    model->num_initial = num_initial;
+    if ((rc = build_labels(r, model)) || (rc = build_actions(r, model)) ||
+        (rc = sort_branches(r, model, targets, probabilities)))
+        return rc;
+    if ((rc = csr_validate(model, r->st)))
+        return rc;
+    uint64_t bad;
+    double worst = csr_max_sum_error(model, PRISM_SUM_TOLERANCE, &bad);
+    if (bad != UINT64_MAX) {
+        if (!opt || !opt->sums_are_warnings)
+            return csr_fail(r->st, CSR_ERR_PROBABILITY_SUM, "choice %llu (and maybe others) is off by %.3g",
+                            (unsigned long long)bad, worst);
+        r->report->first_bad_sum_choice = bad;
+        r->report->worst_sum_error = worst;
+        for (uint64_t j = 0; j < c; j++) {
+            double sum = 0;
+            for (uint64_t i = ct[j]; i < ct[j + 1]; i++)
+                sum += probabilities[i];
+            r->report->bad_sums += (sum - 1 > PRISM_SUM_TOLERANCE || 1 - sum > PRISM_SUM_TOLERANCE);
+        }
+    }
+    return CSR_OK;
+}
+
+/*
+ * The common part of umb_read and umb_read_gzip_file: the archive, opened by
+ * open_input (a callback over textin, or a buffer in memory), to the model.
+ */
+static int read_archive(reader *r, int (*open_input)(reader *, struct archive *), const umb_read_options *opt,
+                        csr_model *model)
+{
+    csr_status *st = r->st;
+    umb_report *report = r->report;
+    struct archive *a = archive_read_new();
+    int rc = CSR_OK;
+    if (!a) {
+        rc = csr_fail(st, CSR_ERR_NOMEM, "archive reader");
+        goto done;
+    }
+    archive_read_support_format_tar(a);
+    archive_read_support_filter_all(a);
+    if (open_input(r, a) != ARCHIVE_OK) {
+        rc = archive_failure(r, a, "opening the archive");
+        goto done;
+    }
+    int first = 1;
+    for (;;) {
+        struct archive_entry *entry;
+        int got = archive_read_next_header(a, &entry);
+        if (got == ARCHIVE_EOF)
+            break;
+        if (got < ARCHIVE_WARN) {
+            rc = archive_failure(r, a, first ? "not a tar archive" : "reading the archive");
+            goto done;
+        }
+        if (first) {
+            int code = archive_filter_code(a, 0);
+            if (code == ARCHIVE_FILTER_XZ && strcmp(report->compression, "none") == 0) {
+                report->compression = "xz";
+            } else if (code != ARCHIVE_FILTER_NONE) {
+                rc = csr_fail(st, CSR_ERR_COMPRESSION, "%s%s: UMB archives are gzip, xz or uncompressed",
+                              strcmp(report->compression, "gzip") == 0 ? "gzip, then " : "",
+                              archive_filter_name(a, 0));
+                goto done;
+            }
+            first = 0;
+        }
+        const char *name = archive_entry_pathname(entry);
+        if (!name || archive_entry_filetype(entry) != AE_IFREG)
+            continue; /* folders */
+        if (strncmp(name, "./", 2) == 0)
+            name += 2;
+        if (!wanted_member(name)) {
+            note_skipped(r, name);
+            continue; /* libarchive skips the data */
+        }
+        if ((rc = read_member(r, a, name, archive_entry_size_is_set(entry) ? archive_entry_size(entry) : -1)))
+            goto done;
+        if (strcmp(name, "index.json") == 0 && (rc = parse_index(r, &r->members[r->num_members - 1])))
+            goto done;
+    }
+    if (first) {
+        rc = csr_fail(st, CSR_ERR_ARCHIVE, "an empty archive");
+        goto done;
+    }
+    if (!r->have_index) {
+        rc = csr_fail(st, CSR_ERR_MEMBER_MISSING, "index.json");
+        goto done;
+    }
+    rc = build_model(r, model, opt);
+done:
+    if (a)
+        archive_read_free(a);
+    /* Names of labels and actions point into the JSON tree or the members: keep what the model uses. */
+    if (!rc && model->labels.count) {
+        /* Copy the label names out of the JSON tree, which is freed below. */
+        size_t total = 0;
+        for (uint64_t l = 0; l < model->labels.count; l++)
+            total += strlen(model->labels.names[l]) + 1;
+        char *blob = malloc(total);
+        if (!blob || csr_adopt(model, blob)) {
+            rc = csr_fail(st, CSR_ERR_NOMEM, "label names");
+        } else {
+            for (uint64_t l = 0; l < model->labels.count; l++) {
+                size_t len = strlen(model->labels.names[l]) + 1;
+                memcpy(blob, model->labels.names[l], len);
+                model->labels.names[l] = blob;
+                blob += len;
+            }
+        }
+    }
+    for (size_t i = 0; i < r->num_members; i++) {
+        free(r->members[i].name);
+        free(r->members[i].data);
+    }
+    free(r->members);
+    free(r->index.aps);
+    if (r->json)
+        json_decref(r->json);
+    if (rc)
+        csr_free(model);
+    return rc;
+}
+
+static void report_start(umb_report **report, umb_report *dummy, csr_model *model, const char *compression)
+{
+    memset(model, 0, sizeof *model);
+    if (!*report)
+        *report = dummy;
+    memset(*report, 0, sizeof **report);
+    (*report)->compression = compression;
+    (*report)->tool = "";
+}
+
+static int open_callback(reader *r, struct archive *a)
+{
+    return archive_read_open(a, r, NULL, archive_input, NULL);
+}
+
+int umb_read(textin *in, const umb_read_options *opt, csr_model *model, umb_report *report, csr_status *st)
+{
+    umb_report dummy;
+    report_start(&report, &dummy, model, textin_is_gzip(in) ? "gzip" : "none");
+    reader r = {.in = in, .st = st, .report = report};
+    r.block = malloc(UMB_READ_BLOCK);
+    if (!r.block)
+        return csr_fail(st, CSR_ERR_NOMEM, "archive reader");
+    int rc = read_archive(&r, open_callback, opt, model);
+    free(r.block);
+    return rc;
+}
+
+static int open_memory(reader *r, struct archive *a)
+{
+    return archive_read_open_memory(a, r->memory, r->memory_length);
+}
+
+int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, umb_report *report, csr_status *st)
+{
+    umb_report dummy;
+    report_start(&report, &dummy, model, "gzip");
+    reader r = {.st = st, .report = report};
+    /* The compressed file, whole. */
+    struct stat info;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size < 18)
+        return csr_fail(st, CSR_ERR_TRUNCATED, "not a whole gzip file");
+    uint64_t packed = (uint64_t)info.st_size;
+    unsigned char *in = malloc(packed);
+    if (!in)
+        return csr_fail(st, CSR_ERR_NOMEM, "%llu bytes of gzip input", (unsigned long long)packed);
+    for (uint64_t done = 0; done < packed;) {
+        ssize_t got = pread(fd, in + done, packed - done > (1u << 30) ? (1u << 30) : packed - done, (off_t)done);
+        if (got <= 0) {
+            free(in);
+            if (got < 0 && st)
+                st->sys_errno = errno;
+            return csr_fail(st, got < 0 ? CSR_ERR_IO : CSR_ERR_TRUNCATED, "%s", got < 0 ? strerror(errno) : "file shrank");
+        }
+        done += (uint64_t)got;
+    }
+    /* The trailer's ISIZE is the size modulo 2^32; deflate expands at most 1032:1. */
+    uint64_t size = (uint64_t)in[packed - 4] | (uint64_t)in[packed - 3] << 8 | (uint64_t)in[packed - 2] << 16 |
+                    (uint64_t)in[packed - 1] << 24;
+    uint64_t most = packed * 1032 + 4096;
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    unsigned char *out = NULL;
+    int rc = CSR_OK;
+    for (;;) {
+        if (!d || size > most) {
+            rc = d ? csr_fail(st, CSR_ERR_TRUNCATED, "gzip stream damaged or cut short")
+                   : csr_fail(st, CSR_ERR_NOMEM, "gzip decompressor");
+            break;
+        }
+        free(out);
+        out = malloc(size ? size : 1);
+        if (!out) {
+            rc = csr_fail(st, CSR_ERR_NOMEM, "%llu bytes of archive", (unsigned long long)size);
+            break;
+        }
+        size_t in_used = 0, out_used = 0;
+        enum libdeflate_result result = libdeflate_gzip_decompress_ex(d, in, packed, out, size, &in_used, &out_used);
+        if (result == LIBDEFLATE_INSUFFICIENT_SPACE) {
+            size += (uint64_t)1 << 32; /* ISIZE wrapped */
+            continue;
+        }
+        if (result != LIBDEFLATE_SUCCESS || out_used != size)
+            rc = csr_fail(st, CSR_ERR_TRUNCATED, "gzip stream damaged or cut short");
+        else if (in_used != packed)
+            rc = csr_fail(st, CSR_ERR_COMPRESSION, "gzip of several members: PRISM and Storm write one");
+        break;
+    }
+    if (d)
+        libdeflate_free_decompressor(d);
+    free(in);
+    if (!rc) {
+        report->bytes = size;
+        r.memory = out;
+        r.memory_length = size;
+        rc = read_archive(&r, open_memory, opt, model);
+    }
+    free(out);
+    return rc;
+}

@@ -1,0 +1,278 @@
+#!/usr/bin/env bats
+# UMB in and out (issue 7): prism2csr reads the UMB archives of PRISM 4.10 and
+# Storm 2.0 into the CSR file of the same model's .tra/.lab; csrexport writes
+# CSR back as PRISM text and as UMB; round trips; bad archives.
+
+load helper
+
+setup() {
+    require_models
+    T="$BATS_TEST_TMPDIR"
+}
+
+# The CSR file of NAME from its .tra and .lab, as the reference.
+from_text() { # name output
+    prism2csr -l "$(model_file "$1.lab")" "$(model_file "$1.tra")" > "$2"
+}
+
+# Names of the shared models with a UMB export: NAME for NAME.umb, NAME.storm for NAME.storm.umb.
+umb_names() {
+    local f b
+    for f in "$MODELS"/*.umb; do
+        b=${f##*/}; echo "${b%.umb}"
+    done
+}
+
+# The CRC-32 of the sections that hold the transition system (csrinfo's table).
+core_sections() { # csr
+    csrinfo "$1" | awk '$1 ~ /^(STATE_CHOICES|CHOICE_TRANSITIONS|TARGETS|PROBABILITIES|INITIAL_STATES)$/ {print $1, $4}'
+}
+
+# The labels of a .lab as sorted "name state" lines: independent of label order.
+labels_by_name() { # lab
+    awk 'NR == 1 && /^#/ {next}
+         !header { for (i = 1; i <= NF; i++) { split($i, kv, "="); gsub(/"/, "", kv[2]); name[kv[1]] = kv[2] } header = 1; next }
+         { s = $1; sub(/:$/, "", s); for (i = 2; i <= NF; i++) print name[$i], s }' "$1" | sort
+}
+
+# A copy of a UMB archive, edited: unpacks SRC, runs the command in the folder, packs the
+# members (in SRC's order, except those removed) into DEST with gzip.
+umb_edit() { # src dest command
+    local src=$1 dest=$2 dir="$T/edit.$RANDOM"
+    mkdir -p "$dir"
+    tar -xzf "$src" -C "$dir"
+    (cd "$dir" && eval "$3")
+    local members=()
+    while read -r m; do
+        [ -f "$dir/$m" ] && members+=("$m")
+    done < <(tar -tzf "$src" | grep -v '/$')
+    tar --format=ustar -czf "$dest" -C "$dir" "${members[@]}"
+}
+
+# prism2csr must refuse FILE: exit 1, the message, nothing on stdout (file and stdin).
+refuses() { # file message
+    run --separate-stderr prism2csr "$1"
+    [ "$status" -eq 1 ] || fail "exit $status for $1: $stderr"
+    [ -z "$output" ] || fail "something on stdout"
+    [[ "$stderr" == *"$2"* ]] || fail "message '$stderr' lacks '$2'"
+    [[ "$stderr" == "prism2csr: $1"* ]] || fail "message does not name the file: $stderr"
+    run --separate-stderr bash -c "prism2csr < '$1'"
+    [ "$status" -eq 1 ] || fail "exit $status on stdin: $stderr"
+    [ -z "$output" ] || fail "something on stdout (stdin)"
+    [[ "$stderr" == *"$2"* ]] || fail "stdin: message '$stderr' lacks '$2'"
+}
+
+@test "prism2csr reads every PRISM .umb into the same CSR file as its .tra and .lab" {
+    local n=0
+    for m in $(umb_names); do
+        [[ $m == *.storm ]] && continue
+        from_text "$m" "$T/text.csr"
+        prism2csr "$MODELS/$m.umb" > "$T/umb.csr" || fail "$m: prism2csr failed"
+        cmp -s "$T/text.csr" "$T/umb.csr" || fail "$m: the CSR files differ"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 16 ] || fail "only $n .umb files found"
+}
+
+@test "prism2csr reads every Storm .storm.umb into the transition system and labels of its .tra and .lab" {
+    # Storm writes no actions and its labels in alphabetical order: the rest is the same.
+    local n=0 m
+    for s in $(umb_names); do
+        [[ $s == *.storm ]] || continue
+        m=${s%.storm}
+        from_text "$m" "$T/text.csr"
+        prism2csr "$MODELS/$s.umb" > "$T/umb.csr" || fail "$s: prism2csr failed"
+        diff <(core_sections "$T/text.csr") <(core_sections "$T/umb.csr") || fail "$s: transition system differs"
+        [ "$(core_sections "$T/umb.csr" | wc -l)" -eq 5 ] || fail "$s: sections missing"
+        csrexport -o "$T/text" "$T/text.csr"
+        csrexport -o "$T/umb" "$T/umb.csr"
+        diff <(labels_by_name "$T/text.lab") <(labels_by_name "$T/umb.lab") || fail "$s: labels differ"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 5 ] || fail "only $n .storm.umb files found"
+}
+
+@test "prism2csr m.umb | gpu-mec --cpu equals PRISM's MECs and gpu-scc --cpu PRISM's SCCs for every shared UMB" {
+    local n=0 m
+    for s in $(umb_names); do
+        m=${s%.storm}
+        prism2csr "$MODELS/$s.umb" > "$T/m.csr"
+        gpu-scc --cpu "$T/m.csr" > "$T/m.scc"
+        run labelcmp -m 3 "$T/m.scc" "$(model_file "$m.sccs")"
+        [ "$status" -eq 0 ] || fail "$s SCCs: $output"
+        mecs=$(model_file "$m.mecs")
+        [ -n "$mecs" ] || continue
+        prism2csr "$MODELS/$s.umb" | gpu-mec --cpu > "$T/m.mec"
+        run labelcmp -m 3 "$T/m.mec" "$mecs"
+        [ "$status" -eq 0 ] || fail "$s MECs: $output"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 15 ] || fail "only $n UMB files of MDPs with .mecs"
+}
+
+@test "prism2csr reads a UMB archive from stdin, uncompressed and xz-compressed as from a gzip file" {
+    command -v xz > /dev/null || fail "xz not installed (make deps)"
+    for s in $(umb_names); do
+        prism2csr "$MODELS/$s.umb" > "$T/file.csr"
+        prism2csr < "$MODELS/$s.umb" > "$T/stdin.csr" || fail "$s: stdin failed"
+        cmp -s "$T/file.csr" "$T/stdin.csr" || fail "$s: stdin differs"
+    done
+    zcat "$MODELS/coin4.umb" > "$T/coin4.tar"
+    xz -T1 -c "$T/coin4.tar" > "$T/coin4.umb.xz"
+    prism2csr "$MODELS/coin4.umb" > "$T/gz.csr"
+    prism2csr "$T/coin4.tar" | cmp - "$T/gz.csr"
+    prism2csr "$T/coin4.umb.xz" | cmp - "$T/gz.csr"
+    run prism2csr -v "$T/coin4.umb.xz"
+    assert_output --partial "UMB (xz, by PRISM), MDP, 22656 states, 60544 choices, 75232 transitions"
+}
+
+@test "prism2csr -v names what of a UMB archive the CSR format has no place for" {
+    run --separate-stderr prism2csr -v "$MODELS/coin2.umb"
+    assert_success
+    [[ "$stderr" == *"skipped state valuations: no place in the CSR format"* ]] || fail "$stderr"
+    [[ "$stderr" == *"skipped rewards: no place in the CSR format"* ]] || fail "$stderr"
+    run --separate-stderr prism2csr "$MODELS/coin2.umb"
+    [ -z "$stderr" ] || fail "notices without -v: $stderr"
+}
+
+@test "prism2csr refuses -l with a UMB archive: it carries its own labels" {
+    run prism2csr -l "$MODELS/coin2.lab" "$MODELS/coin2.umb"
+    assert_failure 2
+    assert_output --partial "a UMB archive carries its own labels"
+}
+
+@test "csrexport -f tra gives PRISM's .tra and .lab back byte for byte but for comment lines, from plain and restructured CSR" {
+    for m in $(model_names); do
+        from_text "$m" "$T/a.csr"
+        restructure -u 7 "$T/a.csr" > "$T/r.csr"
+        for csr in "$T/a.csr" "$T/r.csr"; do
+            csrexport -o "$T/out" "$csr" || fail "$m: csrexport failed"
+            cmp -s <(zcat -f "$(model_file "$m.tra")" | grep -v '^#') <(grep -v '^#' "$T/out.tra") ||
+                fail "$m (${csr##*/}): .tra differs"
+            cmp -s <(zcat -f "$(model_file "$m.lab")" | grep -v '^#') <(grep -v '^#' "$T/out.lab") ||
+                fail "$m (${csr##*/}): .lab differs"
+        done
+    done
+}
+
+@test "csrexport -f tra writes the .tra on stdout without -o, which prism2csr reads back" {
+    from_text coin2 "$T/a.csr"
+    csrexport "$T/a.csr" > "$T/c.tra"
+    cmp <(grep -v '^#' "$MODELS/coin2.tra") <(grep -v '^#' "$T/c.tra")
+    prism2csr -l "$MODELS/coin2.lab" "$T/c.tra" | cmp - "$T/a.csr"
+}
+
+@test "UMB to CSR to UMB to CSR gives byte-identical CSR files for every shared UMB" {
+    for s in $(umb_names); do
+        prism2csr "$MODELS/$s.umb" > "$T/1.csr"
+        csrexport -f umb -o "$T/back" "$T/1.csr" || fail "$s: csrexport failed"
+        prism2csr "$T/back.umb" > "$T/2.csr" || fail "$s: our UMB does not read back"
+        cmp -s "$T/1.csr" "$T/2.csr" || fail "$s: CSR files differ"
+    done
+}
+
+@test "CSR to UMB to CSR gives the same CSR file for every shared model, from plain and restructured CSR" {
+    for m in $(model_names); do
+        from_text "$m" "$T/a.csr"
+        restructure -u 7 "$T/a.csr" > "$T/r.csr"
+        csrexport -f umb "$T/a.csr" | prism2csr | cmp -s - "$T/a.csr" || fail "$m: plain differs"
+        csrexport -f umb "$T/r.csr" | prism2csr | cmp -s - "$T/a.csr" || fail "$m: restructured differs"
+    done
+}
+
+@test "csrexport writes UMB members in PRISM's layout, index.json first" {
+    from_text dice "$T/d.csr"
+    csrexport -f umb -o "$T/d" "$T/d.csr"
+    run tar -tzf "$T/d.umb"
+    assert_line --index 0 "index.json"
+    assert_line "branch-to-target.bin"
+    assert_line "annotations/aps/six/states/values.bin"
+    tar -xzOf "$T/d.umb" index.json | grep -q '"#players": 0' || fail "a DTMC is not #players 0"
+    # the arrays are those of PRISM's own export of the same model
+    for member in choice-to-branches.bin branch-to-target.bin branch-to-probability.bin state-is-initial.bin \
+        annotations/aps/six/states/values.bin; do
+        cmp <(tar -xzOf "$T/d.umb" "$member") <(tar -xzOf "$MODELS/dice.umb" "$member") || fail "$member differs"
+    done
+}
+
+@test "csrexport refuses a bad format, a bad input, and leaves no file behind" {
+    from_text coin2 "$T/a.csr"
+    run csrexport -f json "$T/a.csr"
+    assert_failure 2
+    assert_output --partial "unknown format 'json'"
+    printf 'not a csr file' > "$T/bad.csr"
+    run csrexport -o "$T/x" "$T/bad.csr"
+    assert_failure 1
+    assert_output --partial "csrexport: $T/bad.csr"
+    run csrexport -f umb -o "$T/y" "$T/bad.csr"
+    assert_failure 1
+    run ls "$T"
+    refute_output --partial "x."
+    refute_output --partial "y."
+    run csrexport -o "$T/nodir/x" "$T/a.csr"
+    assert_failure 1
+    assert_output --partial "$T/nodir/x.tra.tmp"
+}
+
+@test "prism2csr refuses a truncated UMB archive" {
+    head -c 2000 "$MODELS/coin4.umb" > "$T/cut.umb"
+    refuses "$T/cut.umb" "truncated"
+}
+
+@test "prism2csr refuses a UMB archive without branch-to-target.bin" {
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/bad.umb" 'rm branch-to-target.bin'
+    refuses "$T/bad.umb" "required archive member missing: branch-to-target.bin"
+}
+
+@test "prism2csr refuses a UMB array of the wrong length" {
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/bad.umb" 'truncate -s -8 branch-to-probability.bin'
+    refuses "$T/bad.umb" "branch-to-probability.bin: 160 bytes where the counts of index.json give 168"
+}
+
+@test "prism2csr refuses a UMB archive of a newer format version" {
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/bad.umb" 'sed -i "s/\"format-version\": 1/\"format-version\": 2/" index.json'
+    refuses "$T/bad.umb" "unsupported format version: UMB format version 2.0"
+}
+
+@test "prism2csr refuses an interval model and an exact (rational) one as not supported" {
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/i.umb" 'sed -i "s/\"type\": \"double\"/\"type\": \"double-interval\"/" index.json'
+    refuses "$T/i.umb" 'unsupported model: branch probabilities of type "double-interval"'
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/r.umb" 'sed -i "s/\"type\": \"double\"/\"type\": \"rational\"/" index.json'
+    refuses "$T/r.umb" 'unsupported model: branch probabilities of type "rational"'
+}
+
+@test "prism2csr refuses continuous time and games as not supported" {
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/c.umb" 'sed -i "s/\"discrete\"/\"stochastic\"/" index.json'
+    refuses "$T/c.umb" 'unsupported model: time "stochastic"'
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/g.umb" 'sed -i "s/\"#players\": 1/\"#players\": 2/" index.json'
+    refuses "$T/g.umb" "unsupported model: a game of 2 players"
+}
+
+@test "prism2csr refuses a UMB archive compressed with bzip2" {
+    command -v bzip2 > /dev/null || fail "bzip2 not installed (make deps)"
+    zcat "$MODELS/fmsd_fig1.storm.umb" | bzip2 > "$T/b.umb"
+    refuses "$T/b.umb" "unsupported compression: bzip2 data"
+}
+
+@test "prism2csr refuses a UMB target index out of range" {
+    # fmsd_fig1 has 8 states: branch 0 to state 8, then to 2^32 + 1 (which 32 bits would wrap to 1)
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/t.umb" \
+        'printf "\x08\0\0\0\0\0\0\0" | dd of=branch-to-target.bin conv=notrunc status=none'
+    refuses "$T/t.umb" "target state out of range: branch-to-target.bin: branch 0 goes to state 8 of 8"
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/w.umb" \
+        'printf "\x01\0\0\0\x01\0\0\0" | dd of=branch-to-target.bin bs=8 seek=3 conv=notrunc status=none'
+    refuses "$T/w.umb" "branch 3 goes to state 4294967297 of 8"
+}
+
+@test "prism2csr refuses a UMB index that is not JSON, or lacks a count" {
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/j.umb" 'printf "{\"format-version\": 1,\n oops" > index.json'
+    refuses "$T/j.umb" "bad UMB index (index.json): index.json:2:"
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/k.umb" 'sed -i "/#states/d" index.json'
+    refuses "$T/k.umb" 'transition-system: "#states" missing'
+}
+
+@test "prism2csr refuses UMB offsets that decrease" {
+    umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/o.umb" \
+        'printf "\x09\0\0\0\0\0\0\0" | dd of=state-to-choices.bin bs=8 seek=1 conv=notrunc status=none'
+    refuses "$T/o.umb" "offsets not ascending from 0 to the count: state-to-choices.bin: entry 2"
+}
