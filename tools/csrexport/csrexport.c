@@ -175,21 +175,27 @@ int main(int argc, char **argv)
     csr_model in, model;
     if (tool_read_csr(path, &in))
         return EXIT_BAD_INPUT;
-    int rc = csr_original_numbering(&in, &model);
-    if (rc) {
-        tool_error("%s: %s", tool_input_name(path), csr_strerror(rc));
-        csr_free(&in);
-        return EXIT_BAD_INPUT;
+    /* A restructured file goes back to the original numbering; a plain one is written as read. */
+    const csr_model *m = &in;
+    if (in.permutation) {
+        int rc = csr_original_numbering(&in, &model);
+        if (rc) {
+            tool_error("%s: %s", tool_input_name(path), csr_strerror(rc));
+            csr_free(&in);
+            return EXIT_BAD_INPUT;
+        }
+        m = &model;
     }
     double t1 = tool_seconds();
-    int status = umb ? write_umb(&model, base) : write_tra(&model, base);
+    int status = umb ? write_umb(m, base) : write_tra(m, base);
     double t2 = tool_seconds();
     if (verbose && status == EXIT_OK)
         fprintf(stderr, "%s: %s: %llu states, %llu choices, %llu transitions; read in %.3f s, %s written in %.3f s\n",
-                tool_name, tool_input_name(path), (unsigned long long)model.num_states,
-                (unsigned long long)model.num_choices, (unsigned long long)model.num_transitions, t1 - t0,
+                tool_name, tool_input_name(path), (unsigned long long)m->num_states,
+                (unsigned long long)m->num_choices, (unsigned long long)m->num_transitions, t1 - t0,
                 umb ? "UMB" : "PRISM text", t2 - t1);
-    csr_free_renumbered(&model);
+    if (m == &model)
+        csr_free_renumbered(&model);
     csr_free(&in);
     return status;
 }

@@ -120,18 +120,17 @@ int main(int argc, char **argv)
         csr_free(&in);
         return EXIT_BAD_INPUT;
     }
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!order) {
-        tool_error("out of memory for %llu states", (unsigned long long)n);
-        csr_free(&in);
-        return EXIT_BAD_INPUT;
-    }
     uint64_t prefix = 0;
+    int rc;
     if (bound == 0) {
-        /* Back to the original numbering: new state i is the old state whose original number is i. */
-        for (uint64_t s = 0; s < n; s++)
-            order[in.permutation ? in.permutation[s] : s] = (uint32_t)s;
+        rc = csr_original_numbering(&in, &out); /* back to the original numbering, no segments */
     } else {
+        uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+        if (!order) {
+            tool_error("out of memory for %llu states", (unsigned long long)n);
+            csr_free(&in);
+            return EXIT_BAD_INPUT;
+        }
         for (uint64_t s = 0; s < n; s++)
             if (in.choice_transitions[in.state_choices[s + 1]] - in.choice_transitions[in.state_choices[s]] <=
                 (uint64_t)bound)
@@ -141,9 +140,9 @@ int main(int argc, char **argv)
             if (in.choice_transitions[in.state_choices[s + 1]] - in.choice_transitions[in.state_choices[s]] >
                 (uint64_t)bound)
                 order[k++] = (uint32_t)s;
+        rc = csr_renumber(&in, order, &out);
+        free(order);
     }
-    int rc = csr_renumber(&in, order, &out);
-    free(order);
     if (!rc && bound > 0)
         rc = build_segments(&out, (uint32_t)bound, prefix);
     csr_status st;
