@@ -19,7 +19,7 @@ NVCC_ARCH ?= -arch=sm_90
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
 CSTD      := -std=c11
-CPPFLAGS  += -D_GNU_SOURCE -Iformat -Iref -Igpu -Itools/common
+CPPFLAGS  += -D_GNU_SOURCE -Iformat -Iref -Igpu -Igpu/common -Igpu/scc -Igpu/scc/peel -Itools/common
 LDLIBS    := -larchive -ljansson -ldeflate -lz -lbsd -lm
 NVCCFLAGS ?= -O2 -g
 SHARED    ?= ../shared
@@ -29,7 +29,7 @@ BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
-TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle
+TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-dev bats bats-assert bats-support groff-base \
                 xz-utils bzip2
@@ -40,7 +40,9 @@ LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/cs
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
-GPU_SRC    := gpu/scc_fb.cu gpu/mec_fb.cu gpu/reach_vi.cu
+GPU_SRC    := gpu/common/launch.cu gpu/common/memory.cu gpu/common/model.cu \
+              gpu/scc/engine.cu gpu/scc/peel/peel.cu gpu/scc/lp/lp.cu gpu/scc/fb/fb.cu \
+              gpu/mec/mec.cu gpu/reach_vi.cu
 
 C_TOOLS  := prism2csr csrinfo labelcmp restructure csrexport
 CU_TOOLS := gpu-scc gpu-mec gpu-vi
@@ -54,7 +56,7 @@ GPU_OBJ    := $(GPU_SRC:%.cu=$(OBJ)/%.cu.o)
 LIBGPU     := $(BUILD)/libcsrgpu.a
 LIBFORMAT  := $(BUILD)/libcsrformat.a
 LIBREF     := $(BUILD)/libcsrref.a
-HEADERS    := $(wildcard format/*.h ref/*.h gpu/*.h tools/common/*.h)
+HEADERS    := $(wildcard format/*.h ref/*.h gpu/*.h gpu/*/*.h gpu/*/*/*.cuh gpu/*/*/*.h tools/common/*.h)
 DEPS_STAMP := $(BUILD)/deps.ok
 
 .PHONY: all test test-gpu demo bench deps clean
@@ -86,11 +88,11 @@ $(OBJ)/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
 	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(LIBFORMAT): $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(LIBREF): $(REF_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 $(LIBGPU): $(GPU_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # ---- tools ------------------------------------------------------------------
 define c_tool
@@ -143,7 +145,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_LIST  := -fsanitize=address,-fsanitize=undefined,-fno-omit-frame-pointer,-fno-sanitize-recover=undefined
 check-sanitize:
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g $(SAN_FLAGS)" NVCCFLAGS="-O1 -g -Xcompiler=$(SAN_LIST)" \
-	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle
+	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle build-san/test-bin/csrcat
 	SANITIZED=1 TOOLS_BIN=$(CURDIR)/build-san/bin TEST_TOOLS_BIN=$(CURDIR)/build-san/test-bin \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1 bats tests/
 .PHONY: check-sanitize

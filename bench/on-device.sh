@@ -2,13 +2,16 @@
 # Build, test and benchmark on a lent GPU machine that reaches no package
 # registry.  Prepared here (see README, "On the device machine"):
 #   .deb/     apt-get download bats bats-assert bats-support zlib1g-dev libbsd-dev libmd-dev libbsd0 libmd0
-#   .shared/  a copy of ../shared/models (the models do not travel otherwise)
+#             libarchive-dev libarchive13 libjansson-dev libjansson4 libdeflate-dev libdeflate0 libnettle8
+#             libxml2 libacl1 liblz4-1 libzstd1 (and libicu72 where the machine lacks libxml2's ICU)
+#   .shared/  a copy of ../shared/models (the models do not travel otherwise; the GPU tests
+#             need no *.umb, so they can stay behind to save room)
 # and carried with the call:  bash bench/on-device.sh test [bats files] | bench | all | run command...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix=/tmp/debs
 mkdir -p "$prefix"
-for f in .deb/*.deb; do dpkg -x "$f" "$prefix"; done
+for f in .deb/*.deb .deb-icu/*.deb; do [ -f "$f" ] && dpkg -x "$f" "$prefix"; done
 # libbsd.so is a linker script naming absolute paths: point it into the prefix.
 sed -i "s| /usr/lib/| $prefix/usr/lib/|g; s|(/usr/lib/|($prefix/usr/lib/|g" "$prefix/usr/lib/x86_64-linux-gnu/libbsd.so"
 export PATH="$prefix/usr/bin:$PATH"
@@ -18,7 +21,7 @@ export LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_P
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export SHARED="$PWD/.shared"
 nvidia-smi -L || true
-make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch build/test-bin/randmdp || exit 1
+make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch build/test-bin/randmdp build/test-bin/oracle build/test-bin/csrcat || exit 1
 what=${1:-all}
 shift || true
 if [ "$what" = test ] || [ "$what" = all ]; then

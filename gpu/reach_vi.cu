@@ -7,14 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fb_internal.h"
-#include "mec_fb.h"
+#include "cuda_check.h"
+#include "launch.h"
+#include "mec.h"
+#include "memory.h"
 #include "reach_vi.h"
 #include "ref.h"
+#include "timer.h"
 
-using fb::device_array;
-using fb::thread_count;
-using fb::thread_index;
+using gpu::device_array;
+using gpu::grid_for;
+using gpu::thread_count;
+using gpu::thread_index;
 
 /* ---- Prob0 / Prob1 sweeps ---------------------------------------------------- */
 
@@ -404,7 +408,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         g = 32;
     cx->used_threads = g;
     cx->used_rows = rows;
-    fb::phase_timer timer;
+    gpu::phase_timer timer;
     timer.begin();
     vi_device d;
     uint64_t bytes = 0;
@@ -508,7 +512,7 @@ static int backend_mecs(const csr_model *g, uint64_t *mec, void *ctx)
     mo.scc = cx->scc;
     gpu_mec_stats gs;
     uint32_t *ids = (uint32_t *)malloc((g->num_states ? g->num_states : 1) * sizeof *ids);
-    int rc = ids ? gpu_mec_fb(g, &mo, ids, &gs, cx->status) : CSR_ERR_NOMEM;
+    int rc = ids ? gpu_mec_decompose(g, &mo, ids, &gs, cx->status) : CSR_ERR_NOMEM;
     if (!rc)
         widen_ids(ids, mec, g->num_states);
     free(ids);
@@ -518,15 +522,14 @@ static int backend_mecs(const csr_model *g, uint64_t *mec, void *ctx)
 static int backend_sccs(const csr_model *m, uint64_t budget, uint64_t *scc, void *ctx)
 {
     gpu_reach_context *cx = (gpu_reach_context *)ctx;
-    /* scc_fb.h: the CSR and its transpose, and about 26 bytes per state */
-    const uint64_t bytes = 16 * (m->num_states + 1) + 8 * m->num_transitions + 26 * m->num_states;
-    if (bytes > budget) {
+    /* the SCC contract's own plan: the model on the device and the engine's buffers */
+    if (gpu_scc_bytes_needed(m, &cx->scc) > budget) {
         ref_scc_stats ss;
         return ref_scc_tarjan(m, NULL, NULL, scc, &ss);
     }
     gpu_scc_stats gs;
     uint32_t *ids = (uint32_t *)malloc((m->num_states ? m->num_states : 1) * sizeof *ids);
-    int rc = ids ? gpu_scc_fb(m, &cx->scc, ids, &gs, cx->status) : CSR_ERR_NOMEM;
+    int rc = ids ? gpu_scc_decompose(m, &cx->scc, ids, &gs, cx->status) : CSR_ERR_NOMEM;
     if (!rc)
         widen_ids(ids, scc, m->num_states);
     free(ids);

@@ -13,7 +13,7 @@
 
 #include "csr.h"
 #include "reach.h"
-#include "scc_fb.h"
+#include "scc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,8 +61,9 @@ int gpu_reach_iterate(const reach_system *system, const reach_options *options, 
 
 /*
  * The GPU steps of reach_solve (ctx: the gpu_reach_context): Prob0/Prob1 by
- * gpu_reach_prob01, MECs by gpu_mec_fb, SCCs by gpu_scc_fb (by Tarjan on the
- * CPU when the SCC decomposition's memory, scc_fb.h, exceeds the budget),
+ * gpu_reach_prob01, MECs by gpu_mec_decompose, SCCs by gpu_scc_decompose (by
+ * Tarjan on the CPU when the SCC decomposition's memory, gpu_scc_bytes_needed,
+ * exceeds the budget),
  * systems by gpu_reach_iterate.
  */
 void gpu_reach_backend(gpu_reach_context *cx, reach_backend *backend);

@@ -101,3 +101,37 @@ mecs_equal() {
     assert_success
     assert_line --index 0 --partial "usage: gpu-scc"
 }
+
+@test "gpu-scc and gpu-mec refuse engine options that do not go together" {
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    run --separate-stderr gpu-scc --engine lp --bfbt "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-scc: --bfbt is an option of the fb engine, not of --engine lp"
+    run --separate-stderr gpu-scc --engine tarjan "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-scc: unknown engine 'tarjan' (lp, fb or auto)"
+    run --separate-stderr gpu-scc --tile-iterations 4 -c 3 "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-scc: -c is an option of the fb engine and --tile-iterations one of the lp engine"
+    run --separate-stderr gpu-mec --scheme interleave --engine fb "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-mec: the interleaved scheme needs the lp engine (the fb engine finds SCCs only: --scheme rounds)"
+    run --separate-stderr gpu-mec --scheme sideways "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-mec: unknown scheme 'sideways' (interleave, rounds or auto)"
+    run --separate-stderr gpu-scc --stats=xml --cpu "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-scc: bad --stats format 'xml' (text or json)"
+}
+
+@test "gpu-scc --cpu and gpu-mec --cpu --stats=json print one JSON object with the counts and times" {
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    run --separate-stderr gpu-scc --cpu --stats=json "$BATS_TEST_TMPDIR/f.csr"
+    assert_success
+    run python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["tool"], j["engine"], j["states"], j["sccs"], j["trivial_sccs"], j["decompose_s"] >= 0)' "$stderr"
+    assert_output "gpu-scc tarjan 8 6 2 True"
+    run --separate-stderr gpu-mec --cpu --stats=json "$BATS_TEST_TMPDIR/f.csr"
+    assert_success
+    run python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["tool"], j["scheme"], j["mecs"], j["states_in_mecs"], j["rounds"])' "$stderr"
+    assert_output "gpu-mec basic 3 5 2"
+}

@@ -19,3 +19,14 @@ load helper
     assert_output --partial "MECs:          0 -"
     assert_output --partial "MECs:          - - 2 - -"
 }
+
+@test "the oracle writes the union of its MDPs with their brute-force SCCs and MECs, which the references equal" {
+    run oracle -n 3000 -s 5 -u "$BATS_TEST_TMPDIR/u"
+    assert_success
+    run csrinfo "$BATS_TEST_TMPDIR/u.csr"
+    assert_success
+    gpu-scc --cpu "$BATS_TEST_TMPDIR/u.csr" | cmp - "$BATS_TEST_TMPDIR/u.sccs"
+    gpu-mec --cpu "$BATS_TEST_TMPDIR/u.csr" | cmp - "$BATS_TEST_TMPDIR/u.mecs"
+    run bash -c "grep -c -- - '$BATS_TEST_TMPDIR/u.mecs'"
+    [ "$output" -gt 1000 ] || fail "only $output states in no MEC"
+}

@@ -1,57 +1,74 @@
 #!/usr/bin/env bats
 # bats file_tags=gpu
-# gpu-scc on the GPU, in every configuration, against Tarjan (--cpu, byte for
-# byte) and PRISM's .sccs.  Skipped where there is no GPU; run on the device
-# machine (bench/on-device.sh test tests/070-gpu-scc.bats).
+# gpu-scc on the GPU, every engine in every configuration, against Tarjan
+# (--cpu, byte for byte), PRISM's .sccs and brute force (the oracle's random
+# MDPs).  Skipped where there is no GPU; run on the device machine
+# (bench/on-device.sh test tests/070-gpu-scc.bats).
 
 load helper
 
-CONFIGS=("" "--nh" "--bfbt" "--no-warp-aggregation" "--no-transpose" "--bfbt --nh" "--no-transpose --bfbt"
-         "--host-loop" "--host-loop --nh --bfbt" "--host-loop --no-transpose"
-         "-c 3" "-c 7 --nh" "-c 2 --bfbt" "--host-loop -c 3" "--sweep-trim" "--sweep-trim -c 3 --bfbt")
+# The lp engine (the default), and the fb engine in the FMSD article's configurations.
+LP_CONFIGS=("" "--engine lp --no-peel" "--engine lp --tile-iterations 1" "--engine lp --blocks 3")
+FB_CONFIGS=("--engine fb" "--engine fb --peel" "--nh" "--bfbt" "--no-warp-aggregation" "--no-transpose" "--bfbt --nh"
+            "--no-transpose --bfbt" "--host-loop" "--host-loop --nh --bfbt" "--host-loop --no-transpose" "-c 3"
+            "-c 7 --nh" "-c 2 --bfbt" "--host-loop -c 3" "--sweep-trim" "--sweep-trim -c 3 --bfbt" "--blocks 5 -c 3")
+CONFIGS=("${LP_CONFIGS[@]}" "${FB_CONFIGS[@]}")
 
 setup() {
     require_models
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
 }
 
-# gpu-scc in every configuration must print exactly what --cpu prints.
-all_configs_equal_cpu() { # csr-file what
-    gpu-scc --cpu "$1" > "$BATS_TEST_TMPDIR/cpu.labels"
-    for config in "${CONFIGS[@]}"; do
-        gpu-scc $config "$1" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "$2: gpu-scc $config failed"
+# gpu-scc in each configuration given must print exactly what --cpu prints.
+configs_equal_cpu() { # csr-file what config...
+    local csr=$1 what=$2 config
+    shift 2
+    gpu-scc --cpu "$csr" > "$BATS_TEST_TMPDIR/cpu.labels"
+    for config in "$@"; do
+        gpu-scc $config "$csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "$what: gpu-scc $config failed"
         cmp -s "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels" ||
-            fail "$2: gpu-scc $config differs from --cpu: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels")"
+            fail "$what: gpu-scc $config differs from --cpu: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels")"
     done
 }
 
-@test "GPU: gpu-scc equals Tarjan and PRISM's SCCs on every shared model in every configuration" {
-    for m in $(model_names); do
-        prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        all_configs_equal_cpu "$BATS_TEST_TMPDIR/$m.csr" "$m"
-        run labelcmp -m 3 "$BATS_TEST_TMPDIR/gpu.labels" "$(model_file "$m.sccs")"
-        [ "$status" -eq 0 ] || fail "$m: $output"
-    done
+@test "GPU: gpu-scc equals Tarjan on every shared model with every engine and configuration" {
+    shared_union "$BATS_TEST_TMPDIR/all.csr"
+    configs_equal_cpu "$BATS_TEST_TMPDIR/all.csr" "the shared models" "${CONFIGS[@]}"
 }
 
-@test "GPU: gpu-scc on restructured input equals Tarjan on plain input on every shared model" {
+@test "GPU: gpu-scc equals PRISM's SCCs on every shared model" {
     for m in $(model_names); do
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        gpu-scc --cpu "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/plain.labels"
-        restructure -u 7 "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/$m.r.csr"
-        for config in "" "-c 3" "--nh" "--bfbt" "--sweep-trim"; do
-            gpu-scc $config "$BATS_TEST_TMPDIR/$m.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
-            cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "$m: gpu-scc $config differs"
+        for config in "" "--engine fb"; do
+            gpu-scc $config "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
+            run labelcmp -m 3 "$BATS_TEST_TMPDIR/gpu.labels" "$(model_file "$m.sccs")"
+            [ "$status" -eq 0 ] || fail "$m $config: $output"
         done
     done
 }
 
-@test "GPU: gpu-scc equals Tarjan on random MDPs with self-loops and states without transitions" {
-    for seed in $(seq 1 24); do
-        n=$(( (seed * 37) % 2000 + 2 ))
-        randmdp -n "$n" -c 3 -k 3 -e 10 -l $(( seed % 4 * 30 )) "$seed" > "$BATS_TEST_TMPDIR/r.csr"
-        all_configs_equal_cpu "$BATS_TEST_TMPDIR/r.csr" "seed $seed, $n states"
+@test "GPU: gpu-scc on restructured input equals Tarjan on plain input on every shared model" {
+    shared_union "$BATS_TEST_TMPDIR/all.csr"
+    restructure -u 7 "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/all.r.csr"
+    gpu-scc --cpu "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/plain.labels"
+    for config in "${CONFIGS[@]}"; do
+        gpu-scc $config "$BATS_TEST_TMPDIR/all.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
+        cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "gpu-scc $config differs"
     done
+}
+
+@test "GPU: gpu-scc equals brute force on 100,000 random MDPs with every engine" {
+    oracle -n 100000 -s 7 -u "$BATS_TEST_TMPDIR/u" > /dev/null
+    for config in "${CONFIGS[@]}"; do
+        gpu-scc $config "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "gpu-scc $config failed"
+        cmp -s "$BATS_TEST_TMPDIR/u.sccs" "$BATS_TEST_TMPDIR/gpu.labels" ||
+            fail "gpu-scc $config: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/u.sccs" "$BATS_TEST_TMPDIR/gpu.labels")"
+    done
+}
+
+@test "GPU: gpu-scc equals Tarjan on random MDPs with self-loops and states without transitions" {
+    random_union "$BATS_TEST_TMPDIR/r.csr"
+    configs_equal_cpu "$BATS_TEST_TMPDIR/r.csr" "24 random MDPs" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-scc makes one SCC of a long cycle" {
@@ -59,42 +76,77 @@ all_configs_equal_cpu() { # csr-file what
     prism2csr "$BATS_TEST_TMPDIR/ring.tra" > "$BATS_TEST_TMPDIR/ring.csr"
     run bash -c "gpu-scc '$BATS_TEST_TMPDIR/ring.csr' | sort -u"
     assert_output "0"
-    all_configs_equal_cpu "$BATS_TEST_TMPDIR/ring.csr" ring
+    configs_equal_cpu "$BATS_TEST_TMPDIR/ring.csr" ring "${CONFIGS[@]}"
 }
 
-@test "GPU: gpu-scc gives every state of a long chain an SCC of its own" {
+@test "GPU: gpu-scc gives every state of a long chain an SCC of its own, peeled from both ends" {
     awk 'BEGIN { n = 100000; print n, n; for (i = 0; i < n - 1; i++) print i, i + 1, 1; print n - 1, n - 1, 1 }' \
         > "$BATS_TEST_TMPDIR/chain.tra"
     prism2csr "$BATS_TEST_TMPDIR/chain.tra" > "$BATS_TEST_TMPDIR/chain.csr"
-    gpu-scc "$BATS_TEST_TMPDIR/chain.csr" > "$BATS_TEST_TMPDIR/chain.scc"
-    run bash -c "seq 0 99999 | cmp - '$BATS_TEST_TMPDIR/chain.scc'"
-    assert_success
+    for config in "" "--engine lp --no-peel" "--engine fb" "--engine fb --peel"; do
+        gpu-scc $config "$BATS_TEST_TMPDIR/chain.csr" > "$BATS_TEST_TMPDIR/chain.scc"
+        run bash -c "seq 0 99999 | cmp - '$BATS_TEST_TMPDIR/chain.scc'"
+        assert_success
+    done
+    run --separate-stderr gpu-scc --stats=json "$BATS_TEST_TMPDIR/chain.csr"
+    [[ "$stderr" == *'"peeled":100000,'* ]] || fail "the chain was not peeled whole: $stderr"
 }
 
 @test "GPU: gpu-scc handles a model of one state with a self-loop and one without transitions" {
     randmdp -n 1 -k 1 -e 0 -l 100 1 > "$BATS_TEST_TMPDIR/one.csr"
-    run gpu-scc "$BATS_TEST_TMPDIR/one.csr"
-    assert_output "0"
     randmdp -n 1 -k 1 -e 100 1 > "$BATS_TEST_TMPDIR/none.csr"
-    run gpu-scc "$BATS_TEST_TMPDIR/none.csr"
-    assert_output "0"
+    for config in "" "--engine lp --no-peel" "--engine fb"; do
+        run gpu-scc $config "$BATS_TEST_TMPDIR/one.csr"
+        assert_output "0"
+        run gpu-scc $config "$BATS_TEST_TMPDIR/none.csr"
+        assert_output "0"
+    done
 }
 
 @test "GPU: gpu-scc --stats reports counts and times per phase" {
     prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
-    run --separate-stderr gpu-scc --stats "$BATS_TEST_TMPDIR/f.csr"
-    assert_success
-    [[ "$stderr" == *"8 states, 21 transitions: 6 SCCs (2 trivial)"* ]] || fail "$stderr"
-    [[ "$stderr" == *"host-to-device"*"trimming"*"pivots"*"searches"*"device-to-host"* ]] || fail "$stderr"
+    for engine in lp fb; do
+        run --separate-stderr gpu-scc --engine $engine --stats "$BATS_TEST_TMPDIR/f.csr"
+        assert_success
+        [[ "$stderr" == *"8 states, 21 transitions: 6 SCCs (2 trivial)"* ]] || fail "$stderr"
+        [[ "$stderr" == *"engine $engine: "*" peeled, "*" phases, "*" passes"* ]] || fail "$stderr"
+        [[ "$stderr" == *"upload"*"resident"*"prepare"*"peel"*"search"*"finish"*"download"* ]] || fail "$stderr"
+    done
 }
 
-@test "GPU: gpu-scc is clean under compute-sanitizer memcheck on small models" {
+@test "GPU: gpu-scc --stats=json prints one JSON object with the counts, times and device memory" {
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    run --separate-stderr gpu-scc --stats=json "$BATS_TEST_TMPDIR/f.csr"
+    assert_success
+    run python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["tool"], j["engine"], j["states"], j["sccs"], j["trivial_sccs"], j["resident_s"] > 0, j["device_bytes_planned"] > 0)' "$stderr"
+    assert_output "gpu-scc lp 8 6 2 True True"
+}
+
+@test "GPU: the device memory each engine plans before allocating is at least what it allocates" {
+    shared_union "$BATS_TEST_TMPDIR/all.csr"
+    restructure -u 7 "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/all.r.csr"
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    for config in "" "--engine lp --no-peel" "--engine fb" "--engine fb --peel" "--no-transpose" "--host-loop"; do
+        for csr in "$BATS_TEST_TMPDIR/f.csr" "$BATS_TEST_TMPDIR/all.csr" "$BATS_TEST_TMPDIR/all.r.csr"; do
+            run --separate-stderr gpu-scc $config --stats=json "$csr"
+            assert_success
+            run python3 -c 'import json, sys; j = json.loads(sys.argv[1]); p, a = j["device_bytes_planned"], j["device_bytes_allocated"]; print("ok" if a > 0 and p >= a else "planned %d < allocated %d" % (p, a))' "$stderr"
+            [ "$output" = ok ] || fail "${csr##*/} $config: $output"
+        done
+    done
+}
+
+@test "GPU: gpu-scc is clean under compute-sanitizer memcheck and racecheck on small models" {
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
     for m in fmsd_fig1 coin2 leader3 dice; do
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        for config in "" "--no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim"; do
+        for config in "" "--engine lp --no-peel" "--engine fb" "--engine fb --peel" "--no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim"; do
             run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-scc $config "$BATS_TEST_TMPDIR/$m.csr"
-            [ "$status" -eq 0 ] || fail "$m $config: $output"
+            [ "$status" -eq 0 ] || fail "memcheck $m $config: $output"
+        done
+        for config in "" "--engine fb -c 3" "--host-loop -c 3"; do
+            run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-scc $config "$BATS_TEST_TMPDIR/$m.csr"
+            [ "$status" -eq 0 ] || fail "racecheck $m $config: $output"
         done
     done
 }

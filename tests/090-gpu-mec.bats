@@ -1,27 +1,34 @@
 #!/usr/bin/env bats
 # bats file_tags=gpu
-# gpu-mec on the GPU, in every configuration, against the basic CPU MEC
-# algorithm (--cpu, byte for byte) and PRISM's .mecs; compute-sanitizer on the
-# small models (gpu-scc's racecheck too).  Skipped where there is no GPU; run
-# on the device machine (bench/on-device.sh test tests/090-gpu-mec.bats).
+# gpu-mec on the GPU, both schemes on every engine in every configuration,
+# against the basic CPU MEC algorithm (--cpu, byte for byte), PRISM's .mecs
+# and brute force (the oracle's random MDPs); compute-sanitizer on the small
+# models.  Skipped where there is no GPU; run on the device machine
+# (bench/on-device.sh test tests/090-gpu-mec.bats).
 
 load helper
 
-CONFIGS=("" "--j-set" "--bfbt" "--nh" "--no-warp-aggregation" "--no-transpose" "-c 3" "--host-loop"
-         "--sweep-trim" "--j-set --bfbt -c 3" "--host-loop --j-set --no-transpose")
+# The interleaved scheme (the default), the round-based one on the lp engine,
+# and the round-based one on the fb engine in the article's configurations.
+CONFIGS=("" "--scheme interleave --blocks 2" "--scheme rounds" "--scheme rounds --engine lp --no-peel"
+         "--engine fb" "--j-set" "--bfbt" "--nh" "--no-warp-aggregation" "--no-transpose" "-c 3" "--host-loop"
+         "--sweep-trim" "--engine fb --peel" "--j-set --bfbt -c 3" "--host-loop --j-set --no-transpose")
+SOME_CONFIGS=("" "--scheme rounds" "--engine fb" "--j-set --host-loop" "--sweep-trim -c 3")
 
 setup() {
     require_models
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
 }
 
-# gpu-mec in every configuration must print exactly what --cpu prints.
-all_configs_equal_cpu() { # csr-file what
-    gpu-mec --cpu "$1" > "$BATS_TEST_TMPDIR/cpu.labels"
-    for config in "${CONFIGS[@]}"; do
-        gpu-mec $config "$1" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "$2: gpu-mec $config failed"
+# gpu-mec in each configuration given must print exactly what --cpu prints.
+configs_equal_cpu() { # csr-file what config...
+    local csr=$1 what=$2 config
+    shift 2
+    gpu-mec --cpu "$csr" > "$BATS_TEST_TMPDIR/cpu.labels"
+    for config in "$@"; do
+        gpu-mec $config "$csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "$what: gpu-mec $config failed"
         cmp -s "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels" ||
-            fail "$2: gpu-mec $config differs from --cpu: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels")"
+            fail "$what: gpu-mec $config differs from --cpu: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels")"
     done
 }
 
@@ -38,31 +45,44 @@ all_configs_equal_cpu() { # csr-file what
     [ "$n" -ge 18 ] || fail "only $n MDPs with .mecs found"
 }
 
-@test "GPU: gpu-mec equals the CPU MEC algorithm on every shared model in every configuration" {
-    for m in $(model_names); do
-        prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        all_configs_equal_cpu "$BATS_TEST_TMPDIR/$m.csr" "$m"
-    done
+@test "GPU: gpu-mec equals the CPU MEC algorithm on every shared model with every scheme, engine and configuration" {
+    shared_union "$BATS_TEST_TMPDIR/all.csr"
+    configs_equal_cpu "$BATS_TEST_TMPDIR/all.csr" "the shared models" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-mec on restructured input equals the CPU on plain input on every shared model" {
-    for m in $(model_names); do
-        prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        gpu-mec --cpu "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/plain.labels"
-        restructure -u 7 "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/$m.r.csr"
-        for config in "" "--j-set" "--bfbt -c 3" "--sweep-trim"; do
-            gpu-mec $config "$BATS_TEST_TMPDIR/$m.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
-            cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "$m: gpu-mec $config differs"
-        done
+    shared_union "$BATS_TEST_TMPDIR/all.csr"
+    restructure -u 7 "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/all.r.csr"
+    gpu-mec --cpu "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/plain.labels"
+    for config in "${CONFIGS[@]}"; do
+        gpu-mec $config "$BATS_TEST_TMPDIR/all.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
+        cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "gpu-mec $config differs"
     done
 }
 
-@test "GPU: gpu-mec counts the same rounds, removed states and removed choices as the CPU algorithm" {
-    for m in $(model_names); do
+@test "GPU: gpu-mec equals brute force on 100,000 random MDPs with every scheme and engine" {
+    oracle -n 100000 -s 11 -u "$BATS_TEST_TMPDIR/u" > /dev/null
+    for config in "${CONFIGS[@]}" "--scheme interleave --tile-iterations 1"; do
+        gpu-mec $config "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "gpu-mec $config failed"
+        cmp -s "$BATS_TEST_TMPDIR/u.mecs" "$BATS_TEST_TMPDIR/gpu.labels" ||
+            fail "gpu-mec $config: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/u.mecs" "$BATS_TEST_TMPDIR/gpu.labels")"
+    done
+}
+
+@test "GPU: the round-based scheme counts the same rounds, removed states and removed choices as the CPU algorithm" {
+    for m in zeroconf firewire_dl coin4_6 wlan3; do
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        cpu=$(gpu-mec --cpu --stats "$BATS_TEST_TMPDIR/$m.csr" 2>&1 >/dev/null | sed -n '1s/; read.*//p')
-        gpu=$(gpu-mec --stats "$BATS_TEST_TMPDIR/$m.csr" 2>&1 >/dev/null | sed -n '1s/; read.*//p')
-        [[ "$cpu" == *"rounds"* ]] || fail "$m: no counts in '$cpu'"
+        cpu=$(gpu-mec --cpu --stats=json "$BATS_TEST_TMPDIR/$m.csr" 2>&1 >/dev/null | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["mecs"], j["states_in_mecs"], j["rounds"], j["removed_states"], j["removed_choices"])')
+        for config in "--scheme rounds" "--engine fb"; do
+            gpu=$(gpu-mec $config --stats=json "$BATS_TEST_TMPDIR/$m.csr" 2>&1 >/dev/null | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["mecs"], j["states_in_mecs"], j["rounds"], j["removed_states"], j["removed_choices"])')
+            assert_equal "$gpu" "$cpu"
+        done
+    done
+    shared_union "$BATS_TEST_TMPDIR/all.csr"
+    cpu=$(gpu-mec --cpu --stats "$BATS_TEST_TMPDIR/all.csr" 2>&1 >/dev/null | sed -n '1s/; read.*//p')
+    [[ "$cpu" == *"rounds"* ]] || fail "no counts in '$cpu'"
+    for config in "--scheme rounds" "--engine fb" "--j-set"; do
+        gpu=$(gpu-mec $config --stats "$BATS_TEST_TMPDIR/all.csr" 2>&1 >/dev/null | sed -n '1s/; read.*//p')
         assert_equal "$gpu" "$cpu"
     done
 }
@@ -70,7 +90,7 @@ all_configs_equal_cpu() { # csr-file what
 # MEC labels of tests/data/$1.tra on the GPU must equal tests/data/$1.mecs.expected.
 gpu_mecs_equal() {
     prism2csr "$DATA/$1.tra" > "$BATS_TEST_TMPDIR/m.csr"
-    for config in "${CONFIGS[@]}"; do
+    for config in "${SOME_CONFIGS[@]}"; do
         run gpu-mec $config "$BATS_TEST_TMPDIR/m.csr"
         assert_success
         assert_output "$(cat "$DATA/$1.mecs.expected")"
@@ -101,58 +121,76 @@ gpu_mecs_equal() {
     gpu_mecs_equal cycle
     awk 'BEGIN { n = 200000; print n, n; for (i = 0; i < n; i++) print i, (i + 1) % n, 1 }' > "$BATS_TEST_TMPDIR/ring.tra"
     prism2csr "$BATS_TEST_TMPDIR/ring.tra" > "$BATS_TEST_TMPDIR/ring.csr"
-    run bash -c "gpu-mec '$BATS_TEST_TMPDIR/ring.csr' | sort -u"
-    assert_output "0"
     awk 'BEGIN { n = 100000; print n, n; for (i = 0; i < n - 1; i++) print i, i + 1, 1; print n - 1, n - 1, 1 }' \
         > "$BATS_TEST_TMPDIR/chain.tra"
     prism2csr "$BATS_TEST_TMPDIR/chain.tra" > "$BATS_TEST_TMPDIR/chain.csr"
-    run bash -c "gpu-mec '$BATS_TEST_TMPDIR/chain.csr' | sort | uniq -c | tr -s ' '"
-    assert_output " 99999 -
+    for config in "" "--scheme rounds" "--engine fb"; do
+        run bash -c "gpu-mec $config '$BATS_TEST_TMPDIR/ring.csr' | sort -u"
+        assert_output "0"
+        run bash -c "gpu-mec $config '$BATS_TEST_TMPDIR/chain.csr' | sort | uniq -c | tr -s ' '"
+        assert_output " 99999 -
  1 99999"
+    done
 }
 
 @test "GPU: gpu-mec puts no state in a MEC when no state has a choice" {
     randmdp -n 500 -e 100 7 > "$BATS_TEST_TMPDIR/none.csr"
-    run bash -c "gpu-mec '$BATS_TEST_TMPDIR/none.csr' | sort | uniq -c | tr -s ' '"
-    assert_output " 500 -"
+    for config in "" "--scheme rounds" "--engine fb"; do
+        run bash -c "gpu-mec $config '$BATS_TEST_TMPDIR/none.csr' | sort | uniq -c | tr -s ' '"
+        assert_output " 500 -"
+    done
 }
 
 @test "GPU: gpu-mec finds the bottom SCCs of a DTMC as its MECs" {
     prism2csr "$MODELS/dice.tra" > "$BATS_TEST_TMPDIR/d.csr"
-    run gpu-mec "$BATS_TEST_TMPDIR/d.csr"
-    assert_output "$(cat "$DATA/dice.mecs.expected")"
+    for config in "" "--scheme rounds" "--engine fb"; do
+        run gpu-mec $config "$BATS_TEST_TMPDIR/d.csr"
+        assert_output "$(cat "$DATA/dice.mecs.expected")"
+    done
 }
 
 @test "GPU: gpu-mec equals the CPU MEC algorithm on random MDPs with self-loops and states without choices" {
-    for seed in $(seq 1 24); do
-        n=$(( (seed * 37) % 2000 + 2 ))
-        randmdp -n "$n" -c 3 -k 3 -e 10 -l $(( seed % 4 * 30 )) "$seed" > "$BATS_TEST_TMPDIR/r.csr"
-        all_configs_equal_cpu "$BATS_TEST_TMPDIR/r.csr" "seed $seed, $n states"
-    done
+    random_union "$BATS_TEST_TMPDIR/r.csr"
+    configs_equal_cpu "$BATS_TEST_TMPDIR/r.csr" "24 random MDPs" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-mec --stats reports MEC rounds, removed states and times per phase" {
     prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
-    run --separate-stderr gpu-mec --stats "$BATS_TEST_TMPDIR/f.csr"
-    assert_success
-    [[ "$stderr" == *"8 states, 13 choices, 21 transitions: 3 MECs with 5 states; "*" rounds"* ]] || fail "$stderr"
-    [[ "$stderr" == *"host-to-device"*"SCCs"*"attractors"*"device-to-host"*"trimming"*"pivots"*"searches"* ]] ||
-        fail "$stderr"
+    for config in "" "--scheme rounds" "--engine fb"; do
+        run --separate-stderr gpu-mec $config --stats "$BATS_TEST_TMPDIR/f.csr"
+        assert_success
+        [[ "$stderr" == *"8 states, 13 choices, 21 transitions: 3 MECs with 5 states; "*" rounds"* ]] || fail "$stderr"
+        [[ "$stderr" == *"scheme "*"upload"*"resident"*"download"*"engine "*"peeled"*"passes"* ]] || fail "$stderr"
+    done
+    run --separate-stderr gpu-mec --stats=json "$BATS_TEST_TMPDIR/f.csr"
+    run python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["scheme"], j["mecs"], j["states_in_mecs"], j["scc"]["engine"], j["device_bytes_planned"] >= j["device_bytes_allocated"] > 0)' "$stderr"
+    assert_output "interleave 3 5 lp True"
 }
 
-@test "GPU: gpu-mec and gpu-scc are clean under compute-sanitizer memcheck and racecheck on small models" {
+@test "GPU: the device memory each MEC scheme plans before allocating is at least what it allocates" {
+    shared_union "$BATS_TEST_TMPDIR/all.csr"
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    for config in "" "--scheme rounds" "--engine fb" "--engine fb --peel --j-set"; do
+        for csr in "$BATS_TEST_TMPDIR/f.csr" "$BATS_TEST_TMPDIR/all.csr"; do
+            run --separate-stderr gpu-mec $config --stats=json "$csr"
+            assert_success
+            run python3 -c 'import json, sys; j = json.loads(sys.argv[1]); p, a = j["device_bytes_planned"], j["device_bytes_allocated"]; print("ok" if a > 0 and p >= a else "planned %d < allocated %d" % (p, a))' "$stderr"
+            [ "$output" = ok ] || fail "${csr##*/} $config: $output"
+        done
+    done
+}
+
+@test "GPU: gpu-mec is clean under compute-sanitizer memcheck and racecheck on small models" {
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
     for m in fmsd_fig1 coin2 leader3 dice; do
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        for config in "" "--j-set --no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim"; do
+        for config in "" "--scheme rounds" "--j-set --no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim"; do
             run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-mec $config "$BATS_TEST_TMPDIR/$m.csr"
             [ "$status" -eq 0 ] || fail "memcheck $m $config: $output"
         done
-        for tool in gpu-scc gpu-mec; do
-            for config in "" "-c 3" "--host-loop -c 3"; do
-                run compute-sanitizer --tool racecheck --error-exitcode 9 $tool $config "$BATS_TEST_TMPDIR/$m.csr"
-                [ "$status" -eq 0 ] || fail "racecheck $tool $m $config: $output"
-            done
+        for config in "" "--engine fb -c 3" "--host-loop -c 3"; do
+            run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-mec $config "$BATS_TEST_TMPDIR/$m.csr"
+            [ "$status" -eq 0 ] || fail "racecheck $m $config: $output"
         done
     done
 }

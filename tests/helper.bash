@@ -118,3 +118,26 @@ vi_check_vectors() { # model options...
             END { exit bad }' > "$BATS_TEST_TMPDIR/exact" || fail "$m p$prop $*: not exact: $(head -3 "$BATS_TEST_TMPDIR/exact")"
     done < "$MODELS/$m.values.tsv"
 }
+
+# The disjoint union of every shared model (csrcat), plain: its SCCs and MECs
+# are theirs, so one run of a GPU tool checks them all.
+shared_union() { # path
+    local m files=()
+    for m in $(model_names); do
+        prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
+        files+=("$BATS_TEST_TMPDIR/$m.csr")
+    done
+    csrcat "${files[@]}" > "$1"
+}
+
+# The disjoint union of 24 random MDPs of randmdp (2 to 2,000 states, self-loops,
+# states without choices).
+random_union() { # path
+    local seed n files=()
+    for seed in $(seq 1 24); do
+        n=$(( (seed * 37) % 2000 + 2 ))
+        randmdp -n "$n" -c 3 -k 3 -e 10 -l $(( seed % 4 * 30 )) "$seed" > "$BATS_TEST_TMPDIR/r$seed.csr"
+        files+=("$BATS_TEST_TMPDIR/r$seed.csr")
+    done
+    csrcat "${files[@]}" > "$1"
+}

@@ -24,6 +24,11 @@
  * 1e-6 relative (1e-12 absolute) of every state's exact value, and exactly 0
  * and 1 where the exact value is.
  * Prints the first MDP that disagrees and exits 1; exits 0 when all agree.
+ * -u BASE also writes the disjoint union of the MDPs (each one's states after
+ * the last one's) as BASE.csr, with the brute-force SCCs and MECs of every
+ * state (canonical: the smallest state, in the union's numbering) as the
+ * label files BASE.sccs and BASE.mecs, so that one run of a GPU tool checks
+ * them all.
  * Not installed.
  */
 #include <math.h>
@@ -33,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "labels.h"
 #include "reach.h"
 #include "ref.h"
 #include "xorshift.h"
@@ -341,16 +347,104 @@ static void print_ids(const char *what, const uint64_t *id, unsigned n)
     fprintf(stderr, "\n");
 }
 
+/* The disjoint union of the MDPs drawn, with their brute-force SCC and MEC ids. */
+struct mdp_union {
+    uint64_t n, c, t;
+    uint64_t *sc, *ct, *scc, *mec;
+    uint32_t *tg;
+    double *pr;
+};
+
+static int union_add(struct mdp_union *u, const csr_model *m, const uint64_t *scc, const uint64_t *mec)
+{
+    uint64_t n = u->n + m->num_states, c = u->c + m->num_choices, t = u->t + m->num_transitions;
+    uint64_t *sc = realloc(u->sc, (n + 1) * sizeof *sc), *ct = sc ? realloc(u->ct, (c + 1) * sizeof *ct) : NULL;
+    if (sc)
+        u->sc = sc;
+    if (ct)
+        u->ct = ct;
+    uint64_t *si = ct ? realloc(u->scc, n * sizeof *si) : NULL;
+    if (si)
+        u->scc = si;
+    uint64_t *mi = si ? realloc(u->mec, n * sizeof *mi) : NULL;
+    if (mi)
+        u->mec = mi;
+    uint32_t *tg = mi ? realloc(u->tg, (t ? t : 1) * sizeof *tg) : NULL;
+    if (tg)
+        u->tg = tg;
+    double *pr = tg ? realloc(u->pr, (t ? t : 1) * sizeof *pr) : NULL;
+    if (!pr)
+        return -1;
+    u->pr = pr;
+    for (uint64_t s = 0; s < m->num_states; s++) {
+        u->sc[u->n + s] = u->c + m->state_choices[s];
+        u->scc[u->n + s] = u->n + scc[s];
+        u->mec[u->n + s] = mec[s] == REF_NONE ? REF_NONE : u->n + mec[s];
+    }
+    for (uint64_t k = 0; k < m->num_choices; k++)
+        u->ct[u->c + k] = u->t + m->choice_transitions[k];
+    for (uint64_t i = 0; i < m->num_transitions; i++) {
+        u->tg[u->t + i] = (uint32_t)(u->n + m->targets[i]);
+        u->pr[u->t + i] = m->probabilities[i];
+    }
+    u->n = n;
+    u->c = c;
+    u->t = t;
+    u->sc[n] = c;
+    u->ct[c] = t;
+    return 0;
+}
+
+static int write_labels(const char *base, const char *ext, const uint64_t *ids, uint64_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%s", base, ext);
+    FILE *f = fopen(path, "w");
+    int rc = !f || labels_write(f, ids, n);
+    if (f && fclose(f))
+        rc = 1;
+    return rc;
+}
+
+static int union_write(const struct mdp_union *u, const char *base)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.csr", base);
+    uint32_t initial = 0;
+    csr_model m;
+    memset(&m, 0, sizeof m);
+    m.model_type = CSR_MDP;
+    m.num_states = u->n;
+    m.num_choices = u->c;
+    m.num_transitions = u->t;
+    m.state_choices = u->sc;
+    m.choice_transitions = u->ct;
+    m.targets = u->tg;
+    m.probabilities = u->pr;
+    m.initial_states = &initial;
+    m.num_initial = 1;
+    csr_status st;
+    FILE *f = fopen(path, "wb");
+    int rc = !f || csr_validate(&m, &st) || csr_write_fd(fileno(f), &m, &st);
+    if (f && fclose(f))
+        rc = 1;
+    return rc || write_labels(base, "sccs", u->scc, u->n) || write_labels(base, "mecs", u->mec, u->n);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t count = 10000, first = 1;
     int verbose = 0, c;
-    while ((c = getopt(argc, argv, "n:s:v")) != -1) {
+    const char *union_base = NULL;
+    struct mdp_union all;
+    memset(&all, 0, sizeof all);
+    while ((c = getopt(argc, argv, "n:s:u:v")) != -1) {
         switch (c) {
         case 'n': count = strtoull(optarg, NULL, 10); break;
         case 's': first = strtoull(optarg, NULL, 10); break;
+        case 'u': union_base = optarg; break;
         case 'v': verbose = 1; break;
-        default: fprintf(stderr, "usage: oracle [-n count] [-s first_seed] [-v]\n"); return 2;
+        default: fprintf(stderr, "usage: oracle [-n count] [-s first_seed] [-u base] [-v]\n"); return 2;
         }
     }
     uint64_t sc[MAX_STATES + 1], ct[MAX_STATES * MAX_CHOICES + 1], mecs = 0, states_in_mecs = 0, valued = 0;
@@ -380,6 +474,10 @@ int main(int argc, char **argv)
         }
         if (m.n <= MAX_VI_STATES && check_values(&m, &model, seed, &valued))
             return 1;
+        if (union_base && union_add(&all, &model, want_scc, want_mec)) {
+            fprintf(stderr, "oracle: out of memory\n");
+            return 1;
+        }
         for (unsigned s = 0; s < m.n; s++) {
             mecs += want_mec[s] == s;
             states_in_mecs += want_mec[s] != REF_NONE;
@@ -389,6 +487,16 @@ int main(int argc, char **argv)
             print_ids("MECs:", want_mec, m.n);
         }
     }
+    if (union_base && union_write(&all, union_base)) {
+        fprintf(stderr, "oracle: cannot write %s.csr, .sccs or .mecs\n", union_base);
+        return 1;
+    }
+    free(all.sc);
+    free(all.ct);
+    free(all.scc);
+    free(all.mec);
+    free(all.tg);
+    free(all.pr);
     printf("oracle: %llu random MDPs (seeds %llu to %llu): Tarjan and the basic MEC algorithm agree with "
            "brute force (%llu MECs holding %llu states); interval iteration agrees with the exact Pmax and Pmin "
            "on the %llu of at most %d states\n",

@@ -3,6 +3,7 @@
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu.h"
 #include "tool.h"
@@ -28,10 +29,8 @@ int gpu_select_device(int device)
 
 void gpu_tool_defaults(gpu_tool_options *o)
 {
+    memset(o, 0, sizeof *o);
     gpu_scc_default_options(&o->scc);
-    o->use_cpu = 0;
-    o->stats = 0;
-    o->device = 0;
 }
 
 /* A whole decimal number in [low, high], else a message naming what. */
@@ -51,23 +50,77 @@ int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
 {
     switch (c) {
     case GPU_OPT_CPU: o->use_cpu = 1; return 1;
-    case GPU_OPT_STATS: o->stats = 1; return 1;
-    case GPU_OPT_NH: o->scc.hybrid = 0; return 1;
-    case GPU_OPT_BFBT: o->scc.bounding = 1; return 1;
-    case GPU_OPT_NO_WARP: o->scc.warp_aggregation = 0; return 1;
-    case GPU_OPT_NO_TRANSPOSE: o->scc.transpose = 0; return 1;
-    case GPU_OPT_HOST_LOOP: o->scc.persistent = 0; return 1;
-    case GPU_OPT_SWEEP_TRIM: o->scc.queue_trimming = 0; return 1;
-    case GPU_OPT_BLOCKS: return parse_count(arg, 1, 1 << 20, "block count", &o->scc.persistent_blocks);
-    case 'c': return parse_count(arg, 0, 64, "local-cache iteration count", &o->scc.cache_iterations);
+    case GPU_OPT_STATS:
+        if (!arg || !strcmp(arg, "text")) {
+            o->stats = GPU_STATS_TEXT;
+        } else if (!strcmp(arg, "json")) {
+            o->stats = GPU_STATS_JSON;
+        } else {
+            tool_error("bad --stats format '%s' (text or json)", arg);
+            return -1;
+        }
+        return 1;
+    case GPU_OPT_ENGINE: {
+        int e = gpu_scc_engine_by_name(arg);
+        if (e < 0) {
+            tool_error("unknown engine '%s' (lp, fb or auto)", arg);
+            return -1;
+        }
+        o->scc.engine = (gpu_scc_engine_id)e;
+        o->engine_given = 1;
+        return 1;
+    }
+    case GPU_OPT_PEEL: o->scc.peel = 1; return 1;
+    case GPU_OPT_NO_PEEL: o->scc.peel = 0; return 1;
+    case GPU_OPT_TILE:
+        o->lp_option = "--tile-iterations";
+        return parse_count(arg, 1, 1024, "tile iteration count", &o->scc.tile_iterations);
+    case GPU_OPT_NH: o->scc.hybrid = 0; o->fb_option = "--nh"; return 1;
+    case GPU_OPT_BFBT: o->scc.bounding = 1; o->fb_option = "--bfbt"; return 1;
+    case GPU_OPT_NO_WARP: o->scc.warp_aggregation = 0; o->fb_option = "--no-warp-aggregation"; return 1;
+    case GPU_OPT_NO_TRANSPOSE: o->scc.transpose = 0; o->fb_option = "--no-transpose"; return 1;
+    case GPU_OPT_HOST_LOOP: o->scc.persistent = 0; o->fb_option = "--host-loop"; return 1;
+    case GPU_OPT_SWEEP_TRIM: o->scc.queue_trimming = 0; o->fb_option = "--sweep-trim"; return 1;
+    case GPU_OPT_BLOCKS: return parse_count(arg, 1, 1 << 20, "block count", &o->scc.blocks);
+    case 'c': o->fb_option = "-c"; return parse_count(arg, 0, 64, "local-cache iteration count", &o->scc.cache_iterations);
     case 'd': return parse_count(arg, 0, 1 << 16, "device number", &o->device);
     default: return 0;
     }
 }
 
+int gpu_tool_finish_options(gpu_tool_options *o)
+{
+    if (o->fb_option && o->lp_option) {
+        tool_error("%s is an option of the fb engine and %s one of the lp engine", o->fb_option, o->lp_option);
+        return EXIT_USAGE;
+    }
+    if (o->fb_option) {
+        if (o->engine_given && o->scc.engine != GPU_SCC_FB) {
+            tool_error("%s is an option of the fb engine, not of --engine %s", o->fb_option,
+                       gpu_scc_engine_name(o->scc.engine));
+            return EXIT_USAGE;
+        }
+        o->scc.engine = GPU_SCC_FB;
+    }
+    if (o->lp_option && o->scc.engine == GPU_SCC_FB) {
+        tool_error("%s is an option of the lp engine, not of --engine fb", o->lp_option);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 void gpu_tool_usage(FILE *out)
 {
     fputs("  --cpu                  the sequential reference on the CPU\n"
+          "  --engine lp|fb|auto    SCC engine: lp, label propagation after ECL-SCC with\n"
+          "                         asynchronous peeling (auto, the default); fb, the\n"
+          "                         article's forward-backward search\n"
+          "  --peel, --no-peel      asynchronous peeling of trivial SCCs first (default:\n"
+          "                         lp yes, fb no; the MECs always peel)\n"
+          "  --tile-iterations N    lp: local rounds of a block over its edges (default 16)\n"
+          "  --blocks N             blocks of the persistent kernels (default: as many as\n"
+          "                         are resident on the GPU at once)\n"
+          "Options of the fb engine (each selects it):\n"
           "  -c N                   local-cache iterations per search sweep (FMSD Alg. 4;\n"
           "                         default 0)\n"
           "  --nh                   no hybrid kernel: forward and backward sweeps apart\n"
@@ -77,23 +130,50 @@ void gpu_tool_usage(FILE *out)
           "  --no-transpose         backward search scans the forward CSR\n"
           "  --sweep-trim           trimming by sweeps over all states (the article's)\n"
           "                         instead of over queues of the states just trimmed\n"
-          "  --blocks N             blocks of the persistent kernel (default: as many as\n"
-          "                         fit on the GPU at once)\n"
-          "  --host-loop            one kernel launch per sweep, the host reading a flag\n"
-          "                         after each (the article's way) instead of one\n"
-          "                         persistent kernel with grid barriers\n"
-          "  --stats                counts and times per phase on stderr\n"
+          "  --host-loop            one kernel launch per sweep, the host reading the\n"
+          "                         counters after each (the article's way) instead of\n"
+          "                         one persistent kernel with grid barriers\n"
+          "  --stats[=json]         counts and times per phase on stderr (json: one object)\n"
           "  -d N                   CUDA device N (default 0)\n"
           "  -h                     this help\n",
           out);
 }
 
-void gpu_print_scc_stats(const gpu_scc_stats *s)
+void gpu_stats_json_scc(json_t *o, const gpu_scc_stats *s)
+{
+    json_object_set_new(o, "engine", json_string(s->engine ? s->engine : "none"));
+    json_object_set_new(o, "components", json_integer((json_int_t)s->components));
+    json_object_set_new(o, "peeled", json_integer((json_int_t)s->peeled));
+    json_object_set_new(o, "phases", json_integer((json_int_t)s->phases));
+    json_object_set_new(o, "passes", json_integer((json_int_t)s->passes));
+    json_object_set_new(o, "removed_choices", json_integer((json_int_t)s->removed_choices));
+    json_object_set_new(o, "device_bytes_planned", json_integer((json_int_t)s->device_bytes_planned));
+    json_object_set_new(o, "device_bytes_allocated", json_integer((json_int_t)s->device_bytes_allocated));
+    json_object_set_new(o, "prepare_s", json_real(s->prepare_s));
+    json_object_set_new(o, "peel_s", json_real(s->peel_s));
+    json_object_set_new(o, "search_s", json_real(s->search_s));
+    json_object_set_new(o, "finish_s", json_real(s->finish_s));
+    json_object_set_new(o, "upload_s", json_real(s->upload_s));
+    json_object_set_new(o, "resident_s", json_real(s->resident_s));
+    json_object_set_new(o, "download_s", json_real(s->download_s));
+}
+
+void gpu_stats_json_print(json_t *o)
+{
+    json_dumpf(o, stderr, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    fputc('\n', stderr);
+    json_decref(o);
+}
+
+void gpu_stats_text_scc(const gpu_scc_stats *s)
 {
     fprintf(stderr,
-            "%s: SCC search: %llu rounds, %llu trimmed, %llu trim sweeps, %llu search sweeps; transpose %s; "
-            "device memory %.1f MB; trimming %.4f s, pivots %.4f s, searches %.4f s\n",
-            tool_name, (unsigned long long)s->rounds, (unsigned long long)s->trimmed,
-            (unsigned long long)s->trim_sweeps, (unsigned long long)s->search_sweeps,
-            s->used_transpose ? "yes" : "no", (double)s->device_bytes / 1e6, s->trim_s, s->pivot_s, s->search_s);
+            "%s: engine %s: %llu peeled, %llu phases, %llu passes, %llu choices removed; device memory planned "
+            "%.1f MB, allocated %.1f MB\n"
+            "%s: GPU: upload %.4f s, resident %.4f s (prepare %.4f, peel %.4f, search %.4f, finish %.4f), "
+            "download %.4f s\n",
+            tool_name, s->engine ? s->engine : "none", (unsigned long long)s->peeled, (unsigned long long)s->phases,
+            (unsigned long long)s->passes, (unsigned long long)s->removed_choices,
+            (double)s->device_bytes_planned / 1e6, (double)s->device_bytes_allocated / 1e6, tool_name, s->upload_s,
+            s->resident_s, s->prepare_s, s->peel_s, s->search_s, s->finish_s, s->download_s);
 }

@@ -1,15 +1,17 @@
 /*
- * gpu.h - what the GPU tools (gpu-scc, gpu-mec) share: the CUDA device, and
- * the options of the forward-backward SCC decomposition (gpu/scc_fb.h) that
- * reproduce the FMSD article's configurations.
+ * gpu.h - what the GPU tools (gpu-scc, gpu-mec, gpu-vi) share: the CUDA
+ * device, the options of the SCC engines (gpu/scc.h) including the FMSD
+ * article's configurations of the fb engine, and the --stats output (text,
+ * or one JSON object on stderr with --stats=json, made with jansson).
  */
 #ifndef GPU_H
 #define GPU_H
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 
-#include "scc_fb.h"
+#include "scc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,14 +24,17 @@ int gpu_select_device(int device);
 
 /* Option codes of the shared options (getopt_long's val). */
 enum {
-    GPU_OPT_CPU = 256, GPU_OPT_STATS, GPU_OPT_NH, GPU_OPT_BFBT, GPU_OPT_NO_WARP, GPU_OPT_NO_TRANSPOSE,
-    GPU_OPT_HOST_LOOP, GPU_OPT_SWEEP_TRIM, GPU_OPT_BLOCKS, GPU_OPT_TOOL /* first code free for a tool */
+    GPU_OPT_CPU = 256, GPU_OPT_STATS, GPU_OPT_ENGINE, GPU_OPT_PEEL, GPU_OPT_NO_PEEL, GPU_OPT_TILE, GPU_OPT_NH,
+    GPU_OPT_BFBT, GPU_OPT_NO_WARP, GPU_OPT_NO_TRANSPOSE, GPU_OPT_HOST_LOOP, GPU_OPT_SWEEP_TRIM, GPU_OPT_BLOCKS,
+    GPU_OPT_TOOL /* first code free for a tool */
 };
 
 /* getopt_long's short options and the long-option entries, for a tool's own table. */
 #define GPU_SHORT_OPTIONS "c:d:h"
 #define GPU_LONG_OPTIONS                                                                                     \
-    {"cpu", no_argument, 0, GPU_OPT_CPU}, {"stats", no_argument, 0, GPU_OPT_STATS},                          \
+    {"cpu", no_argument, 0, GPU_OPT_CPU}, {"stats", optional_argument, 0, GPU_OPT_STATS},                    \
+        {"engine", required_argument, 0, GPU_OPT_ENGINE}, {"peel", no_argument, 0, GPU_OPT_PEEL},            \
+        {"no-peel", no_argument, 0, GPU_OPT_NO_PEEL}, {"tile-iterations", required_argument, 0, GPU_OPT_TILE}, \
         {"nh", no_argument, 0, GPU_OPT_NH}, {"bfbt", no_argument, 0, GPU_OPT_BFBT},                          \
         {"no-warp-aggregation", no_argument, 0, GPU_OPT_NO_WARP},                                            \
         {"no-transpose", no_argument, 0, GPU_OPT_NO_TRANSPOSE}, {"host-loop", no_argument, 0, GPU_OPT_HOST_LOOP}, \
@@ -37,24 +42,42 @@ enum {
         {"cache", required_argument, 0, 'c'}, {"device", required_argument, 0, 'd'},                         \
         {"help", no_argument, 0, 'h'}
 
+enum { GPU_STATS_NONE = 0, GPU_STATS_TEXT = 1, GPU_STATS_JSON = 2 };
+
 typedef struct gpu_tool_options {
     gpu_scc_options scc;
     int use_cpu, stats, device;
+    int engine_given;       /* --engine was given */
+    const char *fb_option;  /* the last option of the fb engine given (implies --engine fb), or NULL */
+    const char *lp_option;  /* the last option of the lp engine given, or NULL */
 } gpu_tool_options;
 
-/* Defaults: the GPU, device 0, gpu_scc_default_options. */
+/* Defaults: the GPU, device 0, gpu_scc_default_options, no statistics. */
 void gpu_tool_defaults(gpu_tool_options *options);
 
 /* Apply option c (with argument arg) when it is one of the shared ones:
  * returns 1 done, 0 not a shared option, -1 bad argument (message printed). */
 int gpu_tool_option(int c, const char *arg, gpu_tool_options *options);
 
+/* After the options: an option of the fb engine (-c, --nh, --bfbt, ...)
+ * chooses that engine unless --engine named another, which is a usage error
+ * (message printed, returns EXIT_USAGE); 0 otherwise. */
+int gpu_tool_finish_options(gpu_tool_options *options);
+
 /* The usage lines of the shared options. */
 void gpu_tool_usage(FILE *out);
 
-/* "tool: N states, ... SCCs ..., rounds, sweeps; transpose; device memory" and
- * the phase times of one or more SCC decompositions, on stderr. */
-void gpu_print_scc_stats(const gpu_scc_stats *stats);
+/* The engine-neutral statistics of gpu/scc.h into a JSON object (keys as the
+ * struct's fields). */
+void gpu_stats_json_scc(json_t *object, const gpu_scc_stats *stats);
+
+/* One JSON object on stderr, compact, with a newline; consumes object. */
+void gpu_stats_json_print(json_t *object);
+
+/* "tool: engine E: P peeled, F phases, Q passes[, C choices removed]; device
+ * memory planned A MB, allocated B MB" and "tool: GPU: upload U s, resident R
+ * s (prepare, peel, search, finish), download D s" on stderr. */
+void gpu_stats_text_scc(const gpu_scc_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -1,20 +1,23 @@
 /*
  * gpu-mec - maximal end component (MEC) decomposition of a CSR MDP on the GPU.
  *
- *   gpu-mec [--cpu] [--stats] [--j-set] [-c N] [--nh] [--bfbt]
- *           [--no-warp-aggregation] [--no-transpose] [--sweep-trim]
- *           [--host-loop] [--blocks N] [-d N] [file | -] > labels
+ *   gpu-mec [--cpu] [--scheme interleave|rounds|auto] [--j-set]
+ *           [--engine lp|fb|auto] [--stats[=json]] [fb: -c N --nh --bfbt
+ *           --no-warp-aggregation --no-transpose --sweep-trim --host-loop]
+ *           [--blocks N] [-d N] [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
  * original numbering (restructured input is mapped back through its
  * permutation), the smallest state of the state's MEC, or "-" for a state in
  * no MEC.  A DTMC is an MDP with one choice per state: its MECs are its
  * bottom SCCs.
- * GPU: gpu/mec_fb.h (Wijs, Katoen & Bosnacki, FMSD 2016, sections 2.3, 2.4,
- * 5.3, 6, Algorithm 7) on the SCC decomposition of gpu/scc_fb.h, whose
- * options it shares with gpu-scc.  --cpu: the basic sequential MEC algorithm
- * of the article's section 2.3 (ref/mec_basic.c).  Both give the same labels
- * and the same rounds, removed states and removed choices.
+ * GPU: gpu/mec.h: the interleaved scheme (leaving choices and attractors
+ * removed eagerly by asynchronous peeling inside the label-propagation SCC
+ * engine; the default) or the round-based scheme of Wijs, Katoen & Bosnacki,
+ * FMSD 2016, sections 2.3, 2.4, 5.3, 6, Algorithm 7, on any SCC engine of
+ * gpu/scc.h (options as gpu-scc).  --cpu: the basic sequential MEC algorithm
+ * of the article's section 2.3 (ref/mec_basic.c); it and the round-based
+ * scheme count the same rounds, removed states and removed choices.
  * Exit 0 ok, 1 bad input or failure, 2 usage or no GPU.
  */
 #include <getopt.h>
@@ -23,11 +26,11 @@
 
 #include "gpu.h"
 #include "labels.h"
-#include "mec_fb.h"
+#include "mec.h"
 #include "ref.h"
 #include "tool.h"
 
-enum { OPT_J_SET = GPU_OPT_TOOL };
+enum { OPT_J_SET = GPU_OPT_TOOL, OPT_SCHEME };
 
 static void usage(FILE *out)
 {
@@ -36,9 +39,13 @@ static void usage(FILE *out)
             "Decompose a CSR model (standard input if no file) into maximal end\n"
             "components; print each state's MEC id (its smallest state) or - for a\n"
             "state in no MEC, one per line.  The CPU reference is the basic MEC\n"
-            "algorithm; the other options set the GPU's SCC searches, as in gpu-scc.\n"
-            "  --j-set                from the second round on, first pivots only among\n"
-            "                         the states that lost a choice (FMSD section 5.3)\n",
+            "algorithm; the other options set the GPU's SCC engine, as in gpu-scc.\n"
+            "  --scheme S             interleave: leaving choices and attractors removed\n"
+            "                         inside the SCC computation (default with lp);\n"
+            "                         rounds: FMSD Algorithm 7, one SCC decomposition a\n"
+            "                         round (default with fb); auto\n"
+            "  --j-set                rounds, fb: from the second round on, first pivots\n"
+            "                         only among the states that lost a choice (FMSD 5.3)\n",
             tool_name);
     gpu_tool_usage(out);
     fputs("Exit status: 0 ok, 1 bad input, 2 usage or no GPU.\n", out);
@@ -51,7 +58,10 @@ int main(int argc, char **argv)
     gpu_tool_defaults(&o);
     gpu_mec_options opt;
     gpu_mec_default_options(&opt);
-    static const struct option longopts[] = {GPU_LONG_OPTIONS, {"j-set", no_argument, 0, OPT_J_SET}, {0, 0, 0, 0}};
+    static const struct option longopts[] = {GPU_LONG_OPTIONS,
+                                             {"j-set", no_argument, 0, OPT_J_SET},
+                                             {"scheme", required_argument, 0, OPT_SCHEME},
+                                             {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS, longopts, NULL)) != -1) {
         int done = gpu_tool_option(c, optarg, &o);
@@ -61,6 +71,14 @@ int main(int argc, char **argv)
             continue;
         if (c == OPT_J_SET) {
             opt.j_set = 1;
+            o.fb_option = "--j-set";
+        } else if (c == OPT_SCHEME) {
+            int sch = gpu_mec_scheme_by_name(optarg);
+            if (sch < 0) {
+                tool_error("unknown scheme '%s' (interleave, rounds or auto)", optarg);
+                return EXIT_USAGE;
+            }
+            opt.scheme = (gpu_mec_scheme)sch;
         } else if (c == 'h') {
             usage(stdout);
             return EXIT_OK;
@@ -69,7 +87,13 @@ int main(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (gpu_tool_finish_options(&o))
+        return EXIT_USAGE;
     opt.scc = o.scc;
+    if (opt.scheme == GPU_MEC_INTERLEAVE && opt.scc.engine == GPU_SCC_FB) {
+        tool_error("the interleaved scheme needs the lp engine (the fb engine finds SCCs only: --scheme rounds)");
+        return EXIT_USAGE;
+    }
     const char *path;
     if (tool_input_operand(argc, argv, optind, usage, &path))
         return EXIT_USAGE;
@@ -94,7 +118,7 @@ int main(int argc, char **argv)
         rc = ref_mec_basic(&m, mec, &rst);
     } else if (!rc) {
         uint32_t *ids = (uint32_t *)malloc((n ? n : 1) * sizeof *ids);
-        rc = ids ? gpu_mec_fb(&m, &opt, ids, &gst, &st) : CSR_ERR_NOMEM;
+        rc = ids ? gpu_mec_decompose(&m, &opt, ids, &gst, &st) : CSR_ERR_NOMEM;
         for (uint64_t s = 0; !rc && s < n; s++)
             mec[s] = ids[s] == GPU_MEC_NONE ? REF_NONE : ids[s];
         free(ids);
@@ -118,7 +142,38 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     double t3 = tool_seconds();
-    if (o.stats) {
+    if (o.stats == GPU_STATS_JSON) {
+        json_t *j = json_object();
+        json_object_set_new(j, "tool", json_string(tool_name));
+        json_object_set_new(j, "states", json_integer((json_int_t)n));
+        json_object_set_new(j, "choices", json_integer((json_int_t)m.num_choices));
+        json_object_set_new(j, "transitions", json_integer((json_int_t)m.num_transitions));
+        json_object_set_new(j, "mecs", json_integer((json_int_t)rst.mecs));
+        json_object_set_new(j, "states_in_mecs", json_integer((json_int_t)rst.states_in_mecs));
+        json_object_set_new(j, "rounds", json_integer((json_int_t)rst.rounds));
+        json_object_set_new(j, "removed_states", json_integer((json_int_t)rst.removed_states));
+        json_object_set_new(j, "removed_choices", json_integer((json_int_t)rst.removed_choices));
+        json_object_set_new(j, "read_s", json_real(t1 - t0));
+        json_object_set_new(j, "write_s", json_real(t3 - t2));
+        json_object_set_new(j, "total_s", json_real(t3 - t0));
+        if (o.use_cpu) {
+            json_object_set_new(j, "scheme", json_string("basic"));
+            json_object_set_new(j, "decompose_s", json_real(t2 - t1));
+        } else {
+            json_object_set_new(j, "scheme", json_string(gst.scheme));
+            json_object_set_new(j, "attractor_levels", json_integer((json_int_t)gst.attractor_levels));
+            json_t *scc = json_object();
+            gpu_stats_json_scc(scc, &gst.scc);
+            json_object_set_new(j, "scc", scc);
+            json_object_set_new(j, "device_bytes_planned", json_integer((json_int_t)gst.device_bytes_planned));
+            json_object_set_new(j, "device_bytes_allocated", json_integer((json_int_t)gst.device_bytes_allocated));
+            json_object_set_new(j, "upload_s", json_real(gst.upload_s));
+            json_object_set_new(j, "decompose_s", json_real(gst.resident_s));
+            json_object_set_new(j, "download_s", json_real(gst.download_s));
+            json_object_set_new(j, "gpu_s", json_real(gst.upload_s + gst.resident_s + gst.download_s));
+        }
+        gpu_stats_json_print(j);
+    } else if (o.stats) {
         fprintf(stderr,
                 "%s: %llu states, %llu choices, %llu transitions: %llu MECs with %llu states; "
                 "%llu rounds, %llu states and %llu choices removed; read %.3f s, MEC %.3f s, write %.3f s\n",
@@ -129,11 +184,12 @@ int main(int argc, char **argv)
                 t3 - t2);
         if (!o.use_cpu) {
             fprintf(stderr,
-                    "%s: GPU %.4f s (host-to-device %.4f, graphs %.4f, SCCs %.4f, U and attractors %.4f, "
-                    "device-to-host %.4f); %llu attractor levels\n",
-                    tool_name, gst.total_s, gst.h2d_s, gst.graph_s, gst.scc_s, gst.mec_s, gst.d2h_s,
-                    (unsigned long long)gst.attractor_levels);
-            gpu_print_scc_stats(&gst.scc);
+                    "%s: scheme %s: GPU upload %.4f s, resident %.4f s, download %.4f s; %llu attractor levels; "
+                    "device memory planned %.1f MB, allocated %.1f MB\n",
+                    tool_name, gst.scheme, gst.upload_s, gst.resident_s, gst.download_s,
+                    (unsigned long long)gst.attractor_levels, (double)gst.device_bytes_planned / 1e6,
+                    (double)gst.device_bytes_allocated / 1e6);
+            gpu_stats_text_scc(&gst.scc);
         }
     }
     free(mec);

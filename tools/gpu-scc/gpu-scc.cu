@@ -1,16 +1,19 @@
 /*
  * gpu-scc - SCC decomposition of a CSR model on the GPU.
  *
- *   gpu-scc [--cpu] [--stats] [-c N] [--nh] [--bfbt] [--no-warp-aggregation]
- *           [--no-transpose] [--sweep-trim] [--host-loop] [--blocks N] [-d N]
- *           [file | -] > labels
+ *   gpu-scc [--cpu] [--engine lp|fb|auto] [--peel|--no-peel] [--stats[=json]]
+ *           [fb: -c N --nh --bfbt --no-warp-aggregation --no-transpose
+ *            --sweep-trim --host-loop] [--blocks N] [-d N] [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
- * original numbering (restructured input is mapped back through its permutation), the smallest state of the state's SCC, so that runs and
- * configurations compare byte for byte.
- * GPU: forward-backward search with trimming (gpu/scc_fb.h; Wijs, Katoen &
- * Bosnacki, FMSD 2016, Algorithms 1, 2, 3, 4 and 6).  --cpu: iterative Tarjan
- * (ref/scc_tarjan.c).  Exit 0 ok, 1 bad input or failure, 2 usage or no GPU.
+ * original numbering (restructured input is mapped back through its
+ * permutation), the smallest state of the state's SCC, so that runs, engines
+ * and configurations compare byte for byte.
+ * GPU: the engines of gpu/scc.h: lp, label propagation after ECL-SCC
+ * (Alabandi et al., SC'23) with asynchronous peeling (the default); fb,
+ * forward-backward search with trimming (Wijs, Katoen & Bosnacki, FMSD 2016,
+ * Algorithms 1, 2, 3, 4 and 6).  --cpu: iterative Tarjan (ref/scc_tarjan.c).
+ * Exit 0 ok, 1 bad input or failure, 2 usage or no GPU.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@
 #include "gpu.h"
 #include "labels.h"
 #include "ref.h"
-#include "scc_fb.h"
+#include "scc.h"
 #include "tool.h"
 
 static void usage(FILE *out)
@@ -54,6 +57,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (gpu_tool_finish_options(&o))
+        return EXIT_USAGE;
     const int use_cpu = o.use_cpu, stats = o.stats, device = o.device;
     const gpu_scc_options opt = o.scc;
     const char *path;
@@ -72,14 +77,14 @@ int main(int argc, char **argv)
     int rc = comp ? CSR_OK : CSR_ERR_NOMEM;
     csr_status st;
     memset(&st, 0, sizeof st);
-    ref_scc_stats rst = {0, 0};
+    ref_scc_stats rst;
     gpu_scc_stats gst;
     memset(&gst, 0, sizeof gst);
     if (!rc && use_cpu) {
         rc = ref_scc_tarjan(&m, NULL, NULL, comp, &rst);
     } else if (!rc) {
         uint32_t *scc = (uint32_t *)malloc((n ? n : 1) * sizeof *scc);
-        rc = scc ? gpu_scc_fb(&m, &opt, scc, &gst, &st) : CSR_ERR_NOMEM;
+        rc = scc ? gpu_scc_decompose(&m, &opt, scc, &gst, &st) : CSR_ERR_NOMEM;
         for (uint64_t s = 0; !rc && s < n; s++)
             comp[s] = scc[s];
         free(scc);
@@ -91,6 +96,19 @@ int main(int argc, char **argv)
         csr_free(&m);
         return EXIT_BAD_INPUT;
     }
+    /* SCCs and trivial SCCs (one state without a self-loop), in the model's numbering. */
+    uint64_t sccs = 0, trivial = 0;
+    if (stats) {
+        uint64_t *size = (uint64_t *)calloc(n ? n : 1, sizeof *size);
+        for (uint64_t s = 0; size && s < n; s++)
+            size[comp[s]]++;
+        for (uint64_t s = 0; size && s < n; s++)
+            if (size[s]) {
+                sccs++;
+                trivial += size[s] == 1 && !ref_has_self_loop(&m, NULL, s);
+            }
+        free(size);
+    }
     if (labels_to_original(&m, comp, comp) || labels_write(stdout, comp, n)) {
         tool_error("(stdout): write error");
         free(comp);
@@ -98,24 +116,37 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     double t3 = tool_seconds();
-    if (stats && use_cpu)
-        fprintf(stderr,
-                "%s: %llu states, %llu transitions: %llu SCCs (%llu trivial); "
-                "read %.3f s, Tarjan %.3f s, write %.3f s\n",
-                tool_name, (unsigned long long)n, (unsigned long long)m.num_transitions,
-                (unsigned long long)rst.sccs, (unsigned long long)rst.trivial_sccs, t1 - t0, t2 - t1, t3 - t2);
-    else if (stats)
-        fprintf(stderr,
-                "%s: %llu states, %llu transitions: %llu SCCs (%llu trivial), %llu trimmed; %llu rounds, "
-                "%llu trim sweeps, %llu search sweeps; transpose %s; device memory %.1f MB\n"
-                "%s: read %.3f s, GPU %.4f s (host-to-device %.4f, transpose %.4f, trimming %.4f, "
-                "pivots %.4f, searches %.4f, device-to-host %.4f), write %.3f s\n",
-                tool_name, (unsigned long long)n, (unsigned long long)m.num_transitions,
-                (unsigned long long)gst.sccs, (unsigned long long)gst.trivial_sccs, (unsigned long long)gst.trimmed,
-                (unsigned long long)gst.rounds, (unsigned long long)gst.trim_sweeps,
-                (unsigned long long)gst.search_sweeps, gst.used_transpose ? "yes" : "no",
-                (double)gst.device_bytes / 1e6, tool_name, t1 - t0, gst.total_s, gst.h2d_s, gst.transpose_s,
-                gst.trim_s, gst.pivot_s, gst.search_s, gst.d2h_s, t3 - t2);
+    if (stats) {
+        if (stats == GPU_STATS_JSON) {
+            json_t *j = json_object();
+            json_object_set_new(j, "tool", json_string(tool_name));
+            json_object_set_new(j, "states", json_integer((json_int_t)n));
+            json_object_set_new(j, "transitions", json_integer((json_int_t)m.num_transitions));
+            json_object_set_new(j, "sccs", json_integer((json_int_t)sccs));
+            json_object_set_new(j, "trivial_sccs", json_integer((json_int_t)trivial));
+            json_object_set_new(j, "read_s", json_real(t1 - t0));
+            json_object_set_new(j, "write_s", json_real(t3 - t2));
+            json_object_set_new(j, "total_s", json_real(t3 - t0));
+            if (use_cpu) {
+                json_object_set_new(j, "engine", json_string("tarjan"));
+                json_object_set_new(j, "decompose_s", json_real(t2 - t1));
+            } else {
+                gpu_stats_json_scc(j, &gst);
+                json_object_set_new(j, "decompose_s", json_real(gst.resident_s));
+                json_object_set_new(j, "gpu_s", json_real(gst.upload_s + gst.resident_s + gst.download_s));
+            }
+            gpu_stats_json_print(j);
+        } else {
+            fprintf(stderr,
+                    "%s: %llu states, %llu transitions: %llu SCCs (%llu trivial); read %.3f s, %s %.4f s, "
+                    "write %.3f s\n",
+                    tool_name, (unsigned long long)n, (unsigned long long)m.num_transitions,
+                    (unsigned long long)sccs, (unsigned long long)trivial, t1 - t0, use_cpu ? "Tarjan" : "GPU",
+                    t2 - t1, t3 - t2);
+            if (!use_cpu)
+                gpu_stats_text_scc(&gst);
+        }
+    }
     free(comp);
     csr_free(&m);
     return EXIT_OK;

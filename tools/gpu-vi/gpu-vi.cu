@@ -200,6 +200,8 @@ int main(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
+    if (gpu_tool_finish_options(&o))
+        return EXIT_USAGE;
     const char *path;
     if (tool_input_operand(argc, argv, optind, usage, &path))
         return EXIT_USAGE;
@@ -298,7 +300,38 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    if (o.stats) {
+    if (o.stats == GPU_STATS_JSON) {
+        json_t *j = json_object();
+        json_object_set_new(j, "tool", json_string(tool_name));
+        json_object_set_new(j, "states", json_integer((json_int_t)n));
+        json_object_set_new(j, "choices", json_integer((json_int_t)nc));
+        json_object_set_new(j, "transitions", json_integer((json_int_t)m.num_transitions));
+        json_object_set_new(j, "yes", json_integer((json_int_t)rs.yes));
+        json_object_set_new(j, "no", json_integer((json_int_t)rs.no));
+        json_object_set_new(j, "maybe", json_integer((json_int_t)rs.maybe));
+        json_object_set_new(j, "mecs", json_integer((json_int_t)rs.mecs));
+        json_object_set_new(j, "mec_states", json_integer((json_int_t)rs.mec_states));
+        json_object_set_new(j, "method", json_string(ro.method == REACH_II ? "ii" : "vi"));
+        json_object_set_new(j, "split", json_boolean(rs.split));
+        json_object_set_new(j, "groups", json_integer((json_int_t)rs.groups));
+        json_object_set_new(j, "sccs", json_integer((json_int_t)rs.sccs));
+        json_object_set_new(j, "cpu_groups", json_integer((json_int_t)rs.cpu_groups));
+        json_object_set_new(j, "iterations", json_integer((json_int_t)rs.iterations));
+        json_object_set_new(j, "final_difference", json_real(rs.final_difference));
+        json_object_set_new(j, "bytes_needed", json_integer((json_int_t)rs.bytes_needed));
+        json_object_set_new(j, "read_s", json_real(t1 - t0));
+        json_object_set_new(j, "prob01_s", json_real(rs.prob01_s));
+        json_object_set_new(j, "mec_s", json_real(rs.mec_s));
+        json_object_set_new(j, "split_s", json_real(rs.split_s));
+        json_object_set_new(j, "iterate_s", json_real(rs.iterate_s));
+        if (!o.use_cpu) {
+            json_object_set_new(j, "prob01_sweeps", json_integer((json_int_t)cx.prob01_sweeps));
+            json_object_set_new(j, "threads_per_state", json_integer(cx.used_threads));
+            json_object_set_new(j, "gpu_iterate_s", json_real(cx.iterate_s));
+            json_object_set_new(j, "device_bytes", json_integer((json_int_t)cx.device_bytes));
+        }
+        gpu_stats_json_print(j);
+    } else if (o.stats) {
         fprintf(stderr,
                 "%s: %llu states, %llu choices, %llu transitions; Prob1 %llu, Prob0 %llu, maybe %llu states; "
                 "%llu MECs with %llu states collapsed\n",

@@ -2,12 +2,12 @@
  * cuda_check.h - every CUDA call and launch checked (internal to gpu/).
  *
  * CUDA_TRY(call) returns CSR_ERR_IO from the enclosing function, with the
- * CUDA error text in *status, when call fails; CUDA_TRY_LAUNCH() does the
- * same for the last kernel launch.  Functions using them take a csr_status
- * *status and return int.
+ * CUDA error text in *status, when call fails (CSR_ERR_NOMEM for an
+ * allocation that failed); CUDA_TRY_LAUNCH() does the same for the last kernel
+ * launch.  Functions using them take a csr_status *status and return int.
  */
-#ifndef CUDA_CHECK_H
-#define CUDA_CHECK_H
+#ifndef GPU_CUDA_CHECK_H
+#define GPU_CUDA_CHECK_H
 
 #include <cuda_runtime.h>
 
@@ -23,14 +23,12 @@
 
 #define CUDA_TRY_LAUNCH() CUDA_TRY(cudaGetLastError())
 
-/* Grid for a grid-stride loop over n items: enough blocks to fill the GPU. */
-static inline unsigned grid_for(unsigned long long n, int threads)
-{
-    unsigned long long blocks = (n + (unsigned long long)threads - 1) / (unsigned long long)threads;
-    const unsigned long long cap = 132ull * 16ull; /* 16 blocks per multiprocessor of an H100 */
-    if (blocks > cap)
-        blocks = cap;
-    return blocks ? (unsigned)blocks : 1u;
-}
+/* Return rc from the enclosing function when it is not CSR_OK. */
+#define TRY(expr)              \
+    do {                       \
+        int rc_ = (expr);      \
+        if (rc_ != CSR_OK)     \
+            return rc_;        \
+    } while (0)
 
 #endif

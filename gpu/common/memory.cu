@@ -1,0 +1,55 @@
+/*
+ * memory.cu - counted device allocations and arenas (memory.h).
+ */
+#include "cuda_check.h"
+#include "memory.h"
+
+namespace gpu {
+
+static uint64_t bytes_now, bytes_peak;
+
+int device_alloc(void **p, uint64_t bytes, csr_status *status)
+{
+    *p = nullptr;
+    CUDA_TRY(cudaMalloc(p, bytes ? bytes : 1));
+    bytes_now += bytes;
+    if (bytes_now > bytes_peak)
+        bytes_peak = bytes_now;
+    return CSR_OK;
+}
+
+void device_free(void *p, uint64_t bytes)
+{
+    if (!p)
+        return;
+    cudaFree(p);
+    bytes_now -= bytes;
+}
+
+uint64_t device_bytes_now() { return bytes_now; }
+uint64_t device_bytes_peak() { return bytes_peak; }
+void reset_peak() { bytes_peak = bytes_now; }
+
+int arena::allocate(uint64_t bytes, csr_status *status)
+{
+    release();
+    void *p = nullptr;
+    int rc = device_alloc(&p, bytes, status);
+    if (rc != CSR_OK)
+        return rc;
+    base_ = (char *)p;
+    size_ = bytes;
+    used_ = 0;
+    return CSR_OK;
+}
+
+void arena::release()
+{
+    if (base_)
+        device_free(base_, size_);
+    base_ = nullptr;
+    size_ = 0;
+    used_ = 0;
+}
+
+} /* namespace gpu */

@@ -1,0 +1,74 @@
+/*
+ * model.h - a model's graph on the device and the blocks built from it that
+ * every engine and caller shares (internal to gpu/): the upload, the
+ * transpose (FMSD section 5.1: built on the GPU), canonical component ids.
+ *
+ * Shapes: n states (n <= 2^32 - 2), c choices (c <= 2^32 - 1), t
+ * transitions; offsets are u64, states and choices u32.  Every function
+ * returns CSR_OK or an error code with the CUDA text in *status.
+ */
+#ifndef GPU_MODEL_H
+#define GPU_MODEL_H
+
+#include <stdint.h>
+
+#include "csr.h"
+#include "memory.h"
+
+namespace gpu {
+
+/* The sizes a plan needs. */
+struct model_shape {
+    uint64_t n, c, t;
+    uint64_t segments, segment_entries; /* restructured input (FMSD section 5.1); 0: none */
+};
+model_shape shape_of(const csr_model *m);
+
+/* A csr_model's graph on the device (no probabilities): state_choices[n+1],
+ * choice_transitions[c+1], targets[t], and row[n+1] = the first transition
+ * of each state (choice_transitions[state_choices[s]]); the interleaved
+ * segments of restructured input for states [0, interleaved), else
+ * interleaved = 0 and no segments. */
+struct device_model {
+    uint64_t n = 0, c = 0, t = 0;
+    uint64_t *state_choices = nullptr, *choice_transitions = nullptr, *row = nullptr;
+    uint32_t *targets = nullptr;
+    uint64_t interleaved = 0, segments = 0;
+    uint64_t *seg_first = nullptr;
+    uint32_t *seg_targets = nullptr;
+
+    /* Reserve the buffers of a model of shape s (measuring or carving). */
+    void plan(arena &a, const model_shape &s);
+    /* Copy m into the carved buffers (host to device) and derive row on the GPU. */
+    int upload(const csr_model *m, csr_status *status);
+};
+
+/* The transpose of a graph: for each state v, the transitions into v are
+ * entries [first[v], first[v+1]) of source (their states) and, when planned
+ * with choices, of choice (their choices).  Built on the GPU by counting,
+ * CUB's exclusive scan and a scatter; entries of one state in no fixed order. */
+struct graph_transpose {
+    uint64_t *first = nullptr;
+    uint32_t *source = nullptr, *choice = nullptr;
+    unsigned long long *fill = nullptr;
+    void *scan_temp = nullptr;
+    size_t scan_bytes = 0;
+
+    void plan(arena &a, uint64_t n, uint64_t t, bool with_choices);
+    /* The transpose of the graph whose state s has choices [state_choices[s],
+     * state_choices[s+1]) with transitions [offsets[k], offsets[k+1]) to
+     * targets[...]; state_choices NULL: state s's transitions are
+     * [offsets[s], offsets[s+1]) (then no choices are recorded).  At most the
+     * n and t planned. */
+    int build(uint64_t n, const uint64_t *state_choices, const uint64_t *offsets, const uint32_t *targets,
+              csr_status *status);
+};
+
+/* Replace every id in ids[0..n) (UINT32_MAX: none, left alone) by the
+ * smallest state with that id: canonical labels, comparable byte for byte.
+ * smallest: n scratch entries. */
+int canonical_ids(uint32_t *ids, uint32_t *smallest, uint64_t n, csr_status *status);
+
+} /* namespace gpu */
+
+#endif

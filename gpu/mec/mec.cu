@@ -1,0 +1,414 @@
+/*
+ * mec.cu - MEC decomposition on the GPU (gpu/mec.h) on the SCC contract
+ * (gpu/scc/engine.h): the interleaved scheme is one decomposition of the
+ * MEC goal; the round-based scheme (FMSD sections 2.3-2.4, section 6 and
+ * Algorithm 7, Lemmas 1 and 2) asks for SCCs round after round.
+ *
+ * Differences of the round-based scheme from the article:
+ * - Choices are flags of their own (enabled[c]) instead of bits in the
+ *   transition words, and a choice with a transition leaving its state's SCC
+ *   is removed before the SCC is judged: an SCC is a MEC only when it lost
+ *   neither a state nor a choice (ref.h explains why section 2.3 needs this).
+ * - The attractor of the sets U (Lemma 1) goes backwards over a choice-level
+ *   transpose with a per-state count of choices left, level by level over
+ *   queues (all levels in one cooperative kernel; one launch per level with
+ *   --host-loop), instead of sweeps over all states.
+ * - A round's SCCs are searched in the regions of the round before (region
+ *   hints of the contract), over the enabled choices of the states in play.
+ */
+#include <cooperative_groups.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "engine.h"
+#include "launch.h"
+#include "mec.h"
+#include "timer.h"
+
+namespace gpu {
+
+namespace {
+
+namespace cg = cooperative_groups;
+constexpr int kThreads = 256;
+
+struct mec_counters {
+    unsigned long long removed_choices, removed_states, queued, remaining, states_in_mecs, mecs, levels;
+};
+
+static __global__ void init_state(uint64_t n, const uint64_t *__restrict__ state_choices, uint8_t *__restrict__ alive,
+                                  uint32_t *__restrict__ choices_left, uint32_t *__restrict__ mec)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+        alive[s] = 1;
+        choices_left[s] = (uint32_t)(state_choices[s + 1] - state_choices[s]);
+        mec[s] = GPU_MEC_NONE;
+    }
+}
+
+static __global__ void enable_all(uint64_t c, uint32_t *__restrict__ enabled)
+{
+    for (uint64_t k = thread_index(); k < c; k += thread_count())
+        enabled[k] = 1;
+}
+
+/* Algorithm 7, with the choices: each enabled choice of a state in play with
+ * a transition out of the state's SCC is removed; a state left without
+ * choices is in U, leaves play and starts the attractor.  The targets of an
+ * enabled choice are all in play (they were in its SCC's region). */
+static __global__ void remove_leaving_choices(uint64_t n, const uint64_t *__restrict__ state_choices,
+                                              const uint64_t *__restrict__ choice_transitions,
+                                              const uint32_t *__restrict__ targets, const uint32_t *__restrict__ scc,
+                                              uint32_t *__restrict__ enabled, uint32_t *__restrict__ choices_left,
+                                              uint8_t *__restrict__ alive, uint8_t *__restrict__ changed,
+                                              uint8_t *__restrict__ lost_choice, uint32_t *__restrict__ queue,
+                                              mec_counters *__restrict__ counters)
+{
+    unsigned long long removed = 0;
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+        if (!alive[s])
+            continue;
+        const uint32_t c = scc[s];
+        uint32_t left = choices_left[s];
+        for (uint64_t k = state_choices[s]; k < state_choices[s + 1]; k++) {
+            if (!enabled[k])
+                continue;
+            for (uint64_t i = choice_transitions[k]; i < choice_transitions[k + 1]; i++) {
+                if (scc[targets[i]] != c) {
+                    enabled[k] = 0;
+                    left--;
+                    removed++;
+                    break;
+                }
+            }
+        }
+        if (left != choices_left[s]) {
+            choices_left[s] = left;
+            changed[c] = 1;
+            lost_choice[s] = 1;
+        }
+        if (left == 0) {
+            alive[s] = 0;
+            changed[c] = 1;
+            queue[atomicAdd(&counters->queued, 1ull)] = (uint32_t)s;
+        }
+    }
+    if (removed)
+        atomicAdd(&counters->removed_choices, removed);
+}
+
+/* What the attractor levels read and write. */
+struct attractor_params {
+    const uint64_t *rev_first;
+    const uint32_t *rev_source, *rev_choice, *scc;
+    uint32_t *enabled, *choices_left;
+    uint8_t *alive, *changed, *lost_choice;
+    mec_counters *counters;
+};
+
+/* One breadth-first level of the attractor (Lemma 1): the choices into a
+ * removed state are removed, and a state whose last choice goes joins the
+ * next level (its size counted in *next_size).  Such choices stay inside
+ * their SCC (the others went in remove_leaving_choices), so the attractor
+ * stays inside it too. */
+__device__ void attractor_level(const attractor_params &P, const uint32_t *level, unsigned long long size,
+                                uint32_t *next, unsigned long long *next_size)
+{
+    unsigned long long removed = 0;
+    for (uint64_t q = thread_index(); q < size; q += thread_count()) {
+        uint32_t v = level[q];
+        P.changed[P.scc[v]] = 1;
+        for (uint64_t r = P.rev_first[v]; r < P.rev_first[v + 1]; r++) {
+            uint32_t k = P.rev_choice[r];
+            if (!P.enabled[k] || atomicExch(&P.enabled[k], 0u) == 0u)
+                continue;
+            removed++;
+            uint32_t s = P.rev_source[r];
+            P.lost_choice[s] = 1;
+            if (atomicSub(&P.choices_left[s], 1u) == 1u) {
+                P.alive[s] = 0;
+                next[atomicAdd(next_size, 1ull)] = s;
+            }
+        }
+    }
+    if (removed)
+        atomicAdd(&P.counters->removed_choices, removed);
+}
+
+/* All levels in one cooperative kernel, separated by grid barriers; level
+ * sizes go through a ring of three counters: the one of level s+1 is cleared
+ * during level s, after its last readers (level s-2) and before its writers
+ * (level s+1). */
+static __global__ void attractor_all_levels(attractor_params P, uint32_t *queue_a, uint32_t *queue_b,
+                                            unsigned long long first_size, unsigned long long *ring)
+{
+    cg::grid_group grid = cg::this_grid();
+    const bool leader = grid.thread_rank() == 0;
+    unsigned long long size = first_size, levels = 0, removed = 0;
+    for (uint64_t step = 0; size; step++) {
+        if (leader)
+            ring[(step + 1) % 3] = 0;
+        attractor_level(P, step & 1 ? queue_b : queue_a, size, step & 1 ? queue_a : queue_b, &ring[step % 3]);
+        removed += size;
+        levels++;
+        grid.sync();
+        size = *(volatile unsigned long long *)&ring[step % 3];
+    }
+    if (leader) {
+        P.counters->removed_states += removed;
+        P.counters->levels += levels;
+    }
+}
+
+static __global__ void attractor_one_level(attractor_params P, const uint32_t *level, unsigned long long size,
+                                           uint32_t *next)
+{
+    attractor_level(P, level, size, next, &P.counters->queued);
+}
+
+/* Lemma 2: an SCC that lost nothing is a MEC and leaves play; the states of
+ * the others stay in play with their SCC as their next region. */
+static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc, const uint8_t *__restrict__ changed,
+                                    uint8_t *__restrict__ alive, uint32_t *__restrict__ region,
+                                    uint32_t *__restrict__ mec, mec_counters *__restrict__ counters)
+{
+    unsigned long long remaining = 0, in_mecs = 0, mecs = 0;
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+        if (!alive[s])
+            continue;
+        const uint32_t c = scc[s];
+        if (!changed[c]) {
+            mec[s] = c;
+            alive[s] = 0;
+            in_mecs++;
+            mecs += c == s; /* c, a pivot or a trimmed state, is a member */
+        } else {
+            region[s] = c;
+            remaining++;
+        }
+    }
+    if (remaining)
+        atomicAdd(&counters->remaining, remaining);
+    if (in_mecs)
+        atomicAdd(&counters->states_in_mecs, in_mecs);
+    if (mecs)
+        atomicAdd(&counters->mecs, mecs);
+}
+
+bool interleaved(const gpu_mec_options *o)
+{
+    if (o->scheme == GPU_MEC_AUTO)
+        return o->scc.engine != GPU_SCC_FB;
+    return o->scheme == GPU_MEC_INTERLEAVE;
+}
+
+/* The device buffers of one MEC decomposition besides the SCC engine's. */
+struct mec_job {
+    device_model model;
+    uint32_t *mec = nullptr, *scratch = nullptr;
+    /* rounds only */
+    graph_transpose tr;
+    uint32_t *enabled = nullptr, *choices_left = nullptr, *region = nullptr, *queue_a = nullptr, *queue_b = nullptr;
+    uint8_t *alive = nullptr, *changed = nullptr, *lost_choice = nullptr;
+    unsigned long long *ring = nullptr;
+    mec_counters *counters = nullptr;
+
+    void plan(arena &a, const model_shape &s, bool rounds)
+    {
+        model.plan(a, s);
+        mec = a.take<uint32_t>(s.n);
+        scratch = a.take<uint32_t>(s.n);
+        if (!rounds)
+            return;
+        tr.plan(a, s.n, s.t, true);
+        enabled = a.take<uint32_t>(s.c);
+        choices_left = a.take<uint32_t>(s.n);
+        region = a.take<uint32_t>(s.n);
+        queue_a = a.take<uint32_t>(s.n);
+        queue_b = a.take<uint32_t>(s.n);
+        alive = a.take<uint8_t>(s.n);
+        changed = a.take<uint8_t>(s.n);
+        lost_choice = a.take<uint8_t>(s.n);
+        ring = a.take<unsigned long long>(3);
+        counters = a.take<mec_counters>(1);
+    }
+};
+
+/* The round-based scheme; scc: n entries of the SCC ids of each round. */
+int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint32_t *scc, gpu_mec_stats *st,
+               csr_status *status)
+{
+    const device_model &m = J.model;
+    const uint64_t n = m.n;
+    const unsigned grid_n = grid_for(n, kThreads);
+    TRY(J.tr.build(n, m.state_choices, m.choice_transitions, m.targets, status));
+    enable_all<<<grid_for(m.c, kThreads), kThreads>>>(m.c, J.enabled);
+    CUDA_TRY_LAUNCH();
+    init_state<<<grid_n, kThreads>>>(n, m.state_choices, J.alive, J.choices_left, J.mec);
+    CUDA_TRY_LAUNCH();
+    attractor_params A = {J.tr.first, J.tr.source, J.tr.choice, scc, J.enabled, J.choices_left,
+                          J.alive, J.changed, J.lost_choice, J.counters};
+    const unsigned cooperative = opt->scc.persistent ? resident_blocks((const void *)attractor_all_levels, kThreads, 0) : 0;
+    for (;;) {
+        st->rounds++;
+        /* SCCs inside the regions (the SCCs of the round before); round 1:
+         * the whole model, interleaved segments included. */
+        scc_subsystem sub;
+        if (st->rounds > 1) {
+            sub.live = J.alive;
+            sub.enabled = J.enabled;
+            sub.region = J.region;
+            sub.pivot_hint = opt->j_set ? J.lost_choice : nullptr;
+        }
+        TRY(dec.decompose(m, sub, scc, &st->scc, status));
+
+        /* The sets U (Algorithm 7), their attractors, the MECs. */
+        CUDA_TRY(cudaMemsetAsync(J.changed, 0, n));
+        CUDA_TRY(cudaMemsetAsync(J.lost_choice, 0, n));
+        CUDA_TRY(cudaMemsetAsync(J.counters, 0, sizeof(mec_counters)));
+        remove_leaving_choices<<<grid_n, kThreads>>>(n, m.state_choices, m.choice_transitions, m.targets, scc,
+                                                     J.enabled, J.choices_left, J.alive, J.changed, J.lost_choice,
+                                                     J.queue_a, J.counters);
+        CUDA_TRY_LAUNCH();
+        mec_counters got;
+        CUDA_TRY(cudaMemcpy(&got, J.counters, sizeof got, cudaMemcpyDeviceToHost));
+        unsigned long long size = got.queued, host_removed = 0, host_levels = 0;
+        if (cooperative && size) {
+            /* All attractor levels in one launch. */
+            CUDA_TRY(cudaMemsetAsync(J.ring, 0, 3 * sizeof(unsigned long long)));
+            unsigned grid = grid_for(size, kThreads);
+            if (grid > cooperative)
+                grid = cooperative;
+            void *args[] = {&A, &J.queue_a, &J.queue_b, &size, &J.ring};
+            CUDA_TRY(cudaLaunchCooperativeKernel((const void *)attractor_all_levels, grid, kThreads, args, 0, 0));
+            CUDA_TRY_LAUNCH();
+        } else {
+            /* One launch per level, the host reading each level's size. */
+            uint32_t *level = J.queue_a, *next = J.queue_b;
+            while (size) {
+                CUDA_TRY(cudaMemsetAsync(&J.counters->queued, 0, sizeof(unsigned long long)));
+                attractor_one_level<<<grid_for(size, kThreads), kThreads>>>(A, level, size, next);
+                CUDA_TRY_LAUNCH();
+                host_removed += size;
+                host_levels++;
+                CUDA_TRY(cudaMemcpy(&size, &J.counters->queued, sizeof size, cudaMemcpyDeviceToHost));
+                uint32_t *swap = level;
+                level = next;
+                next = swap;
+            }
+        }
+        settle_round<<<grid_n, kThreads>>>(n, scc, J.changed, J.alive, J.region, J.mec, J.counters);
+        CUDA_TRY_LAUNCH();
+        CUDA_TRY(cudaMemcpy(&got, J.counters, sizeof got, cudaMemcpyDeviceToHost));
+        st->removed_choices += got.removed_choices;
+        st->removed_states += got.removed_states + host_removed;
+        st->attractor_levels += got.levels + host_levels;
+        if (got.remaining == 0)
+            break;
+    }
+    return CSR_OK;
+}
+
+} /* namespace */
+
+} /* namespace gpu */
+
+/* ---- the public interface (mec.h) ------------------------------------------ */
+
+extern "C" void gpu_mec_default_options(gpu_mec_options *o)
+{
+    gpu_scc_default_options(&o->scc);
+    o->scheme = GPU_MEC_AUTO;
+    o->j_set = 0;
+}
+
+extern "C" const char *gpu_mec_scheme_name(gpu_mec_scheme s)
+{
+    switch (s) {
+    case GPU_MEC_AUTO: return "auto";
+    case GPU_MEC_INTERLEAVE: return "interleave";
+    case GPU_MEC_ROUNDS: return "rounds";
+    }
+    return NULL;
+}
+
+extern "C" int gpu_mec_scheme_by_name(const char *name)
+{
+    for (int s = GPU_MEC_AUTO; s <= GPU_MEC_ROUNDS; s++)
+        if (!strcmp(name, gpu_mec_scheme_name((gpu_mec_scheme)s)))
+            return s;
+    return -1;
+}
+
+extern "C" uint64_t gpu_mec_bytes_needed(const csr_model *m, const gpu_mec_options *o)
+{
+    const gpu::model_shape s = gpu::shape_of(m);
+    const bool inter = gpu::interleaved(o);
+    uint64_t engine =
+        gpu::scc_decomposer::bytes_needed(&o->scc, s, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter);
+    if (!engine)
+        return 0;
+    gpu::arena a;
+    gpu::mec_job job;
+    job.plan(a, s, !inter);
+    return a.bytes() + engine;
+}
+
+extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt, uint32_t *mec_out,
+                                 gpu_mec_stats *stats, csr_status *status)
+{
+    gpu_mec_stats st;
+    memset(&st, 0, sizeof st);
+    const uint64_t n = m->num_states, c = m->num_choices;
+    const bool inter = gpu::interleaved(opt);
+    st.scheme = inter ? "interleave" : "rounds";
+    if (n >= UINT32_MAX - 1 || c >= UINT32_MAX)
+        return csr_fail(status, CSR_ERR_TOO_LARGE,
+                        "%llu states, %llu choices: the GPU MEC decomposition takes at most 2^32 - 2 states "
+                        "and 2^32 - 1 choices",
+                        (unsigned long long)n, (unsigned long long)c);
+    if (n == 0) {
+        if (stats)
+            *stats = st;
+        return CSR_OK;
+    }
+    const gpu::model_shape shape = gpu::shape_of(m);
+    const uint64_t base = gpu::device_bytes_now();
+    gpu::reset_peak();
+    gpu::arena job_arena;
+    gpu::mec_job job;
+    gpu::scc_decomposer dec;
+    gpu::phase_timer timer;
+    uint64_t job_bytes = 0;
+
+    timer.begin();
+    TRY(gpu::plan_and_allocate(job_arena, [&](gpu::arena &a) { job.plan(a, shape, !inter); }, &job_bytes, status));
+    TRY(job.model.upload(m, status));
+    st.upload_s = timer.end();
+    TRY(dec.init(&opt->scc, shape, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter, status));
+
+    timer.begin();
+    if (inter) {
+        TRY(dec.decompose(job.model, gpu::scc_subsystem(), job.mec, &st.scc, status));
+        st.rounds = st.scc.phases;
+        st.removed_states = st.scc.peeled;
+        st.removed_choices = st.scc.removed_choices;
+    } else {
+        TRY(gpu::mec_rounds(opt, job, dec, job.scratch, &st, status));
+    }
+    st.resident_s = timer.end();
+
+    timer.begin();
+    TRY(gpu::canonical_ids(job.mec, job.scratch, n, status));
+    CUDA_TRY(cudaMemcpy(mec_out, job.mec, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    st.download_s = timer.end();
+    st.device_bytes_planned = job_bytes + dec.planned_bytes();
+    st.device_bytes_allocated = gpu::device_bytes_peak() - base;
+    for (uint64_t s = 0; s < n; s++) {
+        st.states_in_mecs += mec_out[s] != GPU_MEC_NONE;
+        st.mecs += mec_out[s] == s;
+    }
+    if (stats)
+        *stats = st;
+    return CSR_OK;
+}

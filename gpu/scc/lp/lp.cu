@@ -1,0 +1,485 @@
+/*
+ * lp.cu - the label-propagation SCC engine (engine.h), after the description
+ * of ECL-SCC (Alabandi, Sands, Biros & Burtscher, SC'23), with asynchronous
+ * peeling (gpu/scc/peel) first and between phases; for the MEC goal the
+ * interleaved scheme (eager removal of leaving choices inside the SCC
+ * computation, INTERLEAVE of Bansal & Singh 2025).
+ *
+ * prepare: flags, counts, the transpose; peel to a fixpoint; the edge list
+ *          of what is left (the live edges between different states).
+ * phase:   every live state starts with in = out = itself; one persistent
+ *          kernel raises, over the edge list, in[v] to in[u] and out[u] to
+ *          out[v] for every edge (u, v) (with one-hop compression: in[in[u]]
+ *          and out[out[v]]), by atomicMax where the plain read says it
+ *          grows, each block iterating its tile of edges locally until it
+ *          stops changing (__syncthreads_or), passes separated by grid
+ *          barriers until a pass changes nothing (in ascending edge order for
+ *          in, descending for out, so that chains numbered in exploration
+ *          order go far in one pass).  Then in[v] is the largest state that
+ *          reaches v, out[v] the largest v reaches, and in[v] == out[v] iff v
+ *          is in the SCC of that state; states of different (in, out) pairs
+ *          are in different SCCs.
+ *   SCC goal: edges between different pairs stop counting (peel_cut), states
+ *          with in == out are done (component in[v]), peeling removes what
+ *          the cut made trivial, the edge list keeps the edges inside a pair.
+ *   MEC goal: choices with an edge between different pairs are disabled
+ *          (peel_cut), peeling removes what that makes leave; an SCC (in ==
+ *          out) none of whose states lost a choice or left is a MEC (FMSD
+ *          Lemma 2); the edge list keeps the edges of enabled choices.
+ * until no live state is left.  Every phase finishes at least the SCC of the
+ * largest live state (or takes a choice away), so it terminates.
+ */
+#include <cooperative_groups.h>
+#include <cub/cub.cuh>
+
+#include "cuda_check.h"
+#include "engine.h"
+#include "launch.h"
+#include "peel.h"
+#include "timer.h"
+
+namespace gpu {
+
+namespace {
+
+namespace cg = cooperative_groups;
+constexpr int kThreads = 256;
+constexpr int kPropagateThreads = 512;
+constexpr uint32_t kNone = UINT32_MAX;
+
+enum { C_RING = 0, C_SELECTED = 3, C_REMAINING = 4, C_FINISHED = 5, C_PASSES = 6, C_COUNT = 8 };
+
+static __global__ void init_states(uint64_t n, const uint8_t *__restrict__ live, const uint32_t *__restrict__ region,
+                                   uint32_t *__restrict__ flag, uint32_t *__restrict__ component,
+                                   uint32_t *__restrict__ in_left, uint64_t *__restrict__ cls)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+        flag[s] = !live || live[s] ? kLive : kRemoved;
+        component[s] = kNone;
+        in_left[s] = 0;
+        if (cls)
+            cls[s] = region ? region[s] : 0;
+    }
+}
+
+static __global__ void init_enabled(uint64_t c, const uint32_t *__restrict__ given, uint32_t *__restrict__ enabled)
+{
+    for (uint64_t k = thread_index(); k < c; k += thread_count())
+        enabled[k] = !given || given[k] ? 1u : 0u;
+}
+
+static __global__ void edge_counts(uint64_t n, const uint32_t *__restrict__ flag, const uint32_t *__restrict__ out_left,
+                                   unsigned long long *__restrict__ count)
+{
+    for (uint64_t s = thread_index(); s <= n; s += thread_count())
+        count[s] = s < n && flag[s] == kLive ? out_left[s] : 0;
+}
+
+/* The live edges between different states of the live states, at the
+ * offsets of the scan of their out-counts: SCC goal, of enabled choices
+ * (enabled NULL: all) to live states of the same class; MEC goal, of enabled
+ * choices (their targets are all live), with the choice. */
+static __global__ void write_edges(peel_params p, const uint64_t *__restrict__ first, uint2 *__restrict__ edges,
+                                   uint32_t *__restrict__ edge_choice)
+{
+    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+        if (p.flag[s] != kLive)
+            continue;
+        uint64_t at = first[s];
+        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++) {
+            if (p.enabled && !p.enabled[k])
+                continue;
+            for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1]; i++) {
+                uint32_t w = p.targets[i];
+                if (w == s)
+                    continue;
+                if (!edge_choice && (p.flag[w] != kLive || (p.cls && p.cls[w] != p.cls[s])))
+                    continue;
+                edges[at] = make_uint2((uint32_t)s, w);
+                if (edge_choice)
+                    edge_choice[at] = (uint32_t)k;
+                at++;
+            }
+        }
+    }
+}
+
+static __global__ void init_labels(uint64_t n, const uint32_t *__restrict__ flag, uint32_t *__restrict__ lin,
+                                   uint32_t *__restrict__ lout)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        if (flag[s] == kLive)
+            lin[s] = lout[s] = (uint32_t)s;
+}
+
+/* Raise label[to] to value; whether it grew. */
+__device__ __forceinline__ bool raise(uint32_t *label, uint32_t to, uint32_t value)
+{
+    if (value <= __ldcg(&label[to]))
+        return false;
+    return atomicMax(&label[to], value) < value;
+}
+
+struct propagate_params {
+    const uint2 *edges;
+    uint64_t ne;
+    uint32_t *lin, *lout;
+    unsigned long long *counters; /* C_RING.. (3 slots, zero on entry), C_PASSES */
+    int tile_iterations;
+};
+
+/* All passes of a phase in one cooperative kernel (see the file comment). */
+static __global__ void __launch_bounds__(kPropagateThreads) propagate(propagate_params P)
+{
+    cg::grid_group grid = cg::this_grid();
+    const uint64_t tiles = (P.ne + blockDim.x - 1) / blockDim.x;
+    unsigned long long *ring = P.counters + C_RING;
+    uint64_t pass = 0;
+    for (;; pass++) {
+        const unsigned slot = pass % 3;
+        if (grid.thread_rank() == 0)
+            ring[(pass + 1) % 3] = 0;
+        bool block_changed = false;
+        for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            const uint64_t e = tile * blockDim.x + threadIdx.x;
+            const bool valid = e < P.ne;
+            uint2 fw = valid ? P.edges[e] : make_uint2(0, 0);
+            uint2 bw = valid ? P.edges[P.ne - 1 - e] : make_uint2(0, 0);
+            for (int it = 0; it < P.tile_iterations; it++) {
+                bool changed = false;
+                if (valid) {
+                    uint32_t x = __ldcg(&P.lin[fw.x]);
+                    uint32_t xx = __ldcg(&P.lin[x]);
+                    changed |= raise(P.lin, fw.y, xx > x ? xx : x);
+                    uint32_t y = __ldcg(&P.lout[bw.y]);
+                    uint32_t yy = __ldcg(&P.lout[y]);
+                    changed |= raise(P.lout, bw.x, yy > y ? yy : y);
+                }
+                if (!__syncthreads_or(changed))
+                    break;
+                block_changed = true;
+            }
+        }
+        if (block_changed && threadIdx.x == 0)
+            atomicAdd(&ring[slot], 1ull);
+        grid.sync();
+        if (*(volatile unsigned long long *)&ring[slot] == 0)
+            break;
+    }
+    if (grid.thread_rank() == 0)
+        P.counters[C_PASSES] += pass + 1;
+}
+
+/* SCC goal, after the cut: every live or queued state takes its pair as its
+ * class; a live state with in == out is done. */
+static __global__ void finish_sccs(uint64_t n, uint32_t *__restrict__ flag, const uint32_t *__restrict__ lin,
+                                   const uint32_t *__restrict__ lout, uint64_t *__restrict__ cls,
+                                   uint32_t *__restrict__ component, unsigned long long *__restrict__ counters)
+{
+    unsigned long long finished = 0;
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+        uint32_t f = flag[s];
+        if (f == kRemoved)
+            continue;
+        cls[s] = (uint64_t)lin[s] << 32 | lout[s];
+        if (f == kLive && lin[s] == lout[s]) {
+            component[s] = lin[s];
+            flag[s] = kRemoved;
+            finished++;
+        }
+    }
+    if (finished)
+        atomicAdd(&counters[C_FINISHED], finished);
+}
+
+/* MEC goal, after the cut and the peeling: an SCC that lost nothing is a MEC. */
+static __global__ void finish_mecs(uint64_t n, uint32_t *__restrict__ flag, const uint32_t *__restrict__ lin,
+                                   const uint32_t *__restrict__ lout, const uint8_t *__restrict__ changed,
+                                   uint32_t *__restrict__ component, unsigned long long *__restrict__ counters)
+{
+    unsigned long long finished = 0;
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+        if (flag[s] != kLive || lin[s] != lout[s] || changed[lin[s]])
+            continue;
+        component[s] = lin[s];
+        flag[s] = kRemoved;
+        finished++;
+    }
+    if (finished)
+        atomicAdd(&counters[C_FINISHED], finished);
+}
+
+static __global__ void count_live(uint64_t n, const uint32_t *__restrict__ flag, unsigned long long *__restrict__ count)
+{
+    unsigned long long mine = 0;
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        mine += flag[s] == kLive;
+    if (mine)
+        atomicAdd(count, mine);
+}
+
+/* Which edges the next phase keeps: both ends live and, SCC goal, in one
+ * class; MEC goal, of an enabled choice. */
+static __global__ void mark_kept(const uint2 *__restrict__ edges, const uint32_t *__restrict__ edge_choice, uint64_t ne,
+                                 const uint32_t *__restrict__ flag, const uint64_t *__restrict__ cls,
+                                 const uint32_t *__restrict__ enabled, uint8_t *__restrict__ keep)
+{
+    for (uint64_t e = thread_index(); e < ne; e += thread_count()) {
+        uint2 uv = edges[e];
+        bool k = flag[uv.x] == kLive && flag[uv.y] == kLive;
+        if (k && cls)
+            k = cls[uv.x] == cls[uv.y];
+        if (k && edge_choice)
+            k = enabled[edge_choice[e]] != 0;
+        keep[e] = k;
+    }
+}
+
+class lp_engine : public scc_engine {
+  public:
+    explicit lp_engine(const gpu_scc_options *o) : opt_(*o)
+    {
+        if (opt_.tile_iterations <= 0)
+            opt_.tile_iterations = 16;
+    }
+    const char *name() const override { return "lp"; }
+    bool finds_mecs() const override { return true; }
+    void plan(arena &a, const model_shape &s, scc_goal goal, bool choices) override;
+    int decompose(const device_model &m, const scc_subsystem &sub, scc_goal goal, uint32_t *component,
+                  gpu_scc_stats *stats, csr_status *status) override;
+
+  private:
+    gpu_scc_options opt_;
+    uint64_t n_ = 0, c_ = 0, t_ = 0;
+    uint32_t *flag_ = nullptr, *in_left_ = nullptr, *out_left_ = nullptr, *choices_left_ = nullptr;
+    uint32_t *enabled_ = nullptr, *lin_ = nullptr, *lout_ = nullptr;
+    uint64_t *cls_ = nullptr;
+    uint8_t *changed_ = nullptr, *keep_ = nullptr;
+    graph_transpose tr_;
+    peel_buffers peel_;
+    uint2 *edges_[2] = {nullptr, nullptr};
+    uint32_t *edge_choice_[2] = {nullptr, nullptr};
+    unsigned long long *edge_count_ = nullptr, *counters_ = nullptr;
+    uint64_t *edge_first_ = nullptr;
+    void *scan_temp_ = nullptr, *select_temp_ = nullptr;
+    size_t scan_bytes_ = 0, select_bytes_ = 0;
+    const uint32_t *transposed_ = nullptr; /* the targets the transpose was built from */
+
+    int propagate_phase(uint64_t ne, const uint2 *edges, csr_status *status);
+    int compact(peel_params &p, uint64_t *ne, int *cur, bool mecs, csr_status *status);
+    int read_counter(int which, unsigned long long *value, csr_status *status)
+    {
+        CUDA_TRY(cudaMemcpy(value, counters_ + which, sizeof *value, cudaMemcpyDeviceToHost));
+        return CSR_OK;
+    }
+};
+
+void lp_engine::plan(arena &a, const model_shape &s, scc_goal goal, bool)
+{
+    const bool mecs = goal == scc_goal::mecs;
+    n_ = s.n;
+    c_ = s.c;
+    t_ = s.t;
+    flag_ = a.take<uint32_t>(n_);
+    in_left_ = a.take<uint32_t>(n_);
+    out_left_ = a.take<uint32_t>(n_);
+    lin_ = a.take<uint32_t>(n_);
+    lout_ = a.take<uint32_t>(n_);
+    choices_left_ = mecs ? a.take<uint32_t>(n_) : nullptr;
+    enabled_ = mecs ? a.take<uint32_t>(c_) : nullptr;
+    changed_ = mecs ? a.take<uint8_t>(n_) : nullptr;
+    cls_ = a.take<uint64_t>(n_);
+    tr_.plan(a, n_, t_, true);
+    peel_.plan(a, n_);
+    for (int i = 0; i < 2; i++) {
+        edges_[i] = a.take<uint2>(t_);
+        edge_choice_[i] = mecs ? a.take<uint32_t>(t_) : nullptr;
+    }
+    keep_ = a.take<uint8_t>(t_);
+    edge_count_ = a.take<unsigned long long>(n_ + 1);
+    edge_first_ = a.take<uint64_t>(n_ + 1);
+    counters_ = a.take<unsigned long long>(C_COUNT);
+    scan_bytes_ = 0;
+    cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes_, edge_count_, (unsigned long long *)edge_first_, n_ + 1);
+    scan_temp_ = a.take<unsigned char>(scan_bytes_);
+    size_t bytes_edges = 0, bytes_choices = 0;
+    cub::DeviceSelect::Flagged(nullptr, bytes_edges, edges_[0], keep_, edges_[1], counters_ + C_SELECTED,
+                               (int64_t)t_);
+    if (mecs)
+        cub::DeviceSelect::Flagged(nullptr, bytes_choices, edge_choice_[0], keep_, edge_choice_[1],
+                                   counters_ + C_SELECTED, (int64_t)t_);
+    select_bytes_ = bytes_edges > bytes_choices ? bytes_edges : bytes_choices;
+    select_temp_ = a.take<unsigned char>(select_bytes_);
+    transposed_ = nullptr;
+}
+
+int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, csr_status *status)
+{
+    if (ne == 0)
+        return CSR_OK;
+    CUDA_TRY(cudaMemsetAsync(counters_ + C_RING, 0, 3 * sizeof(unsigned long long)));
+    propagate_params P = {edges, ne, lin_, lout_, counters_, opt_.tile_iterations};
+    unsigned grid = resident_blocks((const void *)propagate, kPropagateThreads, opt_.blocks > 0 ? opt_.blocks : 0);
+    if (grid == 0)
+        return csr_fail(status, CSR_ERR_IO, "CUDA: the propagation kernel cannot be resident on this device");
+    uint64_t tiles = (ne + kPropagateThreads - 1) / kPropagateThreads;
+    if (grid > tiles)
+        grid = (unsigned)tiles;
+    void *args[] = {&P};
+    CUDA_TRY(cudaLaunchCooperativeKernel((const void *)propagate, grid, kPropagateThreads, args, 0, 0));
+    CUDA_TRY_LAUNCH();
+    return CSR_OK;
+}
+
+/* Keep the edges the next phase needs; *cur flips to the compacted buffer. */
+int lp_engine::compact(peel_params &p, uint64_t *ne, int *cur, bool mecs, csr_status *status)
+{
+    if (*ne == 0)
+        return CSR_OK;
+    const int from = *cur, to = *cur ^ 1;
+    mark_kept<<<grid_for(*ne, kThreads), kThreads>>>(edges_[from], mecs ? edge_choice_[from] : nullptr, *ne, flag_,
+                                                     mecs ? nullptr : cls_, p.enabled, keep_);
+    CUDA_TRY_LAUNCH();
+    size_t bytes = select_bytes_;
+    CUDA_TRY(cub::DeviceSelect::Flagged(select_temp_, bytes, edges_[from], keep_, edges_[to], counters_ + C_SELECTED,
+                                        (int64_t)*ne));
+    if (mecs) {
+        bytes = select_bytes_;
+        CUDA_TRY(cub::DeviceSelect::Flagged(select_temp_, bytes, edge_choice_[from], keep_, edge_choice_[to],
+                                            counters_ + C_SELECTED, (int64_t)*ne));
+    }
+    unsigned long long kept = 0;
+    TRY(read_counter(C_SELECTED, &kept, status));
+    *ne = kept;
+    *cur = to;
+    return CSR_OK;
+}
+
+int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_goal goal, uint32_t *component,
+                         gpu_scc_stats *st, csr_status *status)
+{
+    const bool mecs = goal == scc_goal::mecs;
+    const bool peel = mecs || opt_.peel != 0; /* the MEC goal needs it: peeling is its attractor */
+    const peel_goal pg = mecs ? PEEL_MECS : PEEL_SCCS;
+    const uint64_t n = m.n;
+    phase_timer timer;
+
+    /* prepare */
+    timer.begin();
+    init_states<<<grid_for(n, kThreads), kThreads>>>(n, sub.live, sub.region, flag_, component, in_left_, cls_);
+    CUDA_TRY_LAUNCH();
+    uint32_t *enabled = const_cast<uint32_t *>(sub.enabled);
+    if (mecs) {
+        init_enabled<<<grid_for(m.c, kThreads), kThreads>>>(m.c, sub.enabled, enabled_);
+        CUDA_TRY_LAUNCH();
+        enabled = enabled_;
+    }
+    if (transposed_ != m.targets) {
+        TRY(tr_.build(n, m.state_choices, m.choice_transitions, m.targets, status));
+        transposed_ = m.targets;
+    }
+    TRY(peel_.reset(n, status));
+    CUDA_TRY(cudaMemsetAsync(counters_, 0, C_COUNT * sizeof(unsigned long long)));
+    peel_params p = {};
+    p.n = n;
+    p.state_choices = m.state_choices;
+    p.choice_transitions = m.choice_transitions;
+    p.row = m.row;
+    p.targets = m.targets;
+    p.rfirst = tr_.first;
+    p.rsource = tr_.source;
+    p.rchoice = tr_.choice;
+    p.enabled = enabled;
+    p.cls = sub.region ? cls_ : nullptr; /* MEC goal: only to disable the choices that cross regions */
+    p.flag = flag_;
+    p.in_left = in_left_;
+    p.out_left = out_left_;
+    p.choices_left = choices_left_;
+    p.component = component;
+    p.queue = peel_.queue();
+    p.stats = peel_.stats();
+    TRY(peel_count(p, pg, status));
+    if (mecs)
+        p.cls = nullptr;
+    st->prepare_s += timer.end();
+
+    /* peel */
+    timer.begin();
+    if (peel) {
+        TRY(peel_seed(p, pg, status));
+        TRY(peel_drain(p, pg, opt_.blocks, status));
+    }
+    st->peel_s += timer.end();
+
+    /* the edge list of what is left */
+    timer.begin();
+    edge_counts<<<grid_for(n + 1, kThreads), kThreads>>>(n, flag_, out_left_, edge_count_);
+    CUDA_TRY_LAUNCH();
+    size_t bytes = scan_bytes_;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp_, bytes, edge_count_, (unsigned long long *)edge_first_, n + 1));
+    uint64_t ne = 0;
+    CUDA_TRY(cudaMemcpy(&ne, edge_first_ + n, sizeof ne, cudaMemcpyDeviceToHost));
+    int cur = 0;
+    write_edges<<<grid_for(n, kThreads), kThreads>>>(p, edge_first_, edges_[cur], mecs ? edge_choice_[cur] : nullptr);
+    CUDA_TRY_LAUNCH();
+    st->prepare_s += timer.end();
+
+    /* phases */
+    for (;;) {
+        unsigned long long live = 0;
+        CUDA_TRY(cudaMemsetAsync(counters_ + C_REMAINING, 0, sizeof(unsigned long long)));
+        count_live<<<grid_for(n, kThreads), kThreads>>>(n, flag_, counters_ + C_REMAINING);
+        CUDA_TRY_LAUNCH();
+        TRY(read_counter(C_REMAINING, &live, status));
+        if (live == 0)
+            break;
+        st->phases++;
+        timer.begin();
+        init_labels<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_);
+        CUDA_TRY_LAUNCH();
+        TRY(propagate_phase(ne, edges_[cur], status));
+        st->search_s += timer.end();
+
+        timer.begin();
+        p.lin = lin_;
+        p.lout = lout_;
+        if (mecs) {
+            CUDA_TRY(cudaMemsetAsync(changed_, 0, n));
+            p.changed = changed_;
+            TRY(peel_cut(p, pg, edges_[cur], edge_choice_[cur], ne, status));
+            TRY(peel_drain(p, pg, opt_.blocks, status));
+            finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, changed_, component, counters_);
+            CUDA_TRY_LAUNCH();
+        } else {
+            if (peel)
+                TRY(peel_cut(p, pg, edges_[cur], nullptr, ne, status));
+            finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, cls_, component, counters_);
+            CUDA_TRY_LAUNCH();
+            p.cls = cls_;
+            if (peel)
+                TRY(peel_drain(p, pg, opt_.blocks, status));
+        }
+        p.lin = p.lout = nullptr;
+        p.changed = nullptr;
+        TRY(compact(p, &ne, &cur, mecs, status));
+        st->finish_s += timer.end();
+    }
+
+    unsigned long long passes = 0, finished = 0, peel_stats[2] = {0, 0};
+    TRY(read_counter(C_PASSES, &passes, status));
+    TRY(read_counter(C_FINISHED, &finished, status));
+    CUDA_TRY(cudaMemcpy(peel_stats, peel_.stats(), sizeof peel_stats, cudaMemcpyDeviceToHost));
+    st->passes += passes;
+    st->peeled += peel_stats[0];
+    st->removed_choices += peel_stats[1];
+    return CSR_OK;
+}
+
+} /* namespace */
+
+std::unique_ptr<scc_engine> make_lp_engine(const gpu_scc_options *options)
+{
+    return std::unique_ptr<scc_engine>(new lp_engine(options));
+}
+
+} /* namespace gpu */

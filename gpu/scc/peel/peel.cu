@@ -1,0 +1,374 @@
+/*
+ * peel.cu - asynchronous peeling and its MEC form (peel.h).
+ */
+#include "cuda_check.h"
+#include "launch.h"
+#include "peel.h"
+
+namespace gpu {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr uint32_t kNone = UINT32_MAX;
+
+__device__ __forceinline__ uint32_t load_cg(const uint32_t *p) { return __ldcg(p); }
+
+/* Whether the transition s -> w counts for s's class. */
+__device__ __forceinline__ bool same_class(const peel_params &p, uint64_t s, uint32_t w)
+{
+    return !p.cls || p.cls[s] == p.cls[w];
+}
+
+__device__ __forceinline__ void mark_changed(const peel_params &p, uint32_t s)
+{
+    if (p.lin) {
+        uint32_t a = load_cg(&p.lin[s]);
+        if (a == load_cg(&p.lout[s]))
+            p.changed[a] = 1;
+    }
+}
+
+/* State w became removable: the caller that claims it takes it as *next when
+ * it holds none, else pushes it. */
+__device__ __forceinline__ void make_ready(const peel_params &p, uint32_t w, uint32_t *next)
+{
+    if (atomicCAS(&p.flag[w], kLive, kQueued) != kLive)
+        return;
+    if (*next == kNone)
+        *next = w;
+    else
+        worklist_push(p.queue, w);
+}
+
+/* Neighbours are visited in batches of kBatch: their loads, then their
+ * atomics, are in flight together, so a state of many neighbours costs a few
+ * round trips to memory instead of a few per neighbour (the removals on the
+ * critical path of a deep DAG are made of these). */
+constexpr int kBatch = 8;
+
+/* Take one off counter[w] for the targets w = nb[0..count) other than s that
+ * count for s (same class); a count reaching 0 makes w ready. */
+__device__ __forceinline__ void take_off_targets(const peel_params &p, uint32_t s, const uint32_t *__restrict__ nb,
+                                                 uint64_t count, uint32_t *counter, uint32_t *next)
+{
+    for (uint64_t b = 0; b < count; b += kBatch) {
+        uint32_t v[kBatch];
+        unsigned old[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; j++)
+            v[j] = b + j < count ? nb[b + j] : s;
+#pragma unroll
+        for (int j = 0; j < kBatch; j++)
+            old[j] = v[j] != s && same_class(p, s, v[j]) ? atomicSub(&counter[v[j]], 1u) : 0u;
+#pragma unroll
+        for (int j = 0; j < kBatch; j++)
+            if (old[j] == 1u)
+                make_ready(p, v[j], next);
+    }
+}
+
+/* MEC goal: disable choice k of state owner (once), with its transitions. */
+__device__ __forceinline__ void disable_choice(const peel_params &p, uint64_t k, uint32_t owner, uint32_t *next,
+                                               unsigned long long *disabled)
+{
+    if (atomicExch(&p.enabled[k], 0u) == 0u)
+        return;
+    (*disabled)++;
+    mark_changed(p, owner);
+    const uint64_t first = p.choice_transitions[k], last = p.choice_transitions[k + 1];
+    uint32_t leaving = 0;
+    for (uint64_t i = first; i < last; i++)
+        leaving += p.targets[i] != owner;
+    take_off_targets(p, owner, p.targets + first, last - first, p.in_left, next);
+    if (leaving && atomicSub(&p.out_left[owner], leaving) == leaving)
+        make_ready(p, owner, next);
+    if (atomicSub(&p.choices_left[owner], 1u) == 1u)
+        make_ready(p, owner, next);
+}
+
+/* Remove s (claimed: kQueued); returns the next state to remove inline, or kNone. */
+template <peel_goal G>
+__device__ uint32_t remove_state(const peel_params &p, uint32_t s, unsigned long long *disabled)
+{
+    uint32_t next = kNone;
+    const uint64_t rb = p.rfirst[s], re = p.rfirst[s + 1];
+    if (G == PEEL_SCCS) {
+        p.component[s] = s;
+        p.flag[s] = kRemoved;
+        if (!p.enabled) {
+            take_off_targets(p, s, p.targets + p.row[s], p.row[s + 1] - p.row[s], p.in_left, &next);
+        } else {
+            for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++)
+                if (p.enabled[k])
+                    take_off_targets(p, s, p.targets + p.choice_transitions[k],
+                                     p.choice_transitions[k + 1] - p.choice_transitions[k], p.in_left, &next);
+        }
+        if (!p.enabled) {
+            take_off_targets(p, s, p.rsource + rb, re - rb, p.out_left, &next);
+            return next;
+        }
+        for (uint64_t b = rb; b < re; b += kBatch) {
+            uint32_t q[kBatch];
+            unsigned old[kBatch];
+#pragma unroll
+            for (int j = 0; j < kBatch; j++)
+                q[j] = b + j < re && p.enabled[p.rchoice[b + j]] ? p.rsource[b + j] : s;
+#pragma unroll
+            for (int j = 0; j < kBatch; j++)
+                old[j] = q[j] != s && same_class(p, s, q[j]) ? atomicSub(&p.out_left[q[j]], 1u) : 0u;
+#pragma unroll
+            for (int j = 0; j < kBatch; j++)
+                if (old[j] == 1u)
+                    make_ready(p, q[j], &next);
+        }
+        return next;
+    }
+    /* MEC goal: a MEC {s} iff an enabled choice stays at s (none of those is
+     * disabled before s itself is removed: only choices with a transition to
+     * another state are). */
+    bool stays = false;
+    for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1] && !stays; k++) {
+        if (!load_cg(&p.enabled[k]))
+            continue;
+        bool all = true;
+        for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1] && all; i++)
+            all = p.targets[i] == s;
+        stays = all;
+    }
+    p.component[s] = stays ? s : kNone;
+    mark_changed(p, s);
+    p.flag[s] = kRemoved;
+    for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++)
+        if (load_cg(&p.enabled[k]))
+            disable_choice(p, k, s, &next, disabled);
+    /* the choices of other states into s, still enabled (checked in batches) */
+    for (uint64_t b = rb; b < re; b += kBatch) {
+        uint32_t q[kBatch], k[kBatch];
+        bool on[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; j++) {
+            q[j] = b + j < re ? p.rsource[b + j] : s;
+            k[j] = b + j < re ? p.rchoice[b + j] : 0;
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; j++)
+            on[j] = q[j] != s && load_cg(&p.enabled[k[j]]);
+#pragma unroll
+        for (int j = 0; j < kBatch; j++)
+            if (on[j])
+                disable_choice(p, k[j], q[j], &next, disabled);
+    }
+    return next;
+}
+
+/* ---- counting and seeding ---------------------------------------------- */
+
+static __global__ void count_sccs(peel_params p)
+{
+    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+        if (p.flag[s] != kLive)
+            continue;
+        uint32_t out = 0;
+        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++) {
+            if (p.enabled && !p.enabled[k])
+                continue;
+            for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1]; i++) {
+                uint32_t w = p.targets[i];
+                if (w != s && p.flag[w] == kLive && same_class(p, s, w)) {
+                    out++;
+                    atomicAdd(&p.in_left[w], 1u);
+                }
+            }
+        }
+        p.out_left[s] = out;
+    }
+}
+
+/* MEC goal, before counting: a choice with a transition out of the live
+ * states of its state's class can be in no end component of the subsystem. */
+static __global__ void disable_leaving(peel_params p)
+{
+    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+        if (p.flag[s] != kLive)
+            continue;
+        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++) {
+            if (!p.enabled[k])
+                continue;
+            for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1]; i++) {
+                uint32_t w = p.targets[i];
+                if (p.flag[w] != kLive || !same_class(p, s, w)) {
+                    p.enabled[k] = 0;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+static __global__ void count_mecs(peel_params p)
+{
+    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+        if (p.flag[s] != kLive)
+            continue;
+        uint32_t out = 0, choices = 0;
+        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++) {
+            if (!p.enabled[k])
+                continue;
+            choices++;
+            for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1]; i++) {
+                uint32_t w = p.targets[i];
+                if (w != s) {
+                    out++;
+                    atomicAdd(&p.in_left[w], 1u);
+                }
+            }
+        }
+        p.out_left[s] = out;
+        p.choices_left[s] = choices;
+    }
+}
+
+template <peel_goal G> static __global__ void seed(peel_params p)
+{
+    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+        if (p.flag[s] != kLive)
+            continue;
+        if (p.in_left[s] == 0 || p.out_left[s] == 0 || (G == PEEL_MECS && p.choices_left[s] == 0))
+            if (atomicCAS(&p.flag[s], kLive, kQueued) == kLive)
+                worklist_push(p.queue, (uint32_t)s);
+    }
+}
+
+/* The persistent drain: every thread takes an item, removes it and the
+ * chain of states that frees, until the worklist is drained. */
+template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain(peel_params p)
+{
+    unsigned long long removed = 0, disabled = 0;
+    for (;;) {
+        uint32_t s = worklist_take(p.queue);
+        if (s == kEmptySlot)
+            break;
+        while (s != kNone) {
+            removed++;
+            s = remove_state<G>(p, s, &disabled);
+        }
+        worklist_done(p.queue);
+    }
+    if (removed)
+        atomicAdd(&p.stats[0], removed);
+    if (disabled)
+        atomicAdd(&p.stats[1], disabled);
+}
+
+/* Outside a drain, a state made removable is pushed (no inline chain). */
+__device__ __forceinline__ void push_if_ready(const peel_params &p, uint32_t next)
+{
+    if (next != kNone)
+        worklist_push(p.queue, next);
+}
+
+static __global__ void cut_sccs(peel_params p, const uint2 *__restrict__ edges, uint64_t ne)
+{
+    for (uint64_t e = thread_index(); e < ne; e += thread_count()) {
+        uint2 uv = edges[e];
+        if (p.lin[uv.x] == p.lin[uv.y] && p.lout[uv.x] == p.lout[uv.y])
+            continue;
+        uint32_t next = kNone;
+        if (atomicSub(&p.out_left[uv.x], 1u) == 1u)
+            make_ready(p, uv.x, &next);
+        if (atomicSub(&p.in_left[uv.y], 1u) == 1u)
+            make_ready(p, uv.y, &next);
+        push_if_ready(p, next);
+    }
+}
+
+static __global__ void cut_mecs(peel_params p, const uint2 *__restrict__ edges, const uint32_t *__restrict__ edge_choice,
+                                uint64_t ne)
+{
+    unsigned long long disabled = 0;
+    for (uint64_t e = thread_index(); e < ne; e += thread_count()) {
+        uint2 uv = edges[e];
+        if (p.lin[uv.x] == p.lin[uv.y] && p.lout[uv.x] == p.lout[uv.y])
+            continue;
+        uint32_t next = kNone;
+        disable_choice(p, edge_choice[e], uv.x, &next, &disabled);
+        push_if_ready(p, next);
+    }
+    if (disabled)
+        atomicAdd(&p.stats[1], disabled);
+}
+
+} /* namespace */
+
+int peel_cut(const peel_params &p, peel_goal goal, const uint2 *edges, const uint32_t *edge_choice, uint64_t ne,
+             csr_status *status)
+{
+    if (ne == 0)
+        return CSR_OK;
+    if (goal == PEEL_SCCS)
+        cut_sccs<<<grid_for(ne, kThreads), kThreads>>>(p, edges, ne);
+    else
+        cut_mecs<<<grid_for(ne, kThreads), kThreads>>>(p, edges, edge_choice, ne);
+    CUDA_TRY_LAUNCH();
+    return CSR_OK;
+}
+
+void peel_buffers::plan(arena &a, uint64_t n)
+{
+    items = a.take<uint32_t>(n);
+    counters = a.take<unsigned long long>(6);
+}
+
+int peel_buffers::reset(uint64_t n, csr_status *status)
+{
+    capacity = n;
+    CUDA_TRY(cudaMemsetAsync(items, 0xff, (n ? n : 1) * sizeof(uint32_t)));
+    CUDA_TRY(cudaMemsetAsync(counters, 0, 6 * sizeof(unsigned long long)));
+    return CSR_OK;
+}
+
+int peel_count(const peel_params &p, peel_goal goal, csr_status *status)
+{
+    const unsigned grid = grid_for(p.n, kThreads);
+    if (goal == PEEL_SCCS) {
+        count_sccs<<<grid, kThreads>>>(p);
+        CUDA_TRY_LAUNCH();
+        return CSR_OK;
+    }
+    disable_leaving<<<grid, kThreads>>>(p);
+    CUDA_TRY_LAUNCH();
+    count_mecs<<<grid, kThreads>>>(p);
+    CUDA_TRY_LAUNCH();
+    return CSR_OK;
+}
+
+int peel_seed(const peel_params &p, peel_goal goal, csr_status *status)
+{
+    if (goal == PEEL_SCCS)
+        seed<PEEL_SCCS><<<grid_for(p.n, kThreads), kThreads>>>(p);
+    else
+        seed<PEEL_MECS><<<grid_for(p.n, kThreads), kThreads>>>(p);
+    CUDA_TRY_LAUNCH();
+    return CSR_OK;
+}
+
+int peel_drain(const peel_params &p, peel_goal goal, unsigned blocks, csr_status *status)
+{
+    const void *kernel = goal == PEEL_SCCS ? (const void *)drain<PEEL_SCCS> : (const void *)drain<PEEL_MECS>;
+    unsigned grid = resident_blocks(kernel, kThreads, blocks);
+    if (grid == 0)
+        return csr_fail(status, CSR_ERR_IO, "CUDA: the peeling kernel cannot be resident on this device");
+    /* head back to done: the slots claimed and left empty by the last drain
+     * are the ones the pushes since then filled */
+    CUDA_TRY(cudaMemcpyAsync(&p.queue.counter[0], &p.queue.counter[2], sizeof(unsigned long long),
+                             cudaMemcpyDeviceToDevice));
+    if (goal == PEEL_SCCS)
+        drain<PEEL_SCCS><<<grid, kThreads>>>(p);
+    else
+        drain<PEEL_MECS><<<grid, kThreads>>>(p);
+    CUDA_TRY_LAUNCH();
+    return CSR_OK;
+}
+
+} /* namespace gpu */

@@ -1,0 +1,108 @@
+/*
+ * peel.h - asynchronous peeling: trimming of trivial SCCs to a fixpoint
+ * without a barrier per level, and its MEC form, the attractor of the states
+ * that cannot stay (internal to gpu/; a building block of the engines).
+ *
+ * Every state keeps the number of its live in- and out-transitions from and
+ * to other states (self-loops do not count: they do not change that a state
+ * is alone in its SCC).  A state whose count reaches 0 is an SCC of its own
+ * (trimming, FMSD section 2.2); the thread that brings the count to 0 claims
+ * the state (flag kLive -> kQueued), removes it itself at once when it holds
+ * no other, else pushes it on a device worklist (worklist.h), so a chain of
+ * dependent removals is followed by one thread instead of one grid-wide step
+ * per link (the sync-free scheme of Liu et al., Euro-Par 2016; what limits it
+ * is the longest chain: wlan6_2500 has one of about 16,600 states).
+ *
+ * SCC goal: removing s makes it its own component (component[s] = s) and
+ * takes one off the in-count of its successors and the out-count of its
+ * predecessors, over the edges that count (enabled choices, same class).
+ *
+ * MEC goal (FMSD sections 2.3-2.4, Lemma 1; the eager removal of INTERLEAVE,
+ * Bansal & Singh 2025): a state is removed when it has no enabled choice left
+ * (not e-closed) or when one of its counts is 0 (a trivial SCC: a MEC {s} iff
+ * one of its enabled choices stays at s with all its transitions); removing s
+ * disables its choices and every choice of another state with a transition
+ * into s (such a choice leaves its state's MEC), and disabling a choice takes
+ * its transitions off the counts and one off its state's choice count.  So
+ * the peeling computes, to a fixpoint, the trimming and the attractors of the
+ * round-based algorithm (FMSD Algorithm 7) together and without rounds.
+ */
+#ifndef GPU_PEEL_H
+#define GPU_PEEL_H
+
+#include <stdint.h>
+
+#include "csr.h"
+#include "memory.h"
+#include "worklist.h"
+
+namespace gpu {
+
+enum : uint32_t { kLive = 0, kQueued = 1, kRemoved = 2 }; /* flag of a state */
+constexpr uint32_t kNoComponent = UINT32_MAX;
+
+/* What peeling reads and writes; every array has one entry per state
+ * (choice for `enabled`) unless said otherwise. */
+struct peel_params {
+    uint64_t n;
+    /* the model's graph (device_model) and its transpose with choices */
+    const uint64_t *state_choices, *choice_transitions, *row;
+    const uint32_t *targets;
+    const uint64_t *rfirst;
+    const uint32_t *rsource, *rchoice;
+    /* enabled choices (nonzero): MEC goal, written; SCC goal, read only, NULL: all */
+    uint32_t *enabled;
+    /* SCC goal: class of each state (edges between classes do not count), NULL: one class */
+    const uint64_t *cls;
+    uint32_t *flag;         /* kLive, kQueued, kRemoved */
+    uint32_t *in_left, *out_left;
+    uint32_t *choices_left; /* MEC goal: enabled choices of each state */
+    uint32_t *component;    /* the result of a removed state */
+    /* MEC goal inside a label-propagation phase: a state that loses a choice or
+     * is removed marks changed[lin[s]] when lin[s] == lout[s] (its SCC changed);
+     * lin NULL: no marks */
+    const uint32_t *lin, *lout;
+    uint8_t *changed;
+    worklist queue;
+    unsigned long long *stats; /* [0] states removed, [1] choices disabled */
+};
+
+enum peel_goal { PEEL_SCCS, PEEL_MECS };
+
+/* The worklist's slots (n) and counters, and the stats counters. */
+struct peel_buffers {
+    uint32_t *items = nullptr;
+    unsigned long long *counters = nullptr; /* 3 for the worklist, 3 stats */
+    uint64_t capacity = 0;
+    void plan(arena &a, uint64_t n);
+    /* Empty worklist of n slots, zero stats. */
+    int reset(uint64_t n, csr_status *status);
+    worklist queue() const { return worklist{items, counters, capacity}; }
+    unsigned long long *stats() const { return counters + 3; }
+};
+
+/* Count each live state's in- and out-transitions (and, MEC goal, first
+ * disable every enabled choice of a live state with a transition to a state
+ * that is not live or in another class, then count the enabled choices).
+ * in_left must be zero on entry. */
+int peel_count(const peel_params &p, peel_goal goal, csr_status *status);
+
+/* Queue every live state with a count of 0 (MEC goal: or no choice left). */
+int peel_seed(const peel_params &p, peel_goal goal, csr_status *status);
+
+/* Remove everything queued and whatever that makes removable, until the
+ * worklist is drained; blocks: the persistent kernel's block count (0: all
+ * resident ones).  Adds to stats. */
+int peel_drain(const peel_params &p, peel_goal goal, unsigned blocks, csr_status *status);
+
+/* The edges between classes after a label-propagation phase (edge e from
+ * edges[e].x to edges[e].y of choice edge_choice[e]; classes: the (lin,
+ * lout) pairs): SCC goal, each such edge stops counting (its counts are
+ * taken down, and states whose count reaches 0 are queued); MEC goal, its
+ * choice is disabled (and what that frees is queued).  Drain afterwards. */
+int peel_cut(const peel_params &p, peel_goal goal, const uint2 *edges, const uint32_t *edge_choice, uint64_t ne,
+             csr_status *status);
+
+} /* namespace gpu */
+
+#endif
