@@ -4,6 +4,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 shared=${SHARED:-$root/../shared}
 case "$shared" in /*) ;; *) shared="$root/$shared" ;; esac
 models="$shared/models"
-bin="$root/build/bin"
+bin="${TOOLS_BIN:-$root/build/bin}"
 out="$root/bench/out"
 mkdir -p "$out"

@@ -39,13 +39,39 @@ for name in "${names[@]}"; do
         xz -dc "$large/$name.csr.xz" > "$large/$name.csr"
     else
         touch "$large/$name.building"
+        # WAIT_FOR: a file that appears once the tools are built (--prepare before make)
         setsid nohup bash -c "python3 '$root/.large/build-large' --umb -o '$large' '$name' 2>> '$large/build.log' &&
+            ${WAIT_FOR:+until [ -f '$WAIT_FOR' ]; do sleep 1; done;}
             '$bin/prism2csr' '$large/$name.umb' > '$large/$name.csr.part' && mv '$large/$name.csr.part' '$large/$name.csr';
             rm -f '$large/$name.building'" > /dev/null 2>&1 &
     fi
 done
 [ $prepare = 1 ] && exit 0
 : > "$jsonl"
+
+now() { date +%s.%N; }
+# every tool run is bounded (TIMEOUT seconds, default 600): a hang is a failure, not a lost lease
+tool() { timeout "${TIMEOUT:-600}" "$bin/$@"; }
+# jget FIELD... < json: the fields, space-separated (a.b for nested ones)
+jget() {
+    python3 -c 'import json, sys
+j = json.loads(sys.stdin.read().strip().splitlines()[-1])
+def get(k):
+    v = j
+    for p in k.split("."):
+        v = v[p]
+    return v
+print(" ".join(str(get(k)) for k in sys.argv[1:]))' "$@"
+}
+# record JSON [KEY=VALUE...]: the JSON line with the keys added, to $jsonl
+record() {
+    python3 -c 'import json, sys
+j = json.loads(sys.argv[1].strip().splitlines()[-1])
+for kv in sys.argv[2:]:
+    k, v = kv.split("=", 1)
+    j[k] = v
+print(json.dumps(j))' "$@" >> "$jsonl"
+}
 
 # ---- measurements --------------------------------------------------------------
 # best TOOL ARGS... -- FILE: RUNS runs of TOOL --stats=json; prints
@@ -62,7 +88,7 @@ best_of() {
         r+=("$(echo "$j" | jget decompose_s)")
         g+=("$(echo "$j" | jget gpu_s)")
         e+=("$(awk "BEGIN { print $t1 - $t0 }")")
-        record "$(echo "$j" | python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); j.update(model=sys.argv[1], args=sys.argv[2], e2e_s=float(sys.argv[3]), labels_equal=sys.argv[4] == "0"); print(json.dumps(j))' "$name" "$*" "${e[-1]}" "$ok")"
+        record "$j" "model=$name" "args=$*" "e2e_s=${e[-1]}" "labels_equal=$([ "$ok" = 0 ] && echo yes || echo no)"
     done
     echo "$(printf '%s\n' "${r[@]}" | sort -g | head -1) $(printf '%s\n' "${g[@]}" | sort -g | head -1) $(printf '%s\n' "${e[@]}" | sort -g | head -1) $ok"
 }
@@ -71,7 +97,7 @@ scc_configs=("lp|--engine lp" "lp no peel|--engine lp --no-peel" "fb|--engine fb
 mec_configs=("interleave|--scheme interleave" "rounds lp|--scheme rounds --engine lp" "rounds fb|--engine fb")
 lscpu | grep -E 'Model name|^CPU\(s\)' >&2
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >&2 || true
-echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo '+changes'), $(date -u +%Y-%m-%d), runs $runs" >&2
+echo "commit ${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, $(date -u +%Y-%m-%d), runs $runs" >&2
 
 header="| model | states | transitions | Tarjan s |"
 rule="|---|---:|---:|---:|"
@@ -85,10 +111,10 @@ for name in "${names[@]}"; do
     csr="$large/$name.csr"
     [ -f "$csr" ] || { echo "$name: no $csr (build failed? $large/build.log)" >&2; continue; }
     j=$(tool gpu-scc --cpu --stats=json "$csr" 2>&1 > "$out/$name.sccs")
-    record "$(echo "$j" | python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); j["model"] = sys.argv[1]; print(json.dumps(j))' "$name")"
+    record "$j" "model=$name"
     read -r states trans tarjan < <(echo "$j" | jget states transitions decompose_s)
     j=$(tool gpu-mec --cpu --stats=json "$csr" 2>&1 > "$out/$name.mecs")
-    record "$(echo "$j" | python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); j["model"] = sys.argv[1]; print(json.dumps(j))' "$name")"
+    record "$j" "model=$name"
     basic=$(echo "$j" | jget decompose_s)
     row="| $name | $states | $trans | $tarjan |"
     for c in "${scc_configs[@]}"; do
@@ -98,7 +124,7 @@ for name in "${names[@]}"; do
     storm=-
     if [ "${STORM:-0}" = 1 ] && [ -f "$large/$name.umb" ]; then
         s=$(python3 "$root/bench/storm-mec.py" "$large/$name.umb" 2>/dev/null | tail -1)
-        [ -n "$s" ] && { record "$s"; storm=$(echo "$s" | jget storm_mec_s); }
+        [ -n "$s" ] && { record "$s" "model=$name"; storm=$(echo "$s" | jget storm_mec_s); }
     fi
     row+=" $basic | $storm |"
     for c in "${mec_configs[@]}"; do
