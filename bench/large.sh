@@ -42,7 +42,8 @@ for name in "${names[@]}"; do
         # WAIT_FOR: a file that appears once the tools are built (--prepare before make)
         setsid nohup bash -c "python3 '$root/.large/build-large' --umb -o '$large' '$name' 2>> '$large/build.log' &&
             ${WAIT_FOR:+until [ -f '$WAIT_FOR' ]; do sleep 1; done;}
-            '$bin/prism2csr' '$large/$name.umb' > '$large/$name.csr.part' && mv '$large/$name.csr.part' '$large/$name.csr';
+            '$bin/prism2csr' '$large/$name.umb' > '$large/$name.csr.part' 2>> '$large/build.log' &&
+            mv '$large/$name.csr.part' '$large/$name.csr';
             rm -f '$large/$name.building'" > /dev/null 2>&1 &
     fi
 done
