@@ -7,3 +7,16 @@ models="$shared/models"
 bin="${TOOLS_BIN:-$root/build/bin}"
 out="$root/bench/out"
 mkdir -p "$out"
+
+# jget FIELD... < text: the fields of the last line of the input, a JSON
+# object (--stats=json), space-separated; a.b names a nested field.
+jget() {
+    python3 -c 'import json, sys
+j = json.loads(sys.stdin.read().strip().splitlines()[-1])
+def get(k):
+    v = j
+    for p in k.split("."):
+        v = v[p]
+    return v
+print(" ".join(str(get(k)) for k in sys.argv[1:]))' "$@"
+}

@@ -53,17 +53,6 @@ done
 now() { date +%s.%N; }
 # every tool run is bounded (TIMEOUT seconds, default 600): a hang is a failure, not a lost lease
 tool() { timeout "${TIMEOUT:-600}" "$bin/$@"; }
-# jget FIELD... < json: the fields, space-separated (a.b for nested ones)
-jget() {
-    python3 -c 'import json, sys
-j = json.loads(sys.stdin.read().strip().splitlines()[-1])
-def get(k):
-    v = j
-    for p in k.split("."):
-        v = v[p]
-    return v
-print(" ".join(str(get(k)) for k in sys.argv[1:]))' "$@"
-}
 # record JSON [KEY=VALUE...]: the JSON line with the keys added, to $jsonl
 record() {
     python3 -c 'import json, sys

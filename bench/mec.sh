@@ -24,9 +24,9 @@ time_of() {
     local d=() e=() i t0 t1 line
     for i in $(seq "$runs"); do
         t0=$(now)
-        line=$("$bin/gpu-mec" "$@" --stats "$file" 2>&1 >/dev/null | tr '\n' ' ')
+        line=$("$bin/gpu-mec" "$@" --stats=json "$file" 2>&1 >/dev/null)
         t1=$(now)
-        d+=("$(echo "$line" | sed -n 's/.*\(MEC\|GPU\) \([0-9.]*\) s.*/\2/p')")
+        d+=("$(echo "$line" | jget gpu_s 2>/dev/null || echo "$line" | jget decompose_s)")
         e+=("$(awk "BEGIN { print $t1 - $t0 }")")
     done
     local db
@@ -58,9 +58,7 @@ model_list() {
 model_list "$@" | while read -r name states trans prism csr; do
     [ "$csr" = "$out/$name.csr" ] || cp "$csr" "$out/$name.csr"
     "$bin/restructure" -u 7 "$out/$name.csr" > "$out/$name.u7.csr"
-    stats=$("$bin/gpu-mec" --cpu --stats "$out/$name.csr" 2>&1 >/dev/null)
-    mecs=$(echo "$stats" | sed -n 's/.*: \([0-9]*\) MECs with.*/\1/p')
-    rounds=$(echo "$stats" | sed -n 's/.*; \([0-9]*\) rounds,.*/\1/p')
+    read -r mecs rounds < <("$bin/gpu-mec" --cpu --stats=json "$out/$name.csr" 2>&1 >/dev/null | jget mecs rounds)
     read -r bd be <<< "$(time_of "$out/$name.csr" --cpu)"
     row="| $name | $states | $trans | $mecs | $rounds | $prism | $bd ($be) |"
     for c in "${configs[@]}"; do

@@ -6,7 +6,12 @@
 #             libxml2 libacl1 liblz4-1 libzstd1 (and libicu72 where the machine lacks libxml2's ICU)
 #   .shared/  a copy of ../shared/models (the models do not travel otherwise; the GPU tests
 #             need no *.umb, so they can stay behind to save room)
-# and carried with the call:  bash bench/on-device.sh test [bats files] | bench | all | run command...
+#   .stormpy/ and .large/  for paper-scale models (bench/large.sh): the packed stormpy of
+#             ../shared/tools/slim-stormpy, and build-large, large.tsv and src/ of ../shared/models
+# and carried with the call:
+#   bash bench/on-device.sh [--prepare-large "MODEL..."] test [bats files] | bench | all | run command...
+# --prepare-large starts building those models (bench/large.sh --prepare) before the
+# tools are built, in this environment, so that the builds overlap the rest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix=/tmp/debs
@@ -21,7 +26,17 @@ export LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_P
 export LD_LIBRARY_PATH="$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export SHARED="$PWD/.shared"
 nvidia-smi -L || true
+rm -f build/.built
+if [ "${1:-}" = --prepare-large ]; then
+    if [ -f .stormpy/stormpy.tar.xz ] && [ ! -d /tmp/site/stormpy ]; then
+        mkdir -p /tmp/site && xz -dc .stormpy/stormpy.tar.xz | tar xf - -C /tmp/site
+    fi
+    export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
+    WAIT_FOR="$PWD/build/.built" bash bench/large.sh --prepare $2
+    shift 2
+fi
 make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch build/test-bin/randmdp build/test-bin/oracle build/test-bin/csrcat || exit 1
+touch build/.built
 what=${1:-all}
 shift || true
 if [ "$what" = test ] || [ "$what" = all ]; then

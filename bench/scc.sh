@@ -25,9 +25,9 @@ time_of() {
     local d=() e=() i t0 t1 line
     for i in $(seq "$runs"); do
         t0=$(now)
-        line=$("$bin/gpu-scc" "$@" --stats "$file" 2>&1 >/dev/null | tr '\n' ' ')
+        line=$("$bin/gpu-scc" "$@" --stats=json "$file" 2>&1 >/dev/null)
         t1=$(now)
-        d+=("$(echo "$line" | sed -n 's/.*\(Tarjan\|GPU\) \([0-9.]*\) s.*/\2/p')")
+        d+=("$(echo "$line" | jget gpu_s 2>/dev/null || echo "$line" | jget decompose_s)")
         e+=("$(awk "BEGIN { print $t1 - $t0 }")")
     done
     local db

@@ -2,13 +2,13 @@
  * mec.h - maximal end component (MEC) decomposition on the GPU (the public C
  * interface of gpu/), on the SCC contract of gpu/scc/engine.h.  Two schemes:
  *
- *   interleave (the default with the lp engine): the choices that leave an
- *       SCC are removed eagerly inside the SCC computation, together with
- *       the attractors of the states that cannot stay, by asynchronous
- *       peeling (INTERLEAVE of Bansal & Singh 2025; gpu/scc/peel, lp.cu);
- *       an SCC that lost nothing is a MEC (FMSD Lemma 2).
- *   rounds (FMSD sections 2.3-2.4, 5.3, 6, Algorithm 7; the default with the
- *       fb engine): each round the SCCs of what remains, searched inside the
+ *   interleave (lp engine only): the choices that leave an SCC are removed
+ *       eagerly inside the SCC computation, together with the attractors of
+ *       the states that cannot stay, by asynchronous peeling (INTERLEAVE of
+ *       Bansal & Singh 2025; gpu/scc/peel, lp.cu); an SCC that lost nothing
+ *       is a MEC (FMSD Lemma 2).  Fastest on deep DAGs (wlan6_2500).
+ *   rounds (FMSD sections 2.3-2.4, 5.3, 6, Algorithm 7; the default, on any
+ *       engine): each round the SCCs of what remains, searched inside the
  *       SCCs of the round before; every choice with a transition leaving its
  *       state's SCC is removed, and the states left without choices (the sets
  *       U) with their attractor inside the SCC (Lemma 1); an SCC that lost
@@ -38,7 +38,7 @@ typedef enum gpu_mec_scheme { GPU_MEC_AUTO = 0, GPU_MEC_INTERLEAVE = 1, GPU_MEC_
 
 typedef struct gpu_mec_options {
     gpu_scc_options scc;   /* the SCC engine and its options */
-    gpu_mec_scheme scheme; /* AUTO: interleave where the engine finds MECs (lp), else rounds */
+    gpu_mec_scheme scheme; /* AUTO: rounds (measured fastest on most paper-scale models) */
     int j_set;             /* rounds: a round's first pivots from J, the states that lost a choice in the
                               round before (FMSD sections 2.4 and 5.3, optimisation 2; fb only) */
 } gpu_mec_options;

@@ -8,12 +8,12 @@
 
 load helper
 
-# The interleaved scheme (the default), the round-based one on the lp engine,
+# The round-based scheme on the lp engine (the default), the interleaved one,
 # and the round-based one on the fb engine in the article's configurations.
-CONFIGS=("" "--scheme interleave --blocks 2" "--scheme rounds" "--scheme rounds --engine lp --no-peel"
+CONFIGS=("" "--scheme interleave" "--scheme interleave --blocks 2" "--scheme rounds --engine lp --no-peel"
          "--engine fb" "--j-set" "--bfbt" "--nh" "--no-warp-aggregation" "--no-transpose" "-c 3" "--host-loop"
          "--sweep-trim" "--engine fb --peel" "--j-set --bfbt -c 3" "--host-loop --j-set --no-transpose")
-SOME_CONFIGS=("" "--scheme rounds" "--engine fb" "--j-set --host-loop" "--sweep-trim -c 3")
+SOME_CONFIGS=("" "--scheme interleave" "--engine fb" "--j-set --host-loop" "--sweep-trim -c 3")
 
 setup() {
     require_models
@@ -124,7 +124,7 @@ gpu_mecs_equal() {
     awk 'BEGIN { n = 100000; print n, n; for (i = 0; i < n - 1; i++) print i, i + 1, 1; print n - 1, n - 1, 1 }' \
         > "$BATS_TEST_TMPDIR/chain.tra"
     prism2csr "$BATS_TEST_TMPDIR/chain.tra" > "$BATS_TEST_TMPDIR/chain.csr"
-    for config in "" "--scheme rounds" "--engine fb"; do
+    for config in "" "--scheme interleave" "--engine fb"; do
         run bash -c "gpu-mec $config '$BATS_TEST_TMPDIR/ring.csr' | sort -u"
         assert_output "0"
         run bash -c "gpu-mec $config '$BATS_TEST_TMPDIR/chain.csr' | sort | uniq -c | tr -s ' '"
@@ -135,7 +135,7 @@ gpu_mecs_equal() {
 
 @test "GPU: gpu-mec puts no state in a MEC when no state has a choice" {
     randmdp -n 500 -e 100 7 > "$BATS_TEST_TMPDIR/none.csr"
-    for config in "" "--scheme rounds" "--engine fb"; do
+    for config in "" "--scheme interleave" "--engine fb"; do
         run bash -c "gpu-mec $config '$BATS_TEST_TMPDIR/none.csr' | sort | uniq -c | tr -s ' '"
         assert_output " 500 -"
     done
@@ -143,7 +143,7 @@ gpu_mecs_equal() {
 
 @test "GPU: gpu-mec finds the bottom SCCs of a DTMC as its MECs" {
     prism2csr "$MODELS/dice.tra" > "$BATS_TEST_TMPDIR/d.csr"
-    for config in "" "--scheme rounds" "--engine fb"; do
+    for config in "" "--scheme interleave" "--engine fb"; do
         run gpu-mec $config "$BATS_TEST_TMPDIR/d.csr"
         assert_output "$(cat "$DATA/dice.mecs.expected")"
     done
@@ -156,7 +156,7 @@ gpu_mecs_equal() {
 
 @test "GPU: gpu-mec --stats reports MEC rounds, removed states and times per phase" {
     prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
-    for config in "" "--scheme rounds" "--engine fb"; do
+    for config in "" "--scheme interleave" "--engine fb"; do
         run --separate-stderr gpu-mec $config --stats "$BATS_TEST_TMPDIR/f.csr"
         assert_success
         [[ "$stderr" == *"8 states, 13 choices, 21 transitions: 3 MECs with 5 states; "*" rounds"* ]] || fail "$stderr"
@@ -164,13 +164,13 @@ gpu_mecs_equal() {
     done
     run --separate-stderr gpu-mec --stats=json "$BATS_TEST_TMPDIR/f.csr"
     run python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["scheme"], j["mecs"], j["states_in_mecs"], j["scc"]["engine"], j["device_bytes_planned"] >= j["device_bytes_allocated"] > 0)' "$stderr"
-    assert_output "interleave 3 5 lp True"
+    assert_output "rounds 3 5 lp True"
 }
 
 @test "GPU: the device memory each MEC scheme plans before allocating is at least what it allocates" {
     shared_union "$BATS_TEST_TMPDIR/all.csr"
     prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
-    for config in "" "--scheme rounds" "--engine fb" "--engine fb --peel --j-set"; do
+    for config in "" "--scheme interleave" "--engine fb" "--engine fb --peel --j-set"; do
         for csr in "$BATS_TEST_TMPDIR/f.csr" "$BATS_TEST_TMPDIR/all.csr"; do
             run --separate-stderr gpu-mec $config --stats=json "$csr"
             assert_success
@@ -184,7 +184,7 @@ gpu_mecs_equal() {
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
     for m in fmsd_fig1 coin2 leader3 dice; do
         prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        for config in "" "--scheme rounds" "--j-set --no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim"; do
+        for config in "" "--scheme interleave" "--j-set --no-transpose --bfbt" "--host-loop" "-c 3" "--sweep-trim"; do
             run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-mec $config "$BATS_TEST_TMPDIR/$m.csr"
             [ "$status" -eq 0 ] || fail "memcheck $m $config: $output"
         done

@@ -195,12 +195,10 @@ static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc
         atomicAdd(&counters->mecs, mecs);
 }
 
-bool interleaved(const gpu_mec_options *o)
-{
-    if (o->scheme == GPU_MEC_AUTO)
-        return o->scc.engine != GPU_SCC_FB;
-    return o->scheme == GPU_MEC_INTERLEAVE;
-}
+/* AUTO is the round-based scheme: measured fastest on coin6_4 and leader7 with
+ * the lp engine, the interleaved one only on wlan6_2500 (bench/RESULTS.md,
+ * issue 13). */
+bool interleaved(const gpu_mec_options *o) { return o->scheme == GPU_MEC_INTERLEAVE; }
 
 /* The device buffers of one MEC decomposition besides the SCC engine's. */
 struct mec_job {

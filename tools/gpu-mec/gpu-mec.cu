@@ -11,11 +11,11 @@
  * permutation), the smallest state of the state's MEC, or "-" for a state in
  * no MEC.  A DTMC is an MDP with one choice per state: its MECs are its
  * bottom SCCs.
- * GPU: gpu/mec.h: the interleaved scheme (leaving choices and attractors
- * removed eagerly by asynchronous peeling inside the label-propagation SCC
- * engine; the default) or the round-based scheme of Wijs, Katoen & Bosnacki,
- * FMSD 2016, sections 2.3, 2.4, 5.3, 6, Algorithm 7, on any SCC engine of
- * gpu/scc.h (options as gpu-scc).  --cpu: the basic sequential MEC algorithm
+ * GPU: gpu/mec.h: the round-based scheme of Wijs, Katoen & Bosnacki, FMSD
+ * 2016, sections 2.3, 2.4, 5.3, 6, Algorithm 7, on any SCC engine of
+ * gpu/scc.h (options as gpu-scc; the default), or the interleaved scheme
+ * (leaving choices and attractors removed eagerly by asynchronous peeling
+ * inside the label-propagation engine).  --cpu: the basic sequential MEC algorithm
  * of the article's section 2.3 (ref/mec_basic.c); it and the round-based
  * scheme count the same rounds, removed states and removed choices.
  * Exit 0 ok, 1 bad input or failure, 2 usage or no GPU.
@@ -40,10 +40,10 @@ static void usage(FILE *out)
             "components; print each state's MEC id (its smallest state) or - for a\n"
             "state in no MEC, one per line.  The CPU reference is the basic MEC\n"
             "algorithm; the other options set the GPU's SCC engine, as in gpu-scc.\n"
-            "  --scheme S             interleave: leaving choices and attractors removed\n"
-            "                         inside the SCC computation (default with lp);\n"
-            "                         rounds: FMSD Algorithm 7, one SCC decomposition a\n"
-            "                         round (default with fb); auto\n"
+            "  --scheme S             rounds: FMSD Algorithm 7, one SCC decomposition a\n"
+            "                         round (auto, the default); interleave (lp engine):\n"
+            "                         leaving choices and attractors removed inside the\n"
+            "                         SCC computation by asynchronous peeling\n"
             "  --j-set                rounds, fb: from the second round on, first pivots\n"
             "                         only among the states that lost a choice (FMSD 5.3)\n",
             tool_name);
