@@ -19,21 +19,9 @@ setup() {
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
 }
 
-# gpu-scc in each configuration given must print exactly what --cpu prints.
-configs_equal_cpu() { # csr-file what config...
-    local csr=$1 what=$2 config
-    shift 2
-    gpu-scc --cpu "$csr" > "$BATS_TEST_TMPDIR/cpu.labels"
-    for config in "$@"; do
-        gpu-scc $config "$csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "$what: gpu-scc $config failed"
-        cmp -s "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels" ||
-            fail "$what: gpu-scc $config differs from --cpu: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels")"
-    done
-}
-
 @test "GPU: gpu-scc equals Tarjan on every shared model with every engine and configuration" {
     shared_union "$BATS_TEST_TMPDIR/all.csr"
-    configs_equal_cpu "$BATS_TEST_TMPDIR/all.csr" "the shared models" "${CONFIGS[@]}"
+    configs_equal_cpu gpu-scc "$BATS_TEST_TMPDIR/all.csr" "the shared models" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-scc equals PRISM's SCCs on every shared model" {
@@ -68,7 +56,7 @@ configs_equal_cpu() { # csr-file what config...
 
 @test "GPU: gpu-scc equals Tarjan on random MDPs with self-loops and states without transitions" {
     random_union "$BATS_TEST_TMPDIR/r.csr"
-    configs_equal_cpu "$BATS_TEST_TMPDIR/r.csr" "24 random MDPs" "${CONFIGS[@]}"
+    configs_equal_cpu gpu-scc "$BATS_TEST_TMPDIR/r.csr" "24 random MDPs" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-scc makes one SCC of a long cycle" {
@@ -76,7 +64,7 @@ configs_equal_cpu() { # csr-file what config...
     prism2csr "$BATS_TEST_TMPDIR/ring.tra" > "$BATS_TEST_TMPDIR/ring.csr"
     run bash -c "gpu-scc '$BATS_TEST_TMPDIR/ring.csr' | sort -u"
     assert_output "0"
-    configs_equal_cpu "$BATS_TEST_TMPDIR/ring.csr" ring "${CONFIGS[@]}"
+    configs_equal_cpu gpu-scc "$BATS_TEST_TMPDIR/ring.csr" ring "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-scc gives every state of a long chain an SCC of its own, peeled from both ends" {

@@ -20,18 +20,6 @@ setup() {
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
 }
 
-# gpu-mec in each configuration given must print exactly what --cpu prints.
-configs_equal_cpu() { # csr-file what config...
-    local csr=$1 what=$2 config
-    shift 2
-    gpu-mec --cpu "$csr" > "$BATS_TEST_TMPDIR/cpu.labels"
-    for config in "$@"; do
-        gpu-mec $config "$csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "$what: gpu-mec $config failed"
-        cmp -s "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels" ||
-            fail "$what: gpu-mec $config differs from --cpu: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels")"
-    done
-}
-
 @test "GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs on every shared MDP" {
     local n=0
     for m in $(model_names); do
@@ -47,7 +35,7 @@ configs_equal_cpu() { # csr-file what config...
 
 @test "GPU: gpu-mec equals the CPU MEC algorithm on every shared model with every scheme, engine and configuration" {
     shared_union "$BATS_TEST_TMPDIR/all.csr"
-    configs_equal_cpu "$BATS_TEST_TMPDIR/all.csr" "the shared models" "${CONFIGS[@]}"
+    configs_equal_cpu gpu-mec "$BATS_TEST_TMPDIR/all.csr" "the shared models" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-mec on restructured input equals the CPU on plain input on every shared model" {
@@ -151,7 +139,7 @@ gpu_mecs_equal() {
 
 @test "GPU: gpu-mec equals the CPU MEC algorithm on random MDPs with self-loops and states without choices" {
     random_union "$BATS_TEST_TMPDIR/r.csr"
-    configs_equal_cpu "$BATS_TEST_TMPDIR/r.csr" "24 random MDPs" "${CONFIGS[@]}"
+    configs_equal_cpu gpu-mec "$BATS_TEST_TMPDIR/r.csr" "24 random MDPs" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-mec --stats reports MEC rounds, removed states and times per phase" {

@@ -141,3 +141,16 @@ random_union() { # path
     done
     csrcat "${files[@]}" > "$1"
 }
+
+# TOOL (gpu-scc or gpu-mec) in each configuration given must print exactly
+# what TOOL --cpu prints on CSR-FILE.
+configs_equal_cpu() { # tool csr-file what config...
+    local tool=$1 csr=$2 what=$3 config
+    shift 3
+    $tool --cpu "$csr" > "$BATS_TEST_TMPDIR/cpu.labels"
+    for config in "$@"; do
+        $tool $config "$csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "$what: $tool $config failed"
+        cmp -s "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels" ||
+            fail "$what: $tool $config differs from --cpu: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels")"
+    done
+}

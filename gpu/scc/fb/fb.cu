@@ -535,15 +535,7 @@ int fb_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             peel_transposed_ = m.targets;
         }
         TRY(peel_buf_.reset(n, status));
-        peel_params p = {};
-        p.n = n;
-        p.state_choices = m.state_choices;
-        p.choice_transitions = m.choice_transitions;
-        p.row = m.row;
-        p.targets = m.targets;
-        p.rfirst = peel_tr_.first;
-        p.rsource = peel_tr_.source;
-        p.rchoice = peel_tr_.choice;
+        peel_params p = peel_params_of(m, peel_tr_);
         p.enabled = const_cast<uint32_t *>(sub.enabled);
         p.cls = sub.region ? cls_ : nullptr;
         p.flag = flag_;

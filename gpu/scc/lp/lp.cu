@@ -380,15 +380,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     }
     TRY(peel_.reset(n, status));
     CUDA_TRY(cudaMemsetAsync(counters_, 0, C_COUNT * sizeof(unsigned long long)));
-    peel_params p = {};
-    p.n = n;
-    p.state_choices = m.state_choices;
-    p.choice_transitions = m.choice_transitions;
-    p.row = m.row;
-    p.targets = m.targets;
-    p.rfirst = tr_.first;
-    p.rsource = tr_.source;
-    p.rchoice = tr_.choice;
+    peel_params p = peel_params_of(m, tr_);
     p.enabled = enabled;
     p.cls = sub.region ? cls_ : nullptr; /* MEC goal: only to disable the choices that cross regions */
     p.flag = flag_;

@@ -34,6 +34,7 @@
 
 #include "csr.h"
 #include "memory.h"
+#include "model.h"
 #include "worklist.h"
 
 namespace gpu {
@@ -68,6 +69,22 @@ struct peel_params {
 };
 
 enum peel_goal { PEEL_SCCS, PEEL_MECS };
+
+/* The fields of peel_params that come from the model on the device and its
+ * transpose with choices; the caller adds its arrays and worklist. */
+inline peel_params peel_params_of(const device_model &m, const graph_transpose &tr)
+{
+    peel_params p = {};
+    p.n = m.n;
+    p.state_choices = m.state_choices;
+    p.choice_transitions = m.choice_transitions;
+    p.row = m.row;
+    p.targets = m.targets;
+    p.rfirst = tr.first;
+    p.rsource = tr.source;
+    p.rchoice = tr.choice;
+    return p;
+}
 
 /* The worklist's slots (n) and counters, and the stats counters. */
 struct peel_buffers {
