@@ -402,6 +402,8 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
     st.download_s = timer.end();
     st.device_bytes_planned = job_bytes + dec.planned_bytes();
     st.device_bytes_allocated = gpu::device_bytes_peak() - base;
+    st.scc.device_bytes_planned = dec.planned_bytes(); /* the SCC engine's own part */
+    st.scc.device_bytes_allocated = dec.allocated_bytes();
     for (uint64_t s = 0; s < n; s++) {
         st.states_in_mecs += mec_out[s] != GPU_MEC_NONE;
         st.mecs += mec_out[s] == s;

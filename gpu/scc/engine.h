@@ -71,6 +71,7 @@ class scc_decomposer {
                   csr_status *status);
     const char *engine_name() const { return engine_ ? engine_->name() : "none"; }
     uint64_t planned_bytes() const { return planned_; }
+    uint64_t allocated_bytes() const { return arena_.allocated(); }
 
   private:
     std::unique_ptr<scc_engine> engine_;
