@@ -33,7 +33,7 @@ namespace cg = cooperative_groups;
 constexpr int kThreads = 256;
 
 struct mec_counters {
-    unsigned long long removed_choices, removed_states, queued, remaining, states_in_mecs, mecs, levels;
+    unsigned long long removed_choices, removed_states, queued, remaining, levels;
 };
 
 static __global__ void init_state(uint64_t n, const uint64_t *__restrict__ state_choices, uint8_t *__restrict__ alive,
@@ -172,7 +172,7 @@ static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc
                                     uint8_t *__restrict__ alive, uint32_t *__restrict__ region,
                                     uint32_t *__restrict__ mec, mec_counters *__restrict__ counters)
 {
-    unsigned long long remaining = 0, in_mecs = 0, mecs = 0;
+    unsigned long long remaining = 0;
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
         if (!alive[s])
             continue;
@@ -180,8 +180,6 @@ static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc
         if (!changed[c]) {
             mec[s] = c;
             alive[s] = 0;
-            in_mecs++;
-            mecs += c == s; /* c, a pivot or a trimmed state, is a member */
         } else {
             region[s] = c;
             remaining++;
@@ -189,10 +187,6 @@ static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc
     }
     if (remaining)
         atomicAdd(&counters->remaining, remaining);
-    if (in_mecs)
-        atomicAdd(&counters->states_in_mecs, in_mecs);
-    if (mecs)
-        atomicAdd(&counters->mecs, mecs);
 }
 
 /* AUTO is the round-based scheme: measured fastest on coin6_4 and leader7 with

@@ -77,11 +77,10 @@ int main(int argc, char **argv)
     int rc = comp ? CSR_OK : CSR_ERR_NOMEM;
     csr_status st;
     memset(&st, 0, sizeof st);
-    ref_scc_stats rst;
     gpu_scc_stats gst;
     memset(&gst, 0, sizeof gst);
     if (!rc && use_cpu) {
-        rc = ref_scc_tarjan(&m, NULL, NULL, comp, &rst);
+        rc = ref_scc_tarjan(&m, NULL, NULL, comp, NULL); /* counted below, as for the GPU */
     } else if (!rc) {
         uint32_t *scc = (uint32_t *)malloc((n ? n : 1) * sizeof *scc);
         rc = scc ? gpu_scc_decompose(&m, &opt, scc, &gst, &st) : CSR_ERR_NOMEM;

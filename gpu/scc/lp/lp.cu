@@ -47,7 +47,7 @@ constexpr int kThreads = 256;
 constexpr int kPropagateThreads = 512;
 constexpr uint32_t kNone = UINT32_MAX;
 
-enum { C_RING = 0, C_SELECTED = 3, C_REMAINING = 4, C_FINISHED = 5, C_PASSES = 6, C_COUNT = 8 };
+enum { C_RING = 0, C_SELECTED = 3, C_REMAINING = 4, C_PASSES = 5, C_COUNT = 8 };
 
 static __global__ void init_states(uint64_t n, const uint8_t *__restrict__ live, const uint32_t *__restrict__ region,
                                    uint32_t *__restrict__ flag, uint32_t *__restrict__ component,
@@ -174,9 +174,8 @@ static __global__ void __launch_bounds__(kPropagateThreads) propagate(propagate_
  * class; a live state with in == out is done. */
 static __global__ void finish_sccs(uint64_t n, uint32_t *__restrict__ flag, const uint32_t *__restrict__ lin,
                                    const uint32_t *__restrict__ lout, uint64_t *__restrict__ cls,
-                                   uint32_t *__restrict__ component, unsigned long long *__restrict__ counters)
+                                   uint32_t *__restrict__ component)
 {
-    unsigned long long finished = 0;
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
         uint32_t f = flag[s];
         if (f == kRemoved)
@@ -185,28 +184,21 @@ static __global__ void finish_sccs(uint64_t n, uint32_t *__restrict__ flag, cons
         if (f == kLive && lin[s] == lout[s]) {
             component[s] = lin[s];
             flag[s] = kRemoved;
-            finished++;
         }
     }
-    if (finished)
-        atomicAdd(&counters[C_FINISHED], finished);
 }
 
 /* MEC goal, after the cut and the peeling: an SCC that lost nothing is a MEC. */
 static __global__ void finish_mecs(uint64_t n, uint32_t *__restrict__ flag, const uint32_t *__restrict__ lin,
                                    const uint32_t *__restrict__ lout, const uint8_t *__restrict__ changed,
-                                   uint32_t *__restrict__ component, unsigned long long *__restrict__ counters)
+                                   uint32_t *__restrict__ component)
 {
-    unsigned long long finished = 0;
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
         if (flag[s] != kLive || lin[s] != lout[s] || changed[lin[s]])
             continue;
         component[s] = lin[s];
         flag[s] = kRemoved;
-        finished++;
     }
-    if (finished)
-        atomicAdd(&counters[C_FINISHED], finished);
 }
 
 static __global__ void count_live(uint64_t n, const uint32_t *__restrict__ flag, unsigned long long *__restrict__ count)
@@ -250,7 +242,6 @@ class lp_engine : public scc_engine {
 
   private:
     gpu_scc_options opt_;
-    uint64_t n_ = 0, c_ = 0, t_ = 0;
     uint32_t *flag_ = nullptr, *in_left_ = nullptr, *out_left_ = nullptr, *choices_left_ = nullptr;
     uint32_t *enabled_ = nullptr, *lin_ = nullptr, *lout_ = nullptr;
     uint64_t *cls_ = nullptr;
@@ -277,9 +268,7 @@ class lp_engine : public scc_engine {
 void lp_engine::plan(arena &a, const model_shape &s, scc_goal goal, bool)
 {
     const bool mecs = goal == scc_goal::mecs;
-    n_ = s.n;
-    c_ = s.c;
-    t_ = s.t;
+    const uint64_t n_ = s.n, c_ = s.c, t_ = s.t;
     flag_ = a.take<uint32_t>(n_);
     in_left_ = a.take<uint32_t>(n_);
     out_left_ = a.take<uint32_t>(n_);
@@ -440,12 +429,12 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             p.changed = changed_;
             TRY(peel_cut(p, pg, edges_[cur], edge_choice_[cur], ne, status));
             TRY(peel_drain(p, pg, opt_.blocks, status));
-            finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, changed_, component, counters_);
+            finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, changed_, component);
             CUDA_TRY_LAUNCH();
         } else {
             if (peel)
                 TRY(peel_cut(p, pg, edges_[cur], nullptr, ne, status));
-            finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, cls_, component, counters_);
+            finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, cls_, component);
             CUDA_TRY_LAUNCH();
             p.cls = cls_;
             if (peel)
@@ -457,9 +446,8 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
         st->finish_s += timer.end();
     }
 
-    unsigned long long passes = 0, finished = 0, peel_stats[2] = {0, 0};
+    unsigned long long passes = 0, peel_stats[2] = {0, 0};
     TRY(read_counter(C_PASSES, &passes, status));
-    TRY(read_counter(C_FINISHED, &finished, status));
     CUDA_TRY(cudaMemcpy(peel_stats, peel_.stats(), sizeof peel_stats, cudaMemcpyDeviceToHost));
     st->passes += passes;
     st->peeled += peel_stats[0];
