@@ -39,19 +39,12 @@ setup() {
     shared_union "$BATS_TEST_TMPDIR/all.csr"
     restructure -u 7 "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/all.r.csr"
     gpu-scc --cpu "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/plain.labels"
-    for config in "${CONFIGS[@]}"; do
-        gpu-scc $config "$BATS_TEST_TMPDIR/all.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
-        cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "gpu-scc $config differs"
-    done
+    configs_equal_file gpu-scc "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/all.r.csr" "the shared models, -u 7" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-scc equals brute force on 100,000 random MDPs with every engine" {
     oracle -n 100000 -s 7 -u "$BATS_TEST_TMPDIR/u" > /dev/null
-    for config in "${CONFIGS[@]}"; do
-        gpu-scc $config "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "gpu-scc $config failed"
-        cmp -s "$BATS_TEST_TMPDIR/u.sccs" "$BATS_TEST_TMPDIR/gpu.labels" ||
-            fail "gpu-scc $config: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/u.sccs" "$BATS_TEST_TMPDIR/gpu.labels")"
-    done
+    configs_equal_file gpu-scc "$BATS_TEST_TMPDIR/u.sccs" "$BATS_TEST_TMPDIR/u.csr" "100,000 random MDPs" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-scc equals Tarjan on random MDPs with self-loops and states without transitions" {

@@ -42,19 +42,12 @@ setup() {
     shared_union "$BATS_TEST_TMPDIR/all.csr"
     restructure -u 7 "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/all.r.csr"
     gpu-mec --cpu "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/plain.labels"
-    for config in "${CONFIGS[@]}"; do
-        gpu-mec $config "$BATS_TEST_TMPDIR/all.r.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
-        cmp -s "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/gpu.labels" || fail "gpu-mec $config differs"
-    done
+    configs_equal_file gpu-mec "$BATS_TEST_TMPDIR/plain.labels" "$BATS_TEST_TMPDIR/all.r.csr" "the shared models, -u 7" "${CONFIGS[@]}"
 }
 
 @test "GPU: gpu-mec equals brute force on 100,000 random MDPs with every scheme and engine" {
     oracle -n 100000 -s 11 -u "$BATS_TEST_TMPDIR/u" > /dev/null
-    for config in "${CONFIGS[@]}" "--scheme interleave --tile-iterations 1"; do
-        gpu-mec $config "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "gpu-mec $config failed"
-        cmp -s "$BATS_TEST_TMPDIR/u.mecs" "$BATS_TEST_TMPDIR/gpu.labels" ||
-            fail "gpu-mec $config: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/u.mecs" "$BATS_TEST_TMPDIR/gpu.labels")"
-    done
+    configs_equal_file gpu-mec "$BATS_TEST_TMPDIR/u.mecs" "$BATS_TEST_TMPDIR/u.csr" "100,000 random MDPs" "${CONFIGS[@]}" "--scheme interleave --tile-iterations 1"
 }
 
 @test "GPU: the round-based scheme counts the same rounds, removed states and removed choices as the CPU algorithm" {

@@ -143,14 +143,21 @@ random_union() { # path
 }
 
 # TOOL (gpu-scc or gpu-mec) in each configuration given must print exactly
-# what TOOL --cpu prints on CSR-FILE.
-configs_equal_cpu() { # tool csr-file what config...
-    local tool=$1 csr=$2 what=$3 config
-    shift 3
-    $tool --cpu "$csr" > "$BATS_TEST_TMPDIR/cpu.labels"
+# the label file EXPECTED on CSR-FILE.
+configs_equal_file() { # tool expected csr-file what config...
+    local tool=$1 expected=$2 csr=$3 what=$4 config
+    shift 4
     for config in "$@"; do
         $tool $config "$csr" > "$BATS_TEST_TMPDIR/gpu.labels" || fail "$what: $tool $config failed"
-        cmp -s "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels" ||
-            fail "$what: $tool $config differs from --cpu: $(labelcmp -m 3 "$BATS_TEST_TMPDIR/cpu.labels" "$BATS_TEST_TMPDIR/gpu.labels")"
+        cmp -s "$expected" "$BATS_TEST_TMPDIR/gpu.labels" ||
+            fail "$what: $tool $config differs: $(labelcmp -m 3 "$expected" "$BATS_TEST_TMPDIR/gpu.labels")"
     done
+}
+
+# ... exactly what TOOL --cpu prints on CSR-FILE.
+configs_equal_cpu() { # tool csr-file what config...
+    local tool=$1 csr=$2
+    shift 2
+    $tool --cpu "$csr" > "$BATS_TEST_TMPDIR/cpu.labels"
+    configs_equal_file "$tool" "$BATS_TEST_TMPDIR/cpu.labels" "$csr" "$@"
 }
