@@ -33,7 +33,8 @@ typedef enum gpu_scc_engine_id { GPU_SCC_AUTO = 0, GPU_SCC_LP = 1, GPU_SCC_FB = 
 
 typedef struct gpu_scc_options {
     gpu_scc_engine_id engine;
-    int peel;            /* asynchronous peeling first: 1 yes, 0 no, -1 the engine's default (lp yes, fb no) */
+    int peel;            /* peeling of trivial SCCs first: 1 yes, 0 no, -1 the engine's default (lp yes, fb no) */
+    int peel_async;      /* 1: drain the peeling asynchronously (no barriers); 0: by levels (the default) */
     int blocks;          /* blocks of the persistent kernels; 0: as many as are resident on the device */
     /* lp */
     int tile_iterations; /* rounds a block iterates its tile of edges locally; 0: the default (16) */
@@ -58,6 +59,7 @@ typedef struct gpu_scc_stats {
     const char *engine;        /* "lp" or "fb" */
     uint64_t components;       /* SCCs (or MECs) found */
     uint64_t peeled;           /* states removed by peeling or trimming */
+    uint64_t peel_levels;      /* levels of the peeling drained by levels (all drains summed) */
     uint64_t phases;           /* lp: label-propagation phases; fb: pivot rounds */
     uint64_t passes;           /* lp: propagation passes over the edges; fb: trimming and search sweeps */
     uint64_t removed_choices;  /* MEC goal: choices disabled */

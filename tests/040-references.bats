@@ -122,6 +122,9 @@ mecs_equal() {
     run --separate-stderr gpu-scc --stats=xml --cpu "$BATS_TEST_TMPDIR/f.csr"
     assert_failure 2
     assert_equal "$stderr" "gpu-scc: bad --stats format 'xml' (text or json)"
+    run --separate-stderr gpu-mec --peel-schedule eventually --cpu "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-mec: bad --peel-schedule 'eventually' (levels or async)"
 }
 
 @test "gpu-scc --cpu and gpu-mec --cpu --stats=json print one JSON object with the counts and times" {

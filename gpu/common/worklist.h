@@ -1,20 +1,26 @@
 /*
- * worklist.h - an asynchronous device work queue for persistent kernels
- * (internal to gpu/): the sync-free pattern of Liu et al. (Euro-Par 2016)
- * for dependency-driven work such as peeling and attractors, where a level
- * barrier per step would cost more than the step.
+ * worklist.h - device work queues for dependency-driven work such as
+ * peeling and attractors (internal to gpu/), where a grid barrier per step
+ * of a long chain would cost more than the step.
  *
- * Each item (a state) is pushed at most once over the queue's life, so
- * `capacity` = n slots suffice; slots start as kEmptySlot and are written
- * once.  head counts claimed slots, tail pushed items, done processed items;
- * they only grow.  A thread claims the next slot with one atomicAdd (the
- * threads claiming together share it) and waits on that slot alone until an
- * item lands there, so a hand-off costs one store and one load, with no
- * retries on a shared word; a slot at or past `capacity` never gets an item.
- * The queue is drained when done == tail: then no item is in flight and
- * none can be pushed (a push only happens while an item is processed), and a
- * thread whose slot is at or past tail leaves.  Between two drains, head is
- * set back to done (worklist_rewind), the first slot not yet processed.
+ * The items (states) live in one array of `capacity` slots; each item is
+ * pushed at most once over the queue's life, so capacity = n suffices.
+ * Slots start as kEmptySlot and are written once.  Every counter lies on a
+ * 128-byte line of its own (counter[WL_*]), so that the atomics on one do
+ * not queue behind the loads of another.  Two ways to drain it:
+ *
+ *  - asynchronous (the sync-free pattern of Liu et al., Euro-Par 2016):
+ *    head counts claimed slots, tail pushed items, done processed items; they
+ *    only grow.  A thread claims the next slot with one atomicAdd (the threads
+ *    claiming together share it) and waits on that slot alone until an item
+ *    lands there.  The queue is drained when done == tail: then no item is in
+ *    flight and none can be pushed (a push only happens while an item is
+ *    processed); the thread whose `done` makes them equal raises the drained
+ *    flag, which the waiting threads read, so they do not poll the counters.
+ *    Between two drains head is set back to done (worklist_rewind).
+ *  - by levels: the items of a level are a range of slots; what processing
+ *    them pushes goes to the slots after it (push_target of the level), its
+ *    count on a ring of three counters (gpu/scc/peel).
  */
 #ifndef GPU_WORKLIST_H
 #define GPU_WORKLIST_H
@@ -26,19 +32,39 @@ namespace gpu {
 
 constexpr uint32_t kEmptySlot = 0xffffffffu;
 
+/* Word offsets of the counters (one 128-byte line each). */
+enum : unsigned {
+    WL_HEAD = 0,
+    WL_TAIL = 16,
+    WL_DONE = 32,
+    WL_DRAINED = 48,
+    WL_WORDS = 64 /* words of the counter block */
+};
+
 struct worklist {
     uint32_t *items;             /* capacity slots, kEmptySlot until written */
-    unsigned long long *counter; /* [0] head, [1] tail, [2] done */
+    unsigned long long *counter; /* WL_WORDS words: WL_HEAD, WL_TAIL, WL_DONE, WL_DRAINED */
     unsigned long long capacity;
 };
+
+/* Where a push goes: slot at[count++]. */
+struct push_target {
+    uint32_t *at;
+    unsigned long long *count;
+};
+
+__host__ __device__ inline push_target worklist_tail(const worklist &q)
+{
+    return push_target{q.items, q.counter + WL_TAIL};
+}
 
 __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long *p)
 {
     return *(const volatile unsigned long long *)p;
 }
 
-/* count: add to counter[which] once for all the threads doing it at the
- * same time; returns this thread's first index in the range added. */
+/* count: add to *counter once for all the threads doing it at the same
+ * time; returns this thread's first index in the range added. */
 __device__ __forceinline__ unsigned long long worklist_add(unsigned long long *counter)
 {
     namespace cg = cooperative_groups;
@@ -50,16 +76,16 @@ __device__ __forceinline__ unsigned long long worklist_add(unsigned long long *c
 }
 
 /* Push v. */
-__device__ __forceinline__ void worklist_push(const worklist &q, uint32_t v)
+__device__ __forceinline__ void worklist_push(const push_target &t, uint32_t v)
 {
-    *(volatile uint32_t *)&q.items[worklist_add(&q.counter[1])] = v;
+    *(volatile uint32_t *)&t.at[worklist_add(t.count)] = v;
 }
 
-/* Claim the next slot and wait for its item: returns it, or kEmptySlot when
- * the queue is drained (or the slot can never be filled). */
+/* Asynchronous: claim the next slot and wait for its item: returns it, or
+ * kEmptySlot when the queue is drained (or the slot can never be filled). */
 __device__ __forceinline__ uint32_t worklist_take(const worklist &q)
 {
-    const unsigned long long slot = worklist_add(&q.counter[0]);
+    const unsigned long long slot = worklist_add(&q.counter[WL_HEAD]);
     if (slot >= q.capacity)
         return kEmptySlot;
     unsigned backoff = 32;
@@ -67,23 +93,30 @@ __device__ __forceinline__ uint32_t worklist_take(const worklist &q)
         uint32_t v = *(const volatile uint32_t *)&q.items[slot];
         if (v != kEmptySlot)
             return v;
-        if (spin % 8 == 0) {
-            unsigned long long done = load_relaxed(&q.counter[2]);
-            __threadfence();
-            unsigned long long tail = load_relaxed(&q.counter[1]);
-            if (done == tail && slot >= tail)
+        if (spin % 4 == 0) {
+            if (load_relaxed(&q.counter[WL_DRAINED]))
                 return kEmptySlot;
-            backoff = backoff < 256 ? backoff * 2 : 256;
+            backoff = backoff < 512 ? backoff * 2 : 512;
+        }
+        /* a queue that was empty from the start has nobody to raise the flag */
+        if (spin % 256 == 0) {
+            unsigned long long done = load_relaxed(&q.counter[WL_DONE]);
+            __threadfence();
+            if (done == load_relaxed(&q.counter[WL_TAIL]) && slot >= done)
+                return kEmptySlot;
         }
         __nanosleep(backoff);
     }
 }
 
-/* After processing an item taken (its pushes fenced first). */
+/* Asynchronous: after processing an item taken (its pushes fenced first). */
 __device__ __forceinline__ void worklist_done(const worklist &q)
 {
     __threadfence();
-    worklist_add(&q.counter[2]);
+    const unsigned long long done = worklist_add(&q.counter[WL_DONE]) + 1;
+    __threadfence();
+    if (done == load_relaxed(&q.counter[WL_TAIL]))
+        *(volatile unsigned long long *)&q.counter[WL_DRAINED] = 1;
 }
 
 } /* namespace gpu */

@@ -72,6 +72,16 @@ int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
     }
     case GPU_OPT_PEEL: o->scc.peel = 1; return 1;
     case GPU_OPT_NO_PEEL: o->scc.peel = 0; return 1;
+    case GPU_OPT_PEEL_SCHEDULE:
+        if (!strcmp(arg, "levels")) {
+            o->scc.peel_async = 0;
+        } else if (!strcmp(arg, "async")) {
+            o->scc.peel_async = 1;
+        } else {
+            tool_error("bad --peel-schedule '%s' (levels or async)", arg);
+            return -1;
+        }
+        return 1;
     case GPU_OPT_TILE:
         o->lp_option = "--tile-iterations";
         return parse_count(arg, 1, 1024, "tile iteration count", &o->scc.tile_iterations);
@@ -117,6 +127,10 @@ void gpu_tool_usage(FILE *out)
           "                         article's forward-backward search\n"
           "  --peel, --no-peel      asynchronous peeling of trivial SCCs first (default:\n"
           "                         lp yes, fb no; the MECs always peel)\n"
+          "  --peel-schedule levels|async\n"
+          "                         drain the peeling by levels (grid barriers, one block\n"
+          "                         alone while levels are small; the default) or\n"
+          "                         asynchronously (no barriers)\n"
           "  --tile-iterations N    lp: local rounds of a block over its edges (default 16)\n"
           "  --blocks N             blocks of the persistent kernels (default: as many as\n"
           "                         are resident on the GPU at once)\n"
@@ -144,6 +158,7 @@ void gpu_stats_json_scc(json_t *o, const gpu_scc_stats *s)
     json_object_set_new(o, "engine", json_string(s->engine ? s->engine : "none"));
     json_object_set_new(o, "components", json_integer((json_int_t)s->components));
     json_object_set_new(o, "peeled", json_integer((json_int_t)s->peeled));
+    json_object_set_new(o, "peel_levels", json_integer((json_int_t)s->peel_levels));
     json_object_set_new(o, "phases", json_integer((json_int_t)s->phases));
     json_object_set_new(o, "passes", json_integer((json_int_t)s->passes));
     json_object_set_new(o, "removed_choices", json_integer((json_int_t)s->removed_choices));

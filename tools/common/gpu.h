@@ -26,6 +26,7 @@ int gpu_select_device(int device);
 enum {
     GPU_OPT_CPU = 256, GPU_OPT_STATS, GPU_OPT_ENGINE, GPU_OPT_PEEL, GPU_OPT_NO_PEEL, GPU_OPT_TILE, GPU_OPT_NH,
     GPU_OPT_BFBT, GPU_OPT_NO_WARP, GPU_OPT_NO_TRANSPOSE, GPU_OPT_HOST_LOOP, GPU_OPT_SWEEP_TRIM, GPU_OPT_BLOCKS,
+    GPU_OPT_PEEL_SCHEDULE,
     GPU_OPT_TOOL /* first code free for a tool */
 };
 
@@ -39,6 +40,7 @@ enum {
         {"no-warp-aggregation", no_argument, 0, GPU_OPT_NO_WARP},                                            \
         {"no-transpose", no_argument, 0, GPU_OPT_NO_TRANSPOSE}, {"host-loop", no_argument, 0, GPU_OPT_HOST_LOOP}, \
         {"sweep-trim", no_argument, 0, GPU_OPT_SWEEP_TRIM}, {"blocks", required_argument, 0, GPU_OPT_BLOCKS}, \
+        {"peel-schedule", required_argument, 0, GPU_OPT_PEEL_SCHEDULE},                                      \
         {"cache", required_argument, 0, 'c'}, {"device", required_argument, 0, 'd'},                         \
         {"help", no_argument, 0, 'h'}
 

@@ -546,12 +546,13 @@ int fb_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
         p.stats = peel_buf_.stats();
         TRY(peel_count(p, PEEL_SCCS, status));
         TRY(peel_seed(p, PEEL_SCCS, status));
-        TRY(peel_drain(p, PEEL_SCCS, opt_.blocks, status));
+        TRY(peel_drain(p, PEEL_SCCS, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status));
         leave_peeled<<<grid_for(n, kThreads), kThreads>>>(n, flag_, key_);
         CUDA_TRY_LAUNCH();
-        unsigned long long removed = 0;
-        CUDA_TRY(cudaMemcpy(&removed, peel_buf_.stats(), sizeof removed, cudaMemcpyDeviceToHost));
-        st->peeled += removed;
+        unsigned long long peel_stats[3] = {0, 0, 0};
+        CUDA_TRY(cudaMemcpy(peel_stats, peel_buf_.stats(), sizeof peel_stats, cudaMemcpyDeviceToHost));
+        st->peeled += peel_stats[0];
+        st->peel_levels += peel_stats[2];
         st->peel_s += timer.end();
     }
 

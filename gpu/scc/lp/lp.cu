@@ -388,7 +388,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     timer.begin();
     if (peel) {
         TRY(peel_seed(p, pg, status));
-        TRY(peel_drain(p, pg, opt_.blocks, status));
+        TRY(peel_drain(p, pg, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status));
     }
     st->peel_s += timer.end();
 
@@ -428,7 +428,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             CUDA_TRY(cudaMemsetAsync(changed_, 0, n));
             p.changed = changed_;
             TRY(peel_cut(p, pg, edges_[cur], edge_choice_[cur], ne, status));
-            TRY(peel_drain(p, pg, opt_.blocks, status));
+            TRY(peel_drain(p, pg, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status));
             finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, changed_, component);
             CUDA_TRY_LAUNCH();
         } else {
@@ -438,7 +438,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             CUDA_TRY_LAUNCH();
             p.cls = cls_;
             if (peel)
-                TRY(peel_drain(p, pg, opt_.blocks, status));
+                TRY(peel_drain(p, pg, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status));
         }
         p.lin = p.lout = nullptr;
         p.changed = nullptr;
@@ -446,12 +446,13 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
         st->finish_s += timer.end();
     }
 
-    unsigned long long passes = 0, peel_stats[2] = {0, 0};
+    unsigned long long passes = 0, peel_stats[3] = {0, 0, 0};
     TRY(read_counter(C_PASSES, &passes, status));
     CUDA_TRY(cudaMemcpy(peel_stats, peel_.stats(), sizeof peel_stats, cudaMemcpyDeviceToHost));
     st->passes += passes;
     st->peeled += peel_stats[0];
     st->removed_choices += peel_stats[1];
+    st->peel_levels += peel_stats[2];
     return CSR_OK;
 }
 

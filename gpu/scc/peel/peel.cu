@@ -1,6 +1,8 @@
 /*
  * peel.cu - asynchronous peeling and its MEC form (peel.h).
  */
+#include <cooperative_groups.h>
+
 #include "cuda_check.h"
 #include "launch.h"
 #include "peel.h"
@@ -9,7 +11,8 @@ namespace gpu {
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 256;      /* the asynchronous drain and the grid-stride kernels */
+constexpr int kLevelThreads = 512; /* the drain by levels: block 0 alone works small levels */
 constexpr uint32_t kNone = UINT32_MAX;
 
 __device__ __forceinline__ uint32_t load_cg(const uint32_t *p) { return __ldcg(p); }
@@ -31,14 +34,14 @@ __device__ __forceinline__ void mark_changed(const peel_params &p, uint32_t s)
 
 /* State w became removable: the caller that claims it takes it as *next when
  * it holds none, else pushes it. */
-__device__ __forceinline__ void make_ready(const peel_params &p, uint32_t w, uint32_t *next)
+__device__ __forceinline__ void make_ready(const peel_params &p, const push_target &out, uint32_t w, uint32_t *next)
 {
     if (atomicCAS(&p.flag[w], kLive, kQueued) != kLive)
         return;
     if (*next == kNone)
         *next = w;
     else
-        worklist_push(p.queue, w);
+        worklist_push(out, w);
 }
 
 /* Neighbours are visited in batches of kBatch: their loads, then their
@@ -49,8 +52,9 @@ constexpr int kBatch = 8;
 
 /* Take one off counter[w] for the targets w = nb[0..count) other than s that
  * count for s (same class); a count reaching 0 makes w ready. */
-__device__ __forceinline__ void take_off_targets(const peel_params &p, uint32_t s, const uint32_t *__restrict__ nb,
-                                                 uint64_t count, uint32_t *counter, uint32_t *next)
+__device__ __forceinline__ void take_off_targets(const peel_params &p, const push_target &out, uint32_t s,
+                                                 const uint32_t *__restrict__ nb, uint64_t count, uint32_t *counter,
+                                                 uint32_t *next)
 {
     for (uint64_t b = 0; b < count; b += kBatch) {
         uint32_t v[kBatch];
@@ -64,13 +68,13 @@ __device__ __forceinline__ void take_off_targets(const peel_params &p, uint32_t 
 #pragma unroll
         for (int j = 0; j < kBatch; j++)
             if (old[j] == 1u)
-                make_ready(p, v[j], next);
+                make_ready(p, out, v[j], next);
     }
 }
 
 /* MEC goal: disable choice k of state owner (once), with its transitions. */
-__device__ __forceinline__ void disable_choice(const peel_params &p, uint64_t k, uint32_t owner, uint32_t *next,
-                                               unsigned long long *disabled)
+__device__ __forceinline__ void disable_choice(const peel_params &p, const push_target &out, uint64_t k,
+                                               uint32_t owner, uint32_t *next, unsigned long long *disabled)
 {
     if (atomicExch(&p.enabled[k], 0u) == 0u)
         return;
@@ -80,16 +84,17 @@ __device__ __forceinline__ void disable_choice(const peel_params &p, uint64_t k,
     uint32_t leaving = 0;
     for (uint64_t i = first; i < last; i++)
         leaving += p.targets[i] != owner;
-    take_off_targets(p, owner, p.targets + first, last - first, p.in_left, next);
+    take_off_targets(p, out, owner, p.targets + first, last - first, p.in_left, next);
     if (leaving && atomicSub(&p.out_left[owner], leaving) == leaving)
-        make_ready(p, owner, next);
+        make_ready(p, out, owner, next);
     if (atomicSub(&p.choices_left[owner], 1u) == 1u)
-        make_ready(p, owner, next);
+        make_ready(p, out, owner, next);
 }
 
 /* Remove s (claimed: kQueued); returns the next state to remove inline, or kNone. */
 template <peel_goal G>
-__device__ uint32_t remove_state(const peel_params &p, uint32_t s, unsigned long long *disabled)
+__device__ uint32_t remove_state(const peel_params &p, const push_target &out, uint32_t s,
+                                 unsigned long long *disabled)
 {
     uint32_t next = kNone;
     const uint64_t rb = p.rfirst[s], re = p.rfirst[s + 1];
@@ -97,15 +102,15 @@ __device__ uint32_t remove_state(const peel_params &p, uint32_t s, unsigned long
         p.component[s] = s;
         p.flag[s] = kRemoved;
         if (!p.enabled) {
-            take_off_targets(p, s, p.targets + p.row[s], p.row[s + 1] - p.row[s], p.in_left, &next);
+            take_off_targets(p, out, s, p.targets + p.row[s], p.row[s + 1] - p.row[s], p.in_left, &next);
         } else {
             for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++)
                 if (p.enabled[k])
-                    take_off_targets(p, s, p.targets + p.choice_transitions[k],
+                    take_off_targets(p, out, s, p.targets + p.choice_transitions[k],
                                      p.choice_transitions[k + 1] - p.choice_transitions[k], p.in_left, &next);
         }
         if (!p.enabled) {
-            take_off_targets(p, s, p.rsource + rb, re - rb, p.out_left, &next);
+            take_off_targets(p, out, s, p.rsource + rb, re - rb, p.out_left, &next);
             return next;
         }
         for (uint64_t b = rb; b < re; b += kBatch) {
@@ -120,7 +125,7 @@ __device__ uint32_t remove_state(const peel_params &p, uint32_t s, unsigned long
 #pragma unroll
             for (int j = 0; j < kBatch; j++)
                 if (old[j] == 1u)
-                    make_ready(p, q[j], &next);
+                    make_ready(p, out, q[j], &next);
         }
         return next;
     }
@@ -141,7 +146,7 @@ __device__ uint32_t remove_state(const peel_params &p, uint32_t s, unsigned long
     p.flag[s] = kRemoved;
     for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++)
         if (load_cg(&p.enabled[k]))
-            disable_choice(p, k, s, &next, disabled);
+            disable_choice(p, out, k, s, &next, disabled);
     /* the choices of other states into s, still enabled (checked in batches) */
     for (uint64_t b = rb; b < re; b += kBatch) {
         uint32_t q[kBatch], k[kBatch];
@@ -157,7 +162,7 @@ __device__ uint32_t remove_state(const peel_params &p, uint32_t s, unsigned long
 #pragma unroll
         for (int j = 0; j < kBatch; j++)
             if (on[j])
-                disable_choice(p, k[j], q[j], &next, disabled);
+                disable_choice(p, out, k[j], q[j], &next, disabled);
     }
     return next;
 }
@@ -231,69 +236,157 @@ static __global__ void count_mecs(peel_params p)
 
 template <peel_goal G> static __global__ void seed(peel_params p)
 {
+    const push_target out = worklist_tail(p.queue);
     for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
         if (p.flag[s] != kLive)
             continue;
         if (p.in_left[s] == 0 || p.out_left[s] == 0 || (G == PEEL_MECS && p.choices_left[s] == 0))
             if (atomicCAS(&p.flag[s], kLive, kQueued) == kLive)
-                worklist_push(p.queue, (uint32_t)s);
+                worklist_push(out, (uint32_t)s);
     }
 }
 
-/* The persistent drain: every thread takes an item, removes it and the
- * chain of states that frees, until the worklist is drained. */
-template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain(peel_params p)
+/* Remove s and the chain of states that frees inline. */
+template <peel_goal G>
+__device__ __forceinline__ void remove_chain(const peel_params &p, const push_target &out, uint32_t s,
+                                             unsigned long long *removed, unsigned long long *disabled)
 {
-    unsigned long long removed = 0, disabled = 0;
-    for (;;) {
-        uint32_t s = worklist_take(p.queue);
-        if (s == kEmptySlot)
-            break;
-        while (s != kNone) {
-            removed++;
-            s = remove_state<G>(p, s, &disabled);
-        }
-        worklist_done(p.queue);
+    while (s != kNone) {
+        (*removed)++;
+        s = remove_state<G>(p, out, s, disabled);
     }
+}
+
+__device__ __forceinline__ void add_stats(const peel_params &p, unsigned long long removed, unsigned long long disabled)
+{
     if (removed)
         atomicAdd(&p.stats[0], removed);
     if (disabled)
         atomicAdd(&p.stats[1], disabled);
 }
 
+/* The asynchronous drain: every thread takes an item, removes it and the
+ * chain of states that frees, until the worklist is drained. */
+template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain_async(peel_params p)
+{
+    const push_target out = worklist_tail(p.queue);
+    unsigned long long removed = 0, disabled = 0;
+    for (;;) {
+        uint32_t s = worklist_take(p.queue);
+        if (s == kEmptySlot)
+            break;
+        remove_chain<G>(p, out, s, &removed, &disabled);
+        worklist_done(p.queue);
+    }
+    add_stats(p, removed, disabled);
+}
+
+/* The drain by levels, one cooperative kernel.  Level 0 is the slots
+ * [head, tail) pushed before the launch; level k + 1 the states that
+ * removing level k made removable and did not remove inline (a thread
+ * follows the chain it frees itself, as in the asynchronous drain), written
+ * after level k's slots and counted on ring[(k + 1) % 3] (ring[k % 3] is
+ * read at the start of level k, and ring[(k + 2) % 3] reset during it, when
+ * nobody reads or writes it).  A large level is shared by the whole grid,
+ * then a grid barrier; while levels are small (a deep chain of few states
+ * a level: wlan6_2500 has about 16,600 levels), block 0 goes on alone with
+ * block barriers, which cost far less, and the grid waits for it. */
+template <peel_goal G> static __global__ void __launch_bounds__(kLevelThreads) drain_levels(peel_params p)
+{
+    namespace cg = cooperative_groups;
+    cg::grid_group grid = cg::this_grid();
+    unsigned long long *ring = p.queue.counter + PEEL_RING, *state = p.queue.counter + PEEL_LEVEL_STATE;
+    const unsigned long long small = 2ull * blockDim.x;
+    unsigned long long removed = 0, disabled = 0;
+    unsigned long long lo = load_relaxed(&p.queue.counter[WL_HEAD]);
+    unsigned long long size = load_relaxed(&p.queue.counter[WL_TAIL]) - lo;
+    unsigned long long k = 0;
+    while (size) {
+        if (size <= small) {
+            if (blockIdx.x == 0) {
+                for (;;) {
+                    const unsigned long long hi = lo + size;
+                    const push_target out = {p.queue.items + hi, &ring[(k + 1) % 3]};
+                    if (threadIdx.x == 0)
+                        ring[(k + 2) % 3] = 0;
+                    for (unsigned long long i = lo + threadIdx.x; i < hi; i += blockDim.x)
+                        remove_chain<G>(p, out, __ldcg(&p.queue.items[i]), &removed, &disabled);
+                    __threadfence();
+                    __syncthreads();
+                    lo = hi;
+                    k++;
+                    size = load_relaxed(&ring[k % 3]);
+                    if (size == 0 || size > small)
+                        break;
+                }
+                if (threadIdx.x == 0) {
+                    volatile unsigned long long *v = state;
+                    v[0] = lo;
+                    v[1] = k;
+                    v[2] = size;
+                }
+            }
+            grid.sync();
+            lo = load_relaxed(&state[0]);
+            k = load_relaxed(&state[1]);
+            size = load_relaxed(&state[2]);
+            continue;
+        }
+        const unsigned long long hi = lo + size;
+        const push_target out = {p.queue.items + hi, &ring[(k + 1) % 3]};
+        if (grid.thread_rank() == 0)
+            ring[(k + 2) % 3] = 0;
+        for (unsigned long long i = lo + grid.thread_rank(); i < hi; i += grid.size())
+            remove_chain<G>(p, out, __ldcg(&p.queue.items[i]), &removed, &disabled);
+        grid.sync();
+        lo = hi;
+        k++;
+        size = load_relaxed(&ring[k % 3]);
+    }
+    add_stats(p, removed, disabled);
+    /* the queue's counters past everything, as an asynchronous drain leaves them */
+    if (grid.thread_rank() == 0) {
+        volatile unsigned long long *c = p.queue.counter;
+        c[WL_HEAD] = c[WL_TAIL] = c[WL_DONE] = lo;
+        p.stats[2] += k;
+    }
+}
+
 /* Outside a drain, a state made removable is pushed (no inline chain). */
-__device__ __forceinline__ void push_if_ready(const peel_params &p, uint32_t next)
+__device__ __forceinline__ void push_if_ready(const push_target &out, uint32_t next)
 {
     if (next != kNone)
-        worklist_push(p.queue, next);
+        worklist_push(out, next);
 }
 
 static __global__ void cut_sccs(peel_params p, const uint2 *__restrict__ edges, uint64_t ne)
 {
+    const push_target out = worklist_tail(p.queue);
     for (uint64_t e = thread_index(); e < ne; e += thread_count()) {
         uint2 uv = edges[e];
         if (p.lin[uv.x] == p.lin[uv.y] && p.lout[uv.x] == p.lout[uv.y])
             continue;
         uint32_t next = kNone;
         if (atomicSub(&p.out_left[uv.x], 1u) == 1u)
-            make_ready(p, uv.x, &next);
+            make_ready(p, out, uv.x, &next);
         if (atomicSub(&p.in_left[uv.y], 1u) == 1u)
-            make_ready(p, uv.y, &next);
-        push_if_ready(p, next);
+            make_ready(p, out, uv.y, &next);
+        push_if_ready(out, next);
     }
 }
 
 static __global__ void cut_mecs(peel_params p, const uint2 *__restrict__ edges, const uint32_t *__restrict__ edge_choice,
                                 uint64_t ne)
 {
+    const push_target out = worklist_tail(p.queue);
     unsigned long long disabled = 0;
     for (uint64_t e = thread_index(); e < ne; e += thread_count()) {
         uint2 uv = edges[e];
         if (p.lin[uv.x] == p.lin[uv.y] && p.lout[uv.x] == p.lout[uv.y])
             continue;
         uint32_t next = kNone;
-        disable_choice(p, edge_choice[e], uv.x, &next, &disabled);
-        push_if_ready(p, next);
+        disable_choice(p, out, edge_choice[e], uv.x, &next, &disabled);
+        push_if_ready(out, next);
     }
     if (disabled)
         atomicAdd(&p.stats[1], disabled);
@@ -301,30 +394,17 @@ static __global__ void cut_mecs(peel_params p, const uint2 *__restrict__ edges, 
 
 } /* namespace */
 
-int peel_cut(const peel_params &p, peel_goal goal, const uint2 *edges, const uint32_t *edge_choice, uint64_t ne,
-             csr_status *status)
-{
-    if (ne == 0)
-        return CSR_OK;
-    if (goal == PEEL_SCCS)
-        cut_sccs<<<grid_for(ne, kThreads), kThreads>>>(p, edges, ne);
-    else
-        cut_mecs<<<grid_for(ne, kThreads), kThreads>>>(p, edges, edge_choice, ne);
-    CUDA_TRY_LAUNCH();
-    return CSR_OK;
-}
-
 void peel_buffers::plan(arena &a, uint64_t n)
 {
     items = a.take<uint32_t>(n);
-    counters = a.take<unsigned long long>(6);
+    counters = a.take<unsigned long long>(PEEL_COUNTER_WORDS);
 }
 
 int peel_buffers::reset(uint64_t n, csr_status *status)
 {
     capacity = n;
     CUDA_TRY(cudaMemsetAsync(items, 0xff, (n ? n : 1) * sizeof(uint32_t)));
-    CUDA_TRY(cudaMemsetAsync(counters, 0, 6 * sizeof(unsigned long long)));
+    CUDA_TRY(cudaMemsetAsync(counters, 0, PEEL_COUNTER_WORDS * sizeof(unsigned long long)));
     return CSR_OK;
 }
 
@@ -353,20 +433,46 @@ int peel_seed(const peel_params &p, peel_goal goal, csr_status *status)
     return CSR_OK;
 }
 
-int peel_drain(const peel_params &p, peel_goal goal, unsigned blocks, csr_status *status)
+int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status)
 {
-    const void *kernel = goal == PEEL_SCCS ? (const void *)drain<PEEL_SCCS> : (const void *)drain<PEEL_MECS>;
+    const bool mecs = goal == PEEL_MECS;
+    /* head back to done: the slots claimed and left empty by the last
+     * asynchronous drain are the ones the pushes since then filled */
+    CUDA_TRY(cudaMemcpyAsync(&p.queue.counter[WL_HEAD], &p.queue.counter[WL_DONE], sizeof(unsigned long long),
+                             cudaMemcpyDeviceToDevice));
+    if (schedule == PEEL_BY_LEVELS) {
+        const void *kernel = mecs ? (const void *)drain_levels<PEEL_MECS> : (const void *)drain_levels<PEEL_SCCS>;
+        unsigned grid = resident_blocks(kernel, kLevelThreads, blocks);
+        if (grid == 0)
+            return csr_fail(status, CSR_ERR_IO, "CUDA: the peeling kernel cannot be resident on this device");
+        peel_params arg = p;
+        void *args[] = {&arg};
+        CUDA_TRY(cudaLaunchCooperativeKernel(kernel, grid, kLevelThreads, args, 0, 0));
+        CUDA_TRY_LAUNCH();
+        return CSR_OK;
+    }
+    const void *kernel = mecs ? (const void *)drain_async<PEEL_MECS> : (const void *)drain_async<PEEL_SCCS>;
     unsigned grid = resident_blocks(kernel, kThreads, blocks);
     if (grid == 0)
         return csr_fail(status, CSR_ERR_IO, "CUDA: the peeling kernel cannot be resident on this device");
-    /* head back to done: the slots claimed and left empty by the last drain
-     * are the ones the pushes since then filled */
-    CUDA_TRY(cudaMemcpyAsync(&p.queue.counter[0], &p.queue.counter[2], sizeof(unsigned long long),
-                             cudaMemcpyDeviceToDevice));
-    if (goal == PEEL_SCCS)
-        drain<PEEL_SCCS><<<grid, kThreads>>>(p);
+    CUDA_TRY(cudaMemsetAsync(&p.queue.counter[WL_DRAINED], 0, sizeof(unsigned long long)));
+    if (mecs)
+        drain_async<PEEL_MECS><<<grid, kThreads>>>(p);
     else
-        drain<PEEL_MECS><<<grid, kThreads>>>(p);
+        drain_async<PEEL_SCCS><<<grid, kThreads>>>(p);
+    CUDA_TRY_LAUNCH();
+    return CSR_OK;
+}
+
+int peel_cut(const peel_params &p, peel_goal goal, const uint2 *edges, const uint32_t *edge_choice, uint64_t ne,
+             csr_status *status)
+{
+    if (ne == 0)
+        return CSR_OK;
+    if (goal == PEEL_SCCS)
+        cut_sccs<<<grid_for(ne, kThreads), kThreads>>>(p, edges, ne);
+    else
+        cut_mecs<<<grid_for(ne, kThreads), kThreads>>>(p, edges, edge_choice, ne);
     CUDA_TRY_LAUNCH();
     return CSR_OK;
 }

@@ -10,8 +10,13 @@
  * the state (flag kLive -> kQueued), removes it itself at once when it holds
  * no other, else pushes it on a device worklist (worklist.h), so a chain of
  * dependent removals is followed by one thread instead of one grid-wide step
- * per link (the sync-free scheme of Liu et al., Euro-Par 2016; what limits it
- * is the longest chain: wlan6_2500 has one of about 16,600 states).
+ * per link.  The worklist is drained either by levels (the default: a level
+ * shared by the grid between grid barriers, small levels by one block alone
+ * between block barriers) or asynchronously (the sync-free scheme of Liu et
+ * al., Euro-Par 2016: no barrier at all, every thread waiting on a slot of
+ * its own).  What limits both is the longest chain (wlan6_2500 has one of
+ * about 16,600 states) and, where chains are short, the throughput of the
+ * removals.
  *
  * SCC goal: removing s makes it its own component (component[s] = s) and
  * takes one off the in-count of its successors and the out-count of its
@@ -65,10 +70,21 @@ struct peel_params {
     const uint32_t *lin, *lout;
     uint8_t *changed;
     worklist queue;
-    unsigned long long *stats; /* [0] states removed, [1] choices disabled */
+    unsigned long long *stats; /* [0] states removed, [1] choices disabled, [2] levels (drain by levels) */
 };
 
 enum peel_goal { PEEL_SCCS, PEEL_MECS };
+enum peel_schedule { PEEL_BY_LEVELS, PEEL_ASYNC };
+
+/* Word offsets in peel_buffers::counters after the worklist's: the drain by
+ * levels' ring of level sizes and its hand-over from block 0 to the grid
+ * (lo, level, size), then the stats; one 128-byte line each. */
+enum : unsigned {
+    PEEL_RING = WL_WORDS,
+    PEEL_LEVEL_STATE = WL_WORDS + 16,
+    PEEL_STATS = WL_WORDS + 32,
+    PEEL_COUNTER_WORDS = WL_WORDS + 48
+};
 
 /* The fields of peel_params that come from the model on the device and its
  * transpose with choices; the caller adds its arrays and worklist. */
@@ -89,13 +105,13 @@ inline peel_params peel_params_of(const device_model &m, const graph_transpose &
 /* The worklist's slots (n) and counters, and the stats counters. */
 struct peel_buffers {
     uint32_t *items = nullptr;
-    unsigned long long *counters = nullptr; /* 3 for the worklist, 3 stats */
+    unsigned long long *counters = nullptr; /* PEEL_COUNTER_WORDS words (see above) */
     uint64_t capacity = 0;
     void plan(arena &a, uint64_t n);
     /* Empty worklist of n slots, zero stats. */
     int reset(uint64_t n, csr_status *status);
     worklist queue() const { return worklist{items, counters, capacity}; }
-    unsigned long long *stats() const { return counters + 3; }
+    unsigned long long *stats() const { return counters + PEEL_STATS; }
 };
 
 /* Count each live state's in- and out-transitions (and, MEC goal, first
@@ -108,9 +124,9 @@ int peel_count(const peel_params &p, peel_goal goal, csr_status *status);
 int peel_seed(const peel_params &p, peel_goal goal, csr_status *status);
 
 /* Remove everything queued and whatever that makes removable, until the
- * worklist is drained; blocks: the persistent kernel's block count (0: all
- * resident ones).  Adds to stats. */
-int peel_drain(const peel_params &p, peel_goal goal, unsigned blocks, csr_status *status);
+ * worklist is drained, by levels or asynchronously; blocks: the persistent
+ * kernel's block count (0: all resident ones).  Adds to stats. */
+int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status);
 
 /* The edges between classes after a label-propagation phase (edge e from
  * edges[e].x to edges[e].y of choice edge_choice[e]; classes: the (lin,
