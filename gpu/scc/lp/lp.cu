@@ -255,7 +255,9 @@ class lp_engine : public scc_engine {
     void *scan_temp_ = nullptr, *select_temp_ = nullptr;
     size_t scan_bytes_ = 0, select_bytes_ = 0;
     const uint32_t *transposed_ = nullptr; /* the targets the transpose was built from */
+    const device_model *model_ = nullptr;  /* the model of the decomposition under way */
 
+    int drain(const peel_params &p, peel_goal goal, csr_status *status);
     int propagate_phase(uint64_t ne, const uint2 *edges, csr_status *status);
     int compact(peel_params &p, uint64_t *ne, int *cur, bool mecs, csr_status *status);
     int read_counter(int which, unsigned long long *value, csr_status *status)
@@ -320,6 +322,23 @@ int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, csr_status *stat
     return CSR_OK;
 }
 
+/* Drain the peeling when something is queued, building the transpose (which
+ * only peeling reads) the first time: where nothing is ever peeled (phil7:
+ * 9M states, 82M transitions) neither is paid for. */
+int lp_engine::drain(const peel_params &p, peel_goal goal, csr_status *status)
+{
+    unsigned long long c[WL_DONE - WL_TAIL + 1]; /* tail .. done, one copy */
+    CUDA_TRY(cudaMemcpy(c, &p.queue.counter[WL_TAIL], sizeof c, cudaMemcpyDeviceToHost));
+    if (c[0] == c[WL_DONE - WL_TAIL])
+        return CSR_OK;
+    const device_model &m = *model_;
+    if (transposed_ != m.targets) {
+        TRY(tr_.build(m.n, m.state_choices, m.choice_transitions, m.targets, status));
+        transposed_ = m.targets;
+    }
+    return peel_drain(p, goal, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status);
+}
+
 /* Keep the edges the next phase needs; *cur flips to the compacted buffer. */
 int lp_engine::compact(peel_params &p, uint64_t *ne, int *cur, bool mecs, csr_status *status)
 {
@@ -363,10 +382,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
         CUDA_TRY_LAUNCH();
         enabled = enabled_;
     }
-    if (transposed_ != m.targets) {
-        TRY(tr_.build(n, m.state_choices, m.choice_transitions, m.targets, status));
-        transposed_ = m.targets;
-    }
+    model_ = &m;
     TRY(peel_.reset(n, status));
     CUDA_TRY(cudaMemsetAsync(counters_, 0, C_COUNT * sizeof(unsigned long long)));
     peel_params p = peel_params_of(m, tr_);
@@ -388,7 +404,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     timer.begin();
     if (peel) {
         TRY(peel_seed(p, pg, status));
-        TRY(peel_drain(p, pg, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status));
+        TRY(drain(p, pg, status));
     }
     st->peel_s += timer.end();
 
@@ -428,7 +444,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             CUDA_TRY(cudaMemsetAsync(changed_, 0, n));
             p.changed = changed_;
             TRY(peel_cut(p, pg, edges_[cur], edge_choice_[cur], ne, status));
-            TRY(peel_drain(p, pg, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status));
+            TRY(drain(p, pg, status));
             finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, changed_, component);
             CUDA_TRY_LAUNCH();
         } else {
@@ -438,7 +454,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             CUDA_TRY_LAUNCH();
             p.cls = cls_;
             if (peel)
-                TRY(peel_drain(p, pg, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status));
+                TRY(drain(p, pg, status));
         }
         p.lin = p.lout = nullptr;
         p.changed = nullptr;
