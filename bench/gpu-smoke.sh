@@ -32,12 +32,12 @@ done
 "$bin/gpu-scc" --cpu "$w/all.csr" > "$w/all.sccs"
 "$bin/gpu-mec" --cpu "$w/all.csr" > "$w/all.mecs"
 "$tb/oracle" -n 100000 -s 3 -u "$w/u" > /dev/null
-for c in "--engine lp" "--engine lp --no-peel" "--engine lp --blocks 2" "--engine lp --peel-schedule levels" "--engine fb" "--engine fb --peel" "--bfbt -c 3"; do
+for c in "--engine lp" "--engine lp --no-peel" "--engine lp --blocks 2" "--engine lp --peel-schedule async" "--engine fb" "--engine fb --peel" "--bfbt -c 3"; do
     check "shared models" "$w/all.sccs" gpu-scc $c "$w/all.csr"
     check "shared models -u 7" "$w/all.sccs" gpu-scc $c "$w/all.r.csr"
     check "random MDPs" "$w/u.sccs" gpu-scc $c "$w/u.csr"
 done
-for c in "--scheme interleave" "--scheme interleave --blocks 2" "--scheme interleave --peel-schedule levels" "--scheme rounds" "--engine fb" "--j-set --bfbt"; do
+for c in "--scheme interleave" "--scheme interleave --blocks 2" "--scheme interleave --peel-schedule async" "--scheme rounds" "--engine fb" "--j-set --bfbt"; do
     check "shared models" "$w/all.mecs" gpu-mec $c "$w/all.csr"
     check "shared models -u 7" "$w/all.mecs" gpu-mec $c "$w/all.r.csr"
     check "random MDPs" "$w/u.mecs" gpu-mec $c "$w/u.csr"
@@ -45,7 +45,7 @@ done
 if command -v compute-sanitizer > /dev/null; then
     for m in fmsd_fig1 coin2 leader3; do
         "$bin/prism2csr" "$models/$m.tra" > "$w/$m.csr"
-        for t in "gpu-scc --engine lp" "gpu-scc --engine lp --peel-schedule levels" "gpu-scc --engine fb --peel" "gpu-mec --scheme interleave" "gpu-mec --scheme rounds"; do
+        for t in "gpu-scc --engine lp" "gpu-scc --engine lp --peel-schedule async" "gpu-scc --engine fb --peel" "gpu-mec --scheme interleave" "gpu-mec --scheme rounds"; do
             if compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/"$t "$w/$m.csr" > "$w/san" 2>&1; then
                 echo "ok memcheck $m: $t"
             else

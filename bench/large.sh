@@ -83,8 +83,8 @@ best_of() {
     echo "$(printf '%s\n' "${r[@]}" | sort -g | head -1) $(printf '%s\n' "${g[@]}" | sort -g | head -1) $(printf '%s\n' "${e[@]}" | sort -g | head -1) $ok"
 }
 
-scc_configs=("lp|--engine lp" "lp levels peel|--engine lp --peel-schedule levels" "lp no peel|--engine lp --no-peel" "fb|--engine fb" "fb peel|--engine fb --peel")
-mec_configs=("interleave|--scheme interleave" "interleave levels|--scheme interleave --peel-schedule levels" "rounds lp|--scheme rounds --engine lp" "rounds fb|--engine fb")
+scc_configs=("lp|--engine lp" "lp async peel|--engine lp --peel-schedule async" "lp no peel|--engine lp --no-peel" "fb|--engine fb" "fb peel|--engine fb --peel")
+mec_configs=("interleave|--scheme interleave" "interleave async|--scheme interleave --peel-schedule async" "rounds lp|--scheme rounds --engine lp" "rounds fb|--engine fb")
 lscpu | grep -E 'Model name|^CPU\(s\)' >&2
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >&2 || true
 echo "commit ${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, $(date -u +%Y-%m-%d), runs $runs" >&2

@@ -34,7 +34,8 @@ typedef enum gpu_scc_engine_id { GPU_SCC_AUTO = 0, GPU_SCC_LP = 1, GPU_SCC_FB = 
 typedef struct gpu_scc_options {
     gpu_scc_engine_id engine;
     int peel;            /* peeling of trivial SCCs first: 1 yes, 0 no, -1 the engine's default (lp yes, fb no) */
-    int peel_async;      /* 1: drain the peeling asynchronously (no barriers; the default); 0: by levels */
+    int peel_async;      /* 1: drain the peeling asynchronously (no barriers); 0: by levels while they are
+                            wide, then asynchronously (the default) */
     int blocks;          /* blocks of the persistent kernels; 0: as many as are resident on the device */
     /* lp */
     int tile_iterations; /* rounds a block iterates its tile of edges locally; 0: the default (16) */

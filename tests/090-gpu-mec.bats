@@ -10,7 +10,7 @@ load helper
 
 # The round-based scheme on the lp engine (the default), the interleaved one,
 # and the round-based one on the fb engine in the article's configurations.
-CONFIGS=("" "--scheme interleave" "--scheme interleave --blocks 2" "--scheme interleave --peel-schedule levels"
+CONFIGS=("" "--scheme interleave" "--scheme interleave --blocks 2" "--scheme interleave --peel-schedule async"
          "--scheme rounds --engine lp --no-peel"
          "--engine fb" "--j-set" "--bfbt" "--nh" "--no-warp-aggregation" "--no-transpose" "-c 3" "--host-loop"
          "--sweep-trim" "--engine fb --peel" "--j-set --bfbt -c 3" "--host-loop --j-set --no-transpose")

@@ -63,7 +63,7 @@ extern "C" void gpu_scc_default_options(gpu_scc_options *o)
     memset(o, 0, sizeof *o);
     o->engine = GPU_SCC_AUTO;
     o->peel = -1;
-    o->peel_async = 1;
+    o->peel_async = 0;
     o->blocks = 0;
     o->tile_iterations = 0;
     o->hybrid = 1;

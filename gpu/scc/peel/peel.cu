@@ -12,7 +12,8 @@ namespace gpu {
 namespace {
 
 constexpr int kThreads = 256;      /* the asynchronous drain and the grid-stride kernels */
-constexpr int kLevelThreads = 512; /* the drain by levels: block 0 alone works small levels */
+constexpr int kLevelThreads = 512; /* the drain by levels */
+constexpr unsigned long long kNarrowLevel = 4096; /* a level this small goes to the asynchronous drain */
 constexpr uint32_t kNone = UINT32_MAX;
 
 __device__ __forceinline__ uint32_t load_cg(const uint32_t *p) { return __ldcg(p); }
@@ -295,56 +296,31 @@ __device__ __forceinline__ void remove_one(const peel_params &p, const push_targ
         worklist_push(out, next);
 }
 
-/* The drain by levels, one cooperative kernel.  Level 0 is the slots
- * [head, tail) pushed before the launch; level k + 1 the states that
- * removing level k made removable, written
- * after level k's slots and counted on ring[(k + 1) % 3] (ring[k % 3] is
- * read at the start of level k, and ring[(k + 2) % 3] reset during it, when
- * nobody reads or writes it).  A large level is shared by the whole grid,
- * then a grid barrier; while levels are small (a deep chain of few states
- * a level: wlan6_2500 has about 16,600 levels), block 0 goes on alone with
- * block barriers, which cost far less, and the grid waits for it. */
+/* The drain by levels, one cooperative kernel, while levels are wide; the
+ * narrow rest goes to the asynchronous drain launched after it.  Level 0 is
+ * the slots [head, tail) pushed before the launch; level k + 1 the states
+ * that removing level k made removable, written after level k's slots and
+ * counted on ring[(k + 1) % 3] (ring[k % 3] is read at the start of level
+ * k, and ring[(k + 2) % 3] reset during it, when nobody reads or writes it;
+ * the host zeroes the ring before the launch).  A wide level keeps every
+ * thread busy with one removal and costs one grid barrier: far more removals
+ * a second than the asynchronous drain, whose threads wait on slots (coin6_4
+ * MECs: 0.023 s against 0.041 s).  Once a level has at most `narrow` states
+ * (a deep chain of few states a level: wlan6_2500 has about 16,600 levels,
+ * where a barrier per level costs 40 times the asynchronous drain), the
+ * kernel stops and leaves that level to the asynchronous drain as its queue:
+ * head = done = its first slot, tail its end, drained when it is empty. */
 template <peel_goal G> static __global__ void __launch_bounds__(kLevelThreads) drain_levels(peel_params p)
 {
     namespace cg = cooperative_groups;
     cg::grid_group grid = cg::this_grid();
-    unsigned long long *ring = p.queue.counter + PEEL_RING, *state = p.queue.counter + PEEL_LEVEL_STATE;
-    const unsigned long long small = 2ull * blockDim.x;
+    unsigned long long *ring = p.queue.counter + PEEL_RING;
+    const unsigned long long narrow = kNarrowLevel;
     unsigned long long removed = 0, disabled = 0;
     unsigned long long lo = load_relaxed(&p.queue.counter[WL_HEAD]);
     unsigned long long size = load_relaxed(&p.queue.counter[WL_TAIL]) - lo;
     unsigned long long k = 0;
-    while (size) {
-        if (size <= small) {
-            if (blockIdx.x == 0) {
-                for (;;) {
-                    const unsigned long long hi = lo + size;
-                    const push_target out = {p.queue.items + hi, &ring[(k + 1) % 3]};
-                    if (threadIdx.x == 0)
-                        ring[(k + 2) % 3] = 0;
-                    for (unsigned long long i = lo + threadIdx.x; i < hi; i += blockDim.x)
-                        remove_one<G>(p, out, __ldcg(&p.queue.items[i]), &removed, &disabled);
-                    __threadfence();
-                    __syncthreads();
-                    lo = hi;
-                    k++;
-                    size = load_relaxed(&ring[k % 3]);
-                    if (size == 0 || size > small)
-                        break;
-                }
-                if (threadIdx.x == 0) {
-                    volatile unsigned long long *v = state;
-                    v[0] = lo;
-                    v[1] = k;
-                    v[2] = size;
-                }
-            }
-            grid.sync();
-            lo = load_relaxed(&state[0]);
-            k = load_relaxed(&state[1]);
-            size = load_relaxed(&state[2]);
-            continue;
-        }
+    while (size > narrow) {
         const unsigned long long hi = lo + size;
         const push_target out = {p.queue.items + hi, &ring[(k + 1) % 3]};
         if (grid.thread_rank() == 0)
@@ -357,10 +333,12 @@ template <peel_goal G> static __global__ void __launch_bounds__(kLevelThreads) d
         size = load_relaxed(&ring[k % 3]);
     }
     add_stats(p, removed, disabled);
-    /* the queue's counters past everything, as an asynchronous drain leaves them */
+    grid.sync(); /* every block has read head and tail before they change */
     if (grid.thread_rank() == 0) {
         volatile unsigned long long *c = p.queue.counter;
-        c[WL_HEAD] = c[WL_TAIL] = c[WL_DONE] = lo;
+        c[WL_HEAD] = c[WL_DONE] = lo;
+        c[WL_TAIL] = lo + size;
+        c[WL_DRAINED] = size == 0;
         p.stats[2] += k;
     }
 }
@@ -458,17 +436,19 @@ int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, uns
         unsigned grid = resident_blocks(kernel, kLevelThreads, blocks);
         if (grid == 0)
             return csr_fail(status, CSR_ERR_IO, "CUDA: the peeling kernel cannot be resident on this device");
+        CUDA_TRY(cudaMemsetAsync(&p.queue.counter[PEEL_RING], 0, 3 * sizeof(unsigned long long)));
         peel_params arg = p;
         void *args[] = {&arg};
         CUDA_TRY(cudaLaunchCooperativeKernel(kernel, grid, kLevelThreads, args, 0, 0));
         CUDA_TRY_LAUNCH();
-        return CSR_OK;
+    } else {
+        CUDA_TRY(cudaMemsetAsync(&p.queue.counter[WL_DRAINED], 0, sizeof(unsigned long long)));
     }
+    /* the asynchronous drain: all of it, or the narrow rest after the levels */
     const void *kernel = mecs ? (const void *)drain_async<PEEL_MECS> : (const void *)drain_async<PEEL_SCCS>;
     unsigned grid = resident_blocks(kernel, kThreads, blocks);
     if (grid == 0)
         return csr_fail(status, CSR_ERR_IO, "CUDA: the peeling kernel cannot be resident on this device");
-    CUDA_TRY(cudaMemsetAsync(&p.queue.counter[WL_DRAINED], 0, sizeof(unsigned long long)));
     if (mecs)
         drain_async<PEEL_MECS><<<grid, kThreads>>>(p);
     else

@@ -10,13 +10,13 @@
  * the state (flag kLive -> kQueued), removes it itself at once when it holds
  * no other, else pushes it on a device worklist (worklist.h), so a chain of
  * dependent removals is followed by one thread instead of one grid-wide step
- * per link.  The worklist is drained either by levels (the default: a level
- * shared by the grid between grid barriers, small levels by one block alone
- * between block barriers) or asynchronously (the sync-free scheme of Liu et
- * al., Euro-Par 2016: no barrier at all, every thread waiting on a slot of
- * its own).  What limits both is the longest chain (wlan6_2500 has one of
- * about 16,600 states) and, where chains are short, the throughput of the
- * removals.
+ * per link.  The worklist is drained asynchronously (the sync-free scheme
+ * of Liu et al., Euro-Par 2016: no barrier at all, every thread waiting on a
+ * slot of its own), or first by levels while levels are wide (one removal a
+ * thread, a grid barrier a level: more removals a second) and the narrow
+ * rest asynchronously.  What limits it is the longest chain (wlan6_2500 has
+ * one of about 16,600 states) and, where chains are short, the throughput of
+ * the removals.
  *
  * SCC goal: removing s makes it its own component (component[s] = s) and
  * takes one off the in-count of its successors and the out-count of its
@@ -77,14 +77,8 @@ enum peel_goal { PEEL_SCCS, PEEL_MECS };
 enum peel_schedule { PEEL_BY_LEVELS, PEEL_ASYNC };
 
 /* Word offsets in peel_buffers::counters after the worklist's: the drain by
- * levels' ring of level sizes and its hand-over from block 0 to the grid
- * (lo, level, size), then the stats; one 128-byte line each. */
-enum : unsigned {
-    PEEL_RING = WL_WORDS,
-    PEEL_LEVEL_STATE = WL_WORDS + 16,
-    PEEL_STATS = WL_WORDS + 32,
-    PEEL_COUNTER_WORDS = WL_WORDS + 48
-};
+ * levels' ring of level sizes, then the stats; one 128-byte line each. */
+enum : unsigned { PEEL_RING = WL_WORDS, PEEL_STATS = WL_WORDS + 16, PEEL_COUNTER_WORDS = WL_WORDS + 32 };
 
 /* The fields of peel_params that come from the model on the device and its
  * transpose with choices; the caller adds its arrays and worklist. */
@@ -124,7 +118,8 @@ int peel_count(const peel_params &p, peel_goal goal, csr_status *status);
 int peel_seed(const peel_params &p, peel_goal goal, csr_status *status);
 
 /* Remove everything queued and whatever that makes removable, until the
- * worklist is drained, by levels or asynchronously; blocks: the persistent
+ * worklist is drained: asynchronously, or by levels while levels are wide
+ * and the rest asynchronously; blocks: the persistent
  * kernel's block count (0: all resident ones).  Adds to stats. */
 int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status);
 
