@@ -20,7 +20,7 @@ CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
 CSTD      := -std=c11
 CPPFLAGS  += -D_GNU_SOURCE -Iformat -Iref -Igpu -Igpu/common -Igpu/scc -Igpu/scc/peel -Itools/common
-LDLIBS    := -larchive -ljansson -ldeflate -lz -lbsd -lm
+LDLIBS    := -larchive -ljansson -ldeflate -lz -lbsd -lm -lpthread
 NVCCFLAGS ?= -O2 -g
 SHARED    ?= ../shared
 export SHARED
@@ -29,7 +29,7 @@ BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
-TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat
+TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-dev bats bats-assert bats-support groff-base \
                 xz-utils bzip2

@@ -6,9 +6,12 @@
  * Every error names its line.
  */
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hugepages.h"
 #include "numparse.h"
@@ -199,6 +202,546 @@ static int parse_tra_header(const char *p, int *is_mdp, uint64_t counts[3], csr_
     return CSR_OK;
 }
 
+/* One transition line, "s [k] t p [action]". */
+typedef struct tra_line {
+    uint64_t s, k, t;
+    double prob;
+    const char *action; /* NULL: none */
+    size_t action_len;
+} tra_line;
+
+/*
+ * Parse the transition line at p (the text up to end holds its '\n') of a
+ * model of n states into *ln, with the checks of every line on its own
+ * (numbers, source and target below n, probability in (0, 1]): returns the
+ * position after its '\n', or NULL with *rc set by csr_fail (st may be NULL).
+ */
+static inline const char *parse_tra_line(const char *p, const char *end, int is_mdp, uint64_t n, tra_line *ln,
+                                         csr_status *st, int *rc)
+{
+    const char *q = p;
+    if (num_parse_u64(&q, &ln->s)) {
+        *rc = csr_fail(st, CSR_ERR_NUMBER, "source state");
+        return NULL;
+    }
+    q = num_skip_spaces(q);
+    if (is_mdp) {
+        if (num_parse_u64(&q, &ln->k)) {
+            *rc = csr_fail(st, *q != '\n' && *q != '\r' ? CSR_ERR_NUMBER : CSR_ERR_SYNTAX, "choice index%s",
+                           *q != '\n' && *q != '\r' ? "" : " missing");
+            return NULL;
+        }
+        q = num_skip_spaces(q);
+    } else {
+        ln->k = 0;
+    }
+    if (num_parse_u64(&q, &ln->t)) {
+        *rc = csr_fail(st, *q != '\n' && *q != '\r' ? CSR_ERR_NUMBER : CSR_ERR_SYNTAX, "target state%s",
+                       *q != '\n' && *q != '\r' ? "" : " missing");
+        return NULL;
+    }
+    q = num_skip_spaces(q);
+    if (num_parse_double(&q, &ln->prob)) {
+        *rc = csr_fail(st, *q != '\n' && *q != '\r' ? CSR_ERR_NUMBER : CSR_ERR_SYNTAX, "probability%s",
+                       *q != '\n' && *q != '\r' ? "" : " missing");
+        return NULL;
+    }
+    q = num_skip_spaces(q);
+    ln->action = NULL;
+    ln->action_len = 0;
+    if (*q != '\n' && *q != '\r') {
+        const char *a = q;
+        while (is_action_char(*q))
+            q++;
+        if (q == a || !num_token_end(*q)) {
+            *rc = csr_fail(st, CSR_ERR_SYNTAX, "bad action name");
+            return NULL;
+        }
+        ln->action = a;
+        ln->action_len = (size_t)(q - a);
+        q = num_skip_spaces(q);
+    }
+    if (*q == '\r')
+        q++;
+    if (*q != '\n') {
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        *rc = csr_fail(st, CSR_ERR_SYNTAX, "trailing garbage \"%.*s\"", (int)(nl - q < 40 ? nl - q : 40), q);
+        return NULL;
+    }
+    if (ln->s >= n) {
+        *rc = csr_fail(st, CSR_ERR_RANGE, "source state %llu >= %llu states", (unsigned long long)ln->s,
+                       (unsigned long long)n);
+        return NULL;
+    }
+    if (ln->t >= n) {
+        *rc = csr_fail(st, CSR_ERR_RANGE, "target state %llu >= %llu states", (unsigned long long)ln->t,
+                       (unsigned long long)n);
+        return NULL;
+    }
+    if (!(ln->prob > 0.0 && ln->prob <= 1.0)) {
+        *rc = csr_fail(st, CSR_ERR_PROBABILITY, "%.17g", ln->prob);
+        return NULL;
+    }
+    return q + 1;
+}
+
+/* ---- .tra, parallel ---------------------------------------------------- */
+
+/*
+ * The parallel reader for a .tra held whole in memory (a mapped regular
+ * file): the body after the header is cut into one chunk per thread at line
+ * boundaries.  Pass A counts each chunk's transition lines (and refuses NUL
+ * bytes), so every chunk knows where its transitions go; pass B parses each
+ * chunk straight into the model's target and probability arrays, with every
+ * check of prism_read_tra that a chunk can make alone (each line's numbers
+ * and ranges, the order of consecutive lines, one action per choice, the
+ * sums of the choices that begin and end inside it); the stitch then makes,
+ * in file order, the checks across chunk boundaries (a choice that goes on
+ * in the next chunk, the order of the first line after the last, the sums of
+ * the choices cut in two, adding their probabilities in file order as the
+ * sequential reader does, the header's counts) and numbers the actions by
+ * first appearance; pass C writes the choice and state arrays.
+ *
+ * It never reports an error itself: on any problem it gives up and the
+ * sequential reader, which reports the first error of the file with its
+ * line, reads the input from the start.  So its result, and every message,
+ * are the sequential reader's.
+ */
+
+typedef struct tra_choice {
+    uint64_t first;  /* global index of its first transition */
+    uint32_t state;
+    uint32_t action; /* chunk-local action index (0 = none), TRA_FIRST_CHOICE when it is its state's first */
+} tra_choice;
+
+#define TRA_FIRST_CHOICE 0x80000000u
+
+typedef struct tra_chunk {
+    const char *begin, *end;
+    int is_mdp;
+    uint64_t n;
+    uint64_t lines;        /* pass A: transition lines */
+    uint64_t first_trans;  /* global index of its first transition */
+    uint32_t *targets;     /* the model's arrays */
+    double *probs;
+    vec choices;           /* tra_choice */
+    uint64_t first_index, last_index; /* k of choices[0] and of the last choice */
+    names actions;         /* chunk-local names, 0 = "" */
+    int any_action;
+    int failed;
+    double worst_sum_error; /* of the choices inside it */
+    uint64_t first_choice;  /* stitch: global index of choices[0] (or of [1] when [0] goes on) */
+    int continues;          /* stitch: choices[0] is the previous chunk's last choice */
+    uint32_t *action_map;   /* stitch: local action -> global */
+} tra_chunk;
+
+/* A comment line ('#' in column 1) or a blank one: not a transition. */
+static inline int tra_skip_line(const char *p)
+{
+    if (*p == '#')
+        return 1;
+    p = num_skip_spaces(p);
+    if (*p == '\r')
+        p++;
+    return *p == '\n';
+}
+
+static void *tra_count_chunk(void *arg)
+{
+    tra_chunk *c = arg;
+    size_t len = (size_t)(c->end - c->begin);
+    if (memchr(c->begin, '\0', len)) {
+        c->failed = 1;
+        return NULL;
+    }
+    uint64_t lines = 0;
+    for (const char *p = c->begin; p < c->end;) {
+        const char *nl = memchr(p, '\n', (size_t)(c->end - p));
+        lines += !tra_skip_line(p);
+        p = nl + 1;
+    }
+    c->lines = lines;
+    return NULL;
+}
+
+static void *tra_parse_chunk(void *arg)
+{
+    tra_chunk *c = arg;
+    uint64_t at = c->first_trans;
+    tra_choice cur = {0};
+    uint64_t cur_index = 0;
+    double sum = 0.0;
+    int have = 0, rc = 0;
+    int64_t last_action = -1;
+    size_t last_action_len = 0;
+    c->worst_sum_error = 0.0;
+    if (names_intern(&c->actions, "", 0) != 0)
+        goto fail;
+    for (const char *p = c->begin; p < c->end;) {
+        if (tra_skip_line(p)) {
+            p = (const char *)memchr(p, '\n', (size_t)(c->end - p)) + 1;
+            continue;
+        }
+        tra_line ln;
+        const char *q = parse_tra_line(num_skip_spaces(p), c->end, c->is_mdp, c->n, &ln, NULL, &rc);
+        if (!q)
+            goto fail;
+        p = q;
+        uint32_t action = 0;
+        if (ln.action) {
+            if (last_action >= 0 && ln.action_len == last_action_len &&
+                same_bytes(ln.action, c->actions.list[last_action], ln.action_len)) {
+                action = (uint32_t)last_action;
+            } else {
+                int64_t a = names_intern(&c->actions, ln.action, ln.action_len);
+                if (a < 0 || a >= (int64_t)TRA_FIRST_CHOICE)
+                    goto fail;
+                action = (uint32_t)a;
+                last_action = a;
+                last_action_len = ln.action_len;
+            }
+            c->any_action = 1;
+        }
+        int new_choice;
+        if (!have)
+            new_choice = 1;
+        else if (ln.s == cur.state && ln.k == cur_index)
+            new_choice = 0;
+        else if ((ln.s == cur.state && ln.k == cur_index + 1) || (ln.s == (uint64_t)cur.state + 1 && ln.k == 0))
+            new_choice = 1;
+        else
+            goto fail;
+        if (new_choice) {
+            if (have) {
+                /* a choice that began in this chunk (not its first: that may go
+                 * on from the previous chunk) and ends in it */
+                if (c->choices.len > 0) {
+                    double err = fabs(sum - 1.0);
+                    if (!(err <= PRISM_SUM_TOLERANCE))
+                        goto fail;
+                    if (err > c->worst_sum_error)
+                        c->worst_sum_error = err;
+                }
+                if (VEC_PUSH(c->choices, tra_choice, cur))
+                    goto fail;
+            }
+            if (!have)
+                c->first_index = ln.k;
+            cur.first = at;
+            cur.state = (uint32_t)ln.s;
+            cur.action = action | (ln.k == 0 ? TRA_FIRST_CHOICE : 0);
+            cur_index = ln.k;
+            sum = 0.0;
+            have = 1;
+        } else if (action != (cur.action & ~TRA_FIRST_CHOICE)) {
+            goto fail;
+        }
+        if (at - c->first_trans >= c->lines)
+            goto fail; /* cannot happen: pass A counted these lines */
+        c->targets[at] = (uint32_t)ln.t;
+        c->probs[at] = ln.prob;
+        at++;
+        sum += ln.prob;
+    }
+    if (have && VEC_PUSH(c->choices, tra_choice, cur))
+        goto fail;
+    c->last_index = cur_index;
+    return NULL;
+fail:
+    c->failed = 1;
+    return NULL;
+}
+
+typedef struct tra_fill {
+    tra_chunk *chunk;
+    uint64_t *state_first, *choice_first;
+    uint32_t *actions;
+} tra_fill;
+
+static void *tra_fill_chunk(void *arg)
+{
+    tra_fill *f = arg;
+    tra_chunk *c = f->chunk;
+    const tra_choice *ch = c->choices.data;
+    uint64_t g = c->first_choice;
+    for (uint64_t j = c->continues ? 1 : 0; j < c->choices.len; j++, g++) {
+        f->choice_first[g] = ch[j].first;
+        f->actions[g] = c->action_map[ch[j].action & ~TRA_FIRST_CHOICE];
+        if (ch[j].action & TRA_FIRST_CHOICE)
+            f->state_first[ch[j].state] = g;
+    }
+    return NULL;
+}
+
+/* Run fn on each of count arguments (of size bytes each), one thread each. */
+static int run_parallel(void *(*fn)(void *), void *args, size_t size, unsigned count)
+{
+    pthread_t tid[PRISM_MAX_THREADS];
+    unsigned started = 0;
+    for (; started < count; started++)
+        if (pthread_create(&tid[started], NULL, fn, (char *)args + started * size))
+            break;
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    for (unsigned i = started; i < count; i++) /* threads refused: the rest here */
+        fn((char *)args + i * size);
+    return 0;
+}
+
+/* The probabilities of transitions [from, to), added to *sum in order. */
+static void add_probs(const double *probs, uint64_t from, uint64_t to, double *sum)
+{
+    for (uint64_t i = from; i < to; i++)
+        *sum += probs[i];
+}
+
+/* The parallel reader: CSR_OK with the model read, or -1: read it sequentially. */
+static int read_tra_parallel(const char *data, size_t len, unsigned threads, size_t min_chunk, csr_model *m,
+                             prism_tra_report *rep)
+{
+    const char *end = data + len, *p = data;
+    int is_mdp = 0, header_type = 0, ok = 0;
+    uint64_t counts[3] = {0};
+    char line[4096];
+    tra_chunk chunk[PRISM_MAX_THREADS];
+    tra_fill fill[PRISM_MAX_THREADS];
+    uint32_t *targets = NULL, *actions = NULL;
+    double *probs = NULL;
+    uint64_t *state_first = NULL, *choice_first = NULL;
+    names global = {0};
+
+    memset(chunk, 0, sizeof chunk);
+    if (len == 0 || data[len - 1] != '\n')
+        return -1;
+    /* comment lines and the header, as prism_read_tra reads them */
+    for (;;) {
+        if (p == end)
+            return -1;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)(nl - p);
+        if (n >= sizeof line || memchr(p, '\0', n))
+            return -1;
+        memcpy(line, p, n);
+        line[n] = '\0';
+        if (line[0] == '#') {
+            if (strstr(line, "(MDP)"))
+                header_type = 2;
+            else if (strstr(line, "(DTMC)"))
+                header_type = 1;
+            else if (strstr(line, "Transitions ("))
+                return -1;
+            p = nl + 1;
+            continue;
+        }
+        const char *h = num_skip_spaces(line);
+        if (*h == '\r' && h[1] == '\0') {
+            p = nl + 1;
+            continue;
+        }
+        if (*h == '\0') {
+            p = nl + 1;
+            continue;
+        }
+        if (n > 0 && line[n - 1] == '\r')
+            line[n - 1] = '\0';
+        if (parse_tra_header(h, &is_mdp, counts, NULL) || (header_type && header_type != (is_mdp ? 2 : 1)))
+            return -1;
+        p = nl + 1;
+        break;
+    }
+    if (counts[2] == 0 || counts[1] == 0 || counts[1] > counts[2] || counts[1] >= UINT32_MAX)
+        return -1;
+
+    /* the chunks, cut after a '\n' */
+    unsigned parts = threads;
+    size_t body = (size_t)(end - p);
+    if (parts > body / min_chunk + 1)
+        parts = (unsigned)(body / min_chunk + 1);
+    const char *from = p;
+    for (unsigned i = 0; i < parts; i++) {
+        const char *to = i + 1 == parts ? end : p + body / parts * (i + 1);
+        if (to < from)
+            to = from;
+        if (to < end && to > from)
+            to = (const char *)memchr(to - 1, '\n', (size_t)(end - (to - 1))) + 1;
+        chunk[i].begin = from;
+        chunk[i].end = to;
+        chunk[i].is_mdp = is_mdp;
+        chunk[i].n = counts[0];
+        from = to;
+    }
+
+    /* pass A: where each chunk's transitions go */
+    run_parallel(tra_count_chunk, chunk, sizeof chunk[0], parts);
+    uint64_t total = 0;
+    for (unsigned i = 0; i < parts; i++) {
+        if (chunk[i].failed)
+            return -1;
+        chunk[i].first_trans = total;
+        total += chunk[i].lines;
+    }
+    if (total != counts[2])
+        return -1;
+    targets = malloc(total * sizeof *targets);
+    probs = malloc(total * sizeof *probs);
+    if (!targets || !probs)
+        goto out;
+    advise_huge_pages(targets, total * sizeof *targets);
+    advise_huge_pages(probs, total * sizeof *probs);
+    for (unsigned i = 0; i < parts; i++) {
+        chunk[i].targets = targets;
+        chunk[i].probs = probs;
+    }
+
+    /* pass B: the transitions */
+    run_parallel(tra_parse_chunk, chunk, sizeof chunk[0], parts);
+
+    /* the stitch, in file order */
+    int any_action = 0;
+    uint64_t num_choices = 0;
+    double worst = 0.0;
+    const tra_choice *prev = NULL; /* the last choice so far */
+    unsigned prev_chunk = 0;
+    double open_sum = 0.0; /* the last choice's sum so far, in file order */
+    if (names_intern(&global, "", 0) != 0)
+        goto out;
+    for (unsigned i = 0; i < parts; i++) {
+        tra_chunk *c = &chunk[i];
+        if (c->failed)
+            goto out;
+        any_action |= c->any_action;
+        c->action_map = malloc(c->actions.count * sizeof *c->action_map);
+        if (!c->action_map)
+            goto out;
+        for (uint64_t a = 0; a < c->actions.count; a++) {
+            int64_t g = names_intern(&global, c->actions.list[a], c->actions.lengths[a]);
+            if (g < 0)
+                goto out;
+            c->action_map[a] = (uint32_t)g;
+        }
+        if (c->worst_sum_error > worst)
+            worst = c->worst_sum_error;
+        if (c->choices.len == 0)
+            continue;
+        const tra_choice *ch = c->choices.data;
+        const uint64_t k = c->first_index, prev_k = prev ? chunk[prev_chunk].last_index : 0;
+        if (!prev) {
+            if (ch[0].state != 0 || k != 0)
+                goto out;
+        } else if (ch[0].state == prev->state && k == prev_k) {
+            /* the previous chunk's last choice goes on */
+            if (c->action_map[ch[0].action & ~TRA_FIRST_CHOICE] !=
+                chunk[prev_chunk].action_map[prev->action & ~TRA_FIRST_CHOICE])
+                goto out;
+            c->continues = 1;
+        } else if (!((ch[0].state == prev->state && k == prev_k + 1) ||
+                     (ch[0].state == (uint64_t)prev->state + 1 && k == 0))) {
+            goto out;
+        }
+        /* the sums of the choices at the chunk's edges, in file order */
+        uint64_t first_end = c->choices.len > 1 ? ch[1].first : c->first_trans + c->lines;
+        if (!c->continues) {
+            if (prev) {
+                double err = fabs(open_sum - 1.0); /* the previous choice is complete */
+                if (!(err <= PRISM_SUM_TOLERANCE))
+                    goto out;
+                if (err > worst)
+                    worst = err;
+            }
+            open_sum = 0.0;
+        }
+        add_probs(probs, ch[0].first, first_end, &open_sum);
+        if (c->choices.len > 1) {
+            double err = fabs(open_sum - 1.0); /* choices[0] ends in this chunk */
+            if (!(err <= PRISM_SUM_TOLERANCE))
+                goto out;
+            if (err > worst)
+                worst = err;
+            open_sum = 0.0;
+            const tra_choice *last = &ch[c->choices.len - 1];
+            add_probs(probs, last->first, c->first_trans + c->lines, &open_sum);
+        }
+        c->first_choice = num_choices;
+        num_choices += c->choices.len - (uint64_t)c->continues;
+        prev = &ch[c->choices.len - 1];
+        prev_chunk = i;
+    }
+    if (!prev)
+        goto out;
+    {
+        double err = fabs(open_sum - 1.0);
+        if (!(err <= PRISM_SUM_TOLERANCE))
+            goto out;
+        if (err > worst)
+            worst = err;
+    }
+    if (num_choices != counts[1] || (uint64_t)prev->state + 1 != counts[0])
+        goto out;
+
+    /* pass C: the choices and states */
+    state_first = malloc((counts[0] + 1) * sizeof *state_first);
+    choice_first = malloc((num_choices + 1) * sizeof *choice_first);
+    actions = malloc(num_choices * sizeof *actions);
+    if (!state_first || !choice_first || !actions)
+        goto out;
+    for (unsigned i = 0; i < parts; i++)
+        fill[i] = (tra_fill){&chunk[i], state_first, choice_first, actions};
+    run_parallel(tra_fill_chunk, fill, sizeof fill[0], parts);
+    state_first[counts[0]] = num_choices;
+    choice_first[num_choices] = total;
+
+    uint32_t *initial = malloc(sizeof *initial);
+    if (!initial)
+        goto out;
+    initial[0] = 0;
+    m->model_type = is_mdp ? CSR_MDP : CSR_DTMC;
+    m->version_major = CSR_VERSION_MAJOR;
+    m->version_minor = CSR_VERSION_MINOR;
+    m->num_states = counts[0];
+    m->num_choices = num_choices;
+    m->num_transitions = total;
+    m->state_choices = state_first;
+    m->choice_transitions = choice_first;
+    m->targets = targets;
+    m->probabilities = probs;
+    m->initial_states = initial;
+    m->num_initial = 1;
+    csr_adopt(m, state_first);
+    csr_adopt(m, choice_first);
+    csr_adopt(m, targets);
+    csr_adopt(m, probs);
+    csr_adopt(m, initial);
+    state_first = choice_first = NULL;
+    targets = NULL;
+    probs = NULL;
+    if (any_action) {
+        m->choice_actions = actions;
+        csr_adopt(m, actions);
+        actions = NULL;
+        if (attach_names(m, &m->actions, global.list, global.count)) {
+            csr_free(m);
+            goto out;
+        }
+    }
+    rep->worst_sum_error = worst;
+    rep->bytes = len;
+    rep->chunks = parts;
+    ok = 1;
+out:
+    for (unsigned i = 0; i < parts; i++) {
+        free(chunk[i].choices.data);
+        names_free(&chunk[i].actions);
+        free(chunk[i].action_map);
+    }
+    names_free(&global);
+    free(targets);
+    free(probs);
+    free(state_first);
+    free(choice_first);
+    free(actions);
+    return ok ? CSR_OK : -1;
+}
+
 int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism_tra_report *rep,
                    csr_status *st)
 {
@@ -208,6 +751,23 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
         rep = &local_rep;
     memset(rep, 0, sizeof *rep);
     int warn_sums = opt && opt->sums_are_warnings;
+
+    /* in parallel where the input is a mapped file; sequentially otherwise,
+     * and wherever the parallel reader finds a fault (to report it) */
+    unsigned threads = opt ? opt->threads : 1;
+    if (threads == 0) { /* the CPUs this process may run on (taskset) */
+        cpu_set_t set;
+        long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cpus > 0 ? (unsigned)cpus : 1;
+    }
+    if (threads > PRISM_MAX_THREADS)
+        threads = PRISM_MAX_THREADS;
+    const char *mapped;
+    size_t mapped_length;
+    if (!warn_sums && threads > 1 && textin_map(in, &mapped, &mapped_length) == 0 &&
+        read_tra_parallel(mapped, mapped_length, threads, opt->min_chunk_bytes ? opt->min_chunk_bytes : (size_t)1 << 20,
+                          m, rep) == CSR_OK)
+        return CSR_OK;
 
     vec state_first = {0}, choice_first = {0}, targets = {0}, probs = {0}, actions = {0};
     names action_names = {0};
@@ -305,46 +865,16 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
                 continue;
             }
 
-            uint64_t s, k, t;
-            double prob;
-            const char *q = p;
-            if (num_parse_u64(&q, &s)) {
-                rc = csr_fail(st, CSR_ERR_NUMBER, "source state");
+            tra_line ln;
+            const char *q = parse_tra_line(p, block_end, is_mdp, counts[0], &ln, st, &rc);
+            if (!q)
                 goto fail;
-            }
-            q = num_skip_spaces(q);
-            if (is_mdp) {
-                if (num_parse_u64(&q, &k)) {
-                    rc = csr_fail(st, *q != '\n' && *q != '\r' ? CSR_ERR_NUMBER : CSR_ERR_SYNTAX, "choice index%s",
-                                  *q != '\n' && *q != '\r' ? "" : " missing");
-                    goto fail;
-                }
-                q = num_skip_spaces(q);
-            } else {
-                k = 0;
-            }
-            if (num_parse_u64(&q, &t)) {
-                rc = csr_fail(st, *q != '\n' && *q != '\r' ? CSR_ERR_NUMBER : CSR_ERR_SYNTAX, "target state%s",
-                              *q != '\n' && *q != '\r' ? "" : " missing");
-                goto fail;
-            }
-            q = num_skip_spaces(q);
-            if (num_parse_double(&q, &prob)) {
-                rc = csr_fail(st, *q != '\n' && *q != '\r' ? CSR_ERR_NUMBER : CSR_ERR_SYNTAX, "probability%s",
-                              *q != '\n' && *q != '\r' ? "" : " missing");
-                goto fail;
-            }
-            q = num_skip_spaces(q);
+            uint64_t s = ln.s, k = ln.k, t = ln.t;
+            double prob = ln.prob;
             int64_t action = 0;
-            if (*q != '\n' && *q != '\r') {
-                const char *a = q;
-                while (is_action_char(*q))
-                    q++;
-                if (q == a || !num_token_end(*q)) {
-                    rc = csr_fail(st, CSR_ERR_SYNTAX, "bad action name");
-                    goto fail;
-                }
-                size_t alen = (size_t)(q - a);
+            if (ln.action) {
+                const char *a = ln.action;
+                size_t alen = ln.action_len;
                 if (last_action >= 0 && alen == last_action_len && same_bytes(a, action_names.list[last_action], alen)) {
                     action = last_action;
                 } else {
@@ -357,31 +887,8 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
                     last_action_len = alen;
                 }
                 any_action = 1;
-                q = num_skip_spaces(q);
             }
-            if (*q == '\r')
-                q++;
-            if (*q != '\n') {
-                const char *nl = memchr(q, '\n', (size_t)(block_end - q));
-                rc = csr_fail(st, CSR_ERR_SYNTAX, "trailing garbage \"%.*s\"", (int)(nl - q < 40 ? nl - q : 40), q);
-                goto fail;
-            }
-            p = (char *)q + 1;
-
-            if (s >= counts[0]) {
-                rc = csr_fail(st, CSR_ERR_RANGE, "source state %llu >= %llu states", (unsigned long long)s,
-                              (unsigned long long)counts[0]);
-                goto fail;
-            }
-            if (t >= counts[0]) {
-                rc = csr_fail(st, CSR_ERR_RANGE, "target state %llu >= %llu states", (unsigned long long)t,
-                              (unsigned long long)counts[0]);
-                goto fail;
-            }
-            if (!(prob > 0.0 && prob <= 1.0)) {
-                rc = csr_fail(st, CSR_ERR_PROBABILITY, "%.17g", prob);
-                goto fail;
-            }
+            p = (char *)q;
 
             int new_choice;
             if (num_trans == 0) {

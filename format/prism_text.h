@@ -26,8 +26,12 @@ extern "C" {
 
 #define PRISM_SUM_TOLERANCE 1e-6
 
+#define PRISM_MAX_THREADS 256
+
 typedef struct prism_tra_options {
     int sums_are_warnings; /* choice sums off by more than the tolerance: count, don't fail */
+    unsigned threads;      /* threads of the parallel reader: 0, one per CPU it may run on; 1, read sequentially */
+    size_t min_chunk_bytes; /* the parallel reader's smallest chunk of text a thread (0: 1 MiB; tests set less) */
 } prism_tra_options;
 
 typedef struct prism_tra_report {
@@ -35,12 +39,17 @@ typedef struct prism_tra_report {
     uint64_t first_bad_sum_line; /* line of the first such choice's last transition */
     double worst_sum_error;
     uint64_t bytes;              /* uncompressed bytes of text read */
+    unsigned chunks;             /* chunks read in parallel; 0: read sequentially */
 } prism_tra_report;
 
 /*
  * Read a .tra from in into model (arrays owned by model; no labels; state 0
  * initial until prism_read_lab replaces it).  On error status->line is the
- * line at fault and the model is freed.
+ * line at fault and the model is freed.  A regular file that is not
+ * compressed is read in parallel (options->threads, at most
+ * PRISM_MAX_THREADS; textin_map), anything else, and any input in which the
+ * parallel reader finds a fault, sequentially: the model and every message
+ * are the same either way.
  */
 int prism_read_tra(textin *in, const prism_tra_options *options, csr_model *model,
                    prism_tra_report *report, csr_status *status);

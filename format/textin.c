@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hugepages.h"
@@ -19,6 +21,15 @@ int textin_open(textin *in, const char *path, csr_status *st)
             st->sys_errno = errno;
         return csr_fail(st, CSR_ERR_IO, "%s", strerror(errno));
     }
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        off_t at = lseek(fd, 0, SEEK_CUR);
+        int copy = at >= 0 ? dup(fd) : -1;
+        if (copy >= 0) {
+            in->map_fd = copy + 1;
+            in->map_offset = (uint64_t)at;
+        }
+    }
     in->gz = gzdopen(fd, "rb");
     in->buf = malloc(TEXTIN_BUFFER_BYTES);
     if (!in->gz || !in->buf) {
@@ -27,6 +38,8 @@ int textin_open(textin *in, const char *path, csr_status *st)
         else
             close(fd);
         free(in->buf);
+        if (in->map_fd)
+            close(in->map_fd - 1);
         memset(in, 0, sizeof *in);
         return csr_fail(st, CSR_ERR_NOMEM, "input buffer");
     }
@@ -182,6 +195,25 @@ long textin_read(textin *in, void *dst, size_t length, csr_status *st)
     return got;
 }
 
+int textin_map(textin *in, const char **data, size_t *length)
+{
+    if (!in->map) {
+        struct stat sb;
+        if (!in->map_fd || textin_is_gzip(in) || fstat(in->map_fd - 1, &sb) || (uint64_t)sb.st_size <= in->map_offset ||
+            (uint64_t)sb.st_size > SIZE_MAX)
+            return -1;
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, in->map_fd - 1, 0);
+        if (p == MAP_FAILED)
+            return -1;
+        madvise(p, (size_t)sb.st_size, MADV_WILLNEED);
+        in->map = p;
+        in->map_length = (size_t)sb.st_size;
+    }
+    *data = (const char *)in->map + in->map_offset;
+    *length = in->map_length - (size_t)in->map_offset;
+    return 0;
+}
+
 int textin_is_gzip(const textin *in)
 {
     return in->gz && !gzdirect(in->gz);
@@ -191,6 +223,10 @@ void textin_close(textin *in)
 {
     if (in->gz)
         gzclose(in->gz);
+    if (in->map)
+        munmap(in->map, in->map_length);
+    if (in->map_fd)
+        close(in->map_fd - 1);
     free(in->buf);
     memset(in, 0, sizeof *in);
 }

@@ -32,6 +32,10 @@ typedef struct textin {
     int eof;                /* no more input to read into buf */
     int missing_newline;    /* the last line had no '\n' */
     uint64_t bytes;         /* uncompressed bytes read so far */
+    int map_fd;             /* a regular file's descriptor + 1 for textin_map, 0: none */
+    uint64_t map_offset;    /* where the input starts in that file */
+    void *map;              /* textin_map's mapping, map_length bytes */
+    size_t map_length;
 } textin;
 
 /* Open path, or stdin when path is NULL or "-".  CSR_ERR_IO on failure
@@ -67,6 +71,17 @@ int textin_peek(textin *in, size_t want, const char **data, size_t *got, csr_sta
  * csr_error code.  Do not mix with textin_next on the same input.
  */
 long textin_read(textin *in, void *dst, size_t length, csr_status *status);
+
+/*
+ * The whole input in memory at once, for readers that parse it in parallel:
+ * where the input is a regular file that is not compressed, map it and point
+ * *data to its first byte not yet read (the input must be untouched but for
+ * textin_peek) and *length to the bytes from there to the end of the file.
+ * Returns 0, or -1 where the input is not such a file (read it with
+ * textin_next or textin_next_block instead, which still work: the mapping
+ * leaves the stream as it was).  The mapping lives until textin_close.
+ */
+int textin_map(textin *in, const char **data, size_t *length);
 
 /* Whether the stream was gzip-compressed (1) or passed through as it is (0). */
 int textin_is_gzip(const textin *in);

@@ -286,3 +286,41 @@ rejects() {
     run prism2csr a.tra b.tra
     assert_failure 2
 }
+
+@test "prism2csr rejects a bad thread count" {
+    run --separate-stderr prism2csr -j 0 "$MODELS/fmsd_fig1.tra"
+    assert_failure 2
+    assert_equal "$stderr" "prism2csr: bad thread count '0' (1 to 256)"
+    run --separate-stderr prism2csr -j many "$MODELS/fmsd_fig1.tra"
+    assert_failure 2
+}
+
+# The parallel reader cut into many small chunks (tracmp: at least 2 to 16
+# threads of 1 to 64 bytes of text), against the sequential one.
+@test "the parallel .tra reader gives every shared model the same CSR as the sequential one, wherever the chunks are cut" {
+    for m in $(model_names); do
+        zcat -f "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/m.tra"
+        for j in 2 3 16; do
+            for c in 1 64; do
+                run tracmp -j "$j" -c "$c" "$BATS_TEST_TMPDIR/m.tra"
+                [ "$status" -eq 0 ] || fail "$m -j $j -c $c: $output"
+            done
+        done
+    done
+}
+
+@test "the parallel .tra reader reports each fault of 1,600 mutated files as the sequential reader does" {
+    for m in coin2 leader3 dice brp; do
+        run tracmp -j 5 -c 50 -m 400 -s 11 "$(model_file "$m.tra")"
+        [ "$status" -eq 0 ] || fail "$m: $output"
+    done
+}
+
+@test "prism2csr writes the same CSR with one thread and with several" {
+    zcat -f "$(model_file coin4_6.tra)" > "$BATS_TEST_TMPDIR/c.tra"
+    prism2csr -j 1 -l "$MODELS/coin4_6.lab" "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/one.csr"
+    prism2csr -j 4 -l "$MODELS/coin4_6.lab" "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/four.csr"
+    prism2csr -l "$MODELS/coin4_6.lab" < "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/stdin.csr"
+    cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/four.csr"
+    cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/stdin.csr"
+}

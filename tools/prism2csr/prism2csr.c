@@ -25,7 +25,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-w] [-v] [-l file.lab] [file.tra | file.umb | -] > model.csr\n"
+            "usage: %s [-w] [-v] [-j N] [-l file.lab] [file.tra | file.umb | -] > model.csr\n"
             "Convert PRISM's explicit model export (.tra, .lab) or a UMB archive (PRISM\n"
             "4.10, Storm 2.0; told apart by content) to the binary CSR format.\n"
             "  -l FILE  labels (.lab) of a .tra: initial states from \"init\", all labels\n"
@@ -33,6 +33,10 @@ static void usage(FILE *out)
             "           carries its own labels and initial states\n"
             "  -w       a choice whose probabilities do not sum to 1 (within 1e-6)\n"
             "           is a warning, not an error\n"
+            "  -j N     parse a .tra with N threads (default: one per CPU it may run\n"
+            "           on; 1: one\n"
+            "           thread).  Only an uncompressed regular file is parsed in\n"
+            "           parallel; pipes and gzip input are read by one thread\n"
             "  -v       report sizes and throughput on stderr, and what of a UMB\n"
             "           archive the CSR format has no place for (skipped)\n"
             "  -h       this help\n"
@@ -123,12 +127,23 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {{"labels", required_argument, 0, 'l'},
                                              {"warn-sums", no_argument, 0, 'w'},
                                              {"verbose", no_argument, 0, 'v'},
+                                             {"threads", required_argument, 0, 'j'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    while ((c = getopt_long(argc, argv, "l:wvh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:wj:vh", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': lab_path = optarg; break;
         case 'w': opt.sums_are_warnings = 1; break;
+        case 'j': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || end == optarg || n < 1 || n > PRISM_MAX_THREADS) {
+                tool_error("bad thread count '%s' (1 to %d)", optarg, PRISM_MAX_THREADS);
+                return EXIT_USAGE;
+            }
+            opt.threads = (unsigned)n;
+            break;
+        }
         case 'v': verbose = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
@@ -214,11 +229,12 @@ int main(int argc, char **argv)
     if (verbose)
         fprintf(stderr,
                 "%s: %s: %s, %llu states, %llu choices, %llu transitions; %.1f MB of text parsed in %.3f s "
-                "(%.0f MB/s); labels %.3f s; written in %.3f s\n",
+                "(%.0f MB/s, %u thread%s); labels %.3f s; written in %.3f s\n",
                 tool_name, tool_input_name(tra_path), model.model_type == CSR_MDP ? "MDP" : "DTMC",
                 (unsigned long long)model.num_states, (unsigned long long)model.num_choices,
                 (unsigned long long)model.num_transitions, (double)rep.bytes / 1e6, t1 - t0,
-                (double)rep.bytes / 1e6 / (t1 - t0 > 0 ? t1 - t0 : 1e-9), t2 - t1, t3 - t2);
+                (double)rep.bytes / 1e6 / (t1 - t0 > 0 ? t1 - t0 : 1e-9), rep.chunks ? rep.chunks : 1,
+                rep.chunks > 1 ? "s" : "", t2 - t1, t3 - t2);
     csr_free(&model);
     return EXIT_OK;
 }
