@@ -7,6 +7,8 @@
 #   make check-sanitize  the suite on every tool built with ASan and UBSan (build-san/)
 #   make fuzz, make fuzz-run SECONDS=N  libFuzzer targets for every reader (build-fuzz/)
 #   make deps       only the package check / install
+#   make install    the tools and man pages into PREFIX (default /usr/local; DESTDIR honoured);
+#                   make uninstall removes them
 #   make clean
 #
 # Variables: NVCC_ARCH (default -arch=sm_90, the device's H100), SKIP_DEPS=1 to
@@ -59,7 +61,7 @@ LIBREF     := $(BUILD)/libcsrref.a
 HEADERS    := $(wildcard format/*.h ref/*.h gpu/*.h gpu/*/*.h gpu/*/*/*.cuh gpu/*/*/*.h tools/common/*.h)
 DEPS_STAMP := $(BUILD)/deps.ok
 
-.PHONY: all test test-gpu demo bench deps clean
+.PHONY: all test test-gpu demo bench deps clean install uninstall
 all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier
 
 # ---- packages ---------------------------------------------------------------
@@ -81,6 +83,10 @@ ifneq ($(SKIP_DEPS),1)
 	@command -v $(NVCC) >/dev/null 2>&1 || { echo "nvcc not found: install the CUDA toolkit and put its bin/ on PATH"; exit 1; }
 endif
 	@touch $@
+
+# The project's version (tool --version).
+VERSION := 0.9.0
+$(OBJ)/tools/common/tool.o: CPPFLAGS += -DTOOL_VERSION='"$(VERSION)"'
 
 # ---- libraries --------------------------------------------------------------
 $(OBJ)/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
@@ -130,6 +136,19 @@ demo: all
 bench: all
 	bench/prism2csr.sh
 	bench/cpu-ref.sh
+
+# The tools into $(DESTDIR)$(PREFIX)/bin, their man pages into
+# $(DESTDIR)$(PREFIX)/share/man/man1 (GNU conventions: DESTDIR for staging).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man/man1
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	install -m 755 $(TOOLS:%=$(BIN)/%) $(DESTDIR)$(BINDIR)
+	install -m 644 $(TOOLS:%=man/%.1) $(DESTDIR)$(MANDIR)
+
+uninstall:
+	rm -f $(TOOLS:%=$(DESTDIR)$(BINDIR)/%) $(TOOLS:%=$(DESTDIR)$(MANDIR)/%.1)
 
 clean:
 	rm -rf $(BUILD) build-san build-fuzz

@@ -2,6 +2,8 @@
  * labels.c - label files, PRISM .sccs/.mecs and value files (labels.h).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,6 +283,31 @@ int labels_set_states(label_file *lf, uint64_t n, csr_status *st)
 /* Open-addressing map from id to the first state that has it. */
 int labels_canonicalize(const uint64_t *ids, uint64_t n, uint64_t *canonical)
 {
+    /* ids that are states (the GPU tools' and the references' component
+     * ids): a table by id, one pass in state order */
+    uint64_t max = 0;
+    for (uint64_t s = 0; s < n; s++)
+        if (ids[s] != LABEL_NONE && ids[s] > max)
+            max = ids[s];
+    if (n > 0 && max < n) {
+        uint64_t *first = malloc(n * sizeof *first);
+        if (first) {
+            memset(first, 0xff, n * sizeof *first); /* LABEL_NONE */
+            for (uint64_t s = 0; s < n; s++) {
+                uint64_t id = ids[s];
+                if (id == LABEL_NONE) {
+                    canonical[s] = LABEL_NONE;
+                    continue;
+                }
+                if (first[id] == LABEL_NONE)
+                    first[id] = s;
+                canonical[s] = first[id];
+            }
+            free(first);
+            return CSR_OK;
+        }
+    }
+    /* any ids: a hash table */
     uint64_t slots = 16;
     while (slots < 2 * n)
         slots *= 2;
@@ -328,16 +355,12 @@ int labels_to_original(const csr_model *m, const uint64_t *ids, uint64_t *out)
     return rc;
 }
 
-int labels_write(FILE *out, const uint64_t *ids, uint64_t n)
+/* One label line per id of ids[0..n) into buf (at most 21 bytes a line);
+ * returns the bytes written. */
+static size_t format_labels(const uint64_t *ids, uint64_t n, char *buf)
 {
-    char buf[1 << 16];
     size_t used = 0;
     for (uint64_t s = 0; s < n; s++) {
-        if (used > sizeof buf - 24) {
-            if (fwrite(buf, 1, used, out) != used)
-                return -1;
-            used = 0;
-        }
         uint64_t id = ids[s];
         if (id == LABEL_NONE) {
             buf[used++] = '-';
@@ -352,8 +375,67 @@ int labels_write(FILE *out, const uint64_t *ids, uint64_t n)
         }
         buf[used++] = '\n';
     }
-    if (used && fwrite(buf, 1, used, out) != used)
+    return used;
+}
+
+typedef struct label_part {
+    const uint64_t *ids;
+    uint64_t n;
+    char *buf;
+    size_t length;
+} label_part;
+
+static void *format_part(void *arg)
+{
+    label_part *p = arg;
+    p->length = format_labels(p->ids, p->n, p->buf);
+    return NULL;
+}
+
+#define LABEL_PARTS 64
+#define LABEL_LINE_MAX 21          /* 20 digits and '\n' */
+#define LABEL_PART_IDS (1u << 20)  /* ids a thread formats at least */
+
+int labels_write(FILE *out, const uint64_t *ids, uint64_t n)
+{
+    /* in parts formatted by one thread each, written in order */
+    cpu_set_t set;
+    long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    uint64_t parts = n / LABEL_PART_IDS + 1;
+    if (parts > (uint64_t)cpus)
+        parts = cpus > 0 ? (uint64_t)cpus : 1;
+    if (parts > LABEL_PARTS)
+        parts = LABEL_PARTS;
+    label_part part[LABEL_PARTS];
+    pthread_t tid[LABEL_PARTS];
+    int started[LABEL_PARTS] = {0};
+    uint64_t each = (n + parts - 1) / parts;
+    int rc = 0;
+    for (uint64_t i = 0; i < parts; i++) {
+        uint64_t from = i * each < n ? i * each : n, to = (i + 1) * each < n ? (i + 1) * each : n;
+        part[i] = (label_part){ids + from, to - from, malloc((to - from) * LABEL_LINE_MAX + 1), 0};
+        if (!part[i].buf)
+            rc = -1;
+    }
+    for (uint64_t i = 0; i < parts && rc == 0; i++) {
+        if (parts > 1 && pthread_create(&tid[i], NULL, format_part, &part[i]) == 0)
+            started[i] = 1;
+        else
+            format_part(&part[i]);
+    }
+    for (uint64_t i = 0; i < parts; i++)
+        if (started[i])
+            pthread_join(tid[i], NULL);
+    for (uint64_t i = 0; i < parts && rc == 0; i++)
+        if (part[i].length && fwrite(part[i].buf, 1, part[i].length, out) != part[i].length)
+            rc = -1;
+    for (uint64_t i = 0; i < parts; i++)
+        free(part[i].buf);
+    if (rc) {
+        if (!errno)
+            errno = ENOMEM;
         return -1;
+    }
     return fflush(out) == 0 ? 0 : -1;
 }
 

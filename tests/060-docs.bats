@@ -32,3 +32,32 @@ load helper
         done
     done
 }
+
+@test "every tool answers --version with its name and the project's version" {
+    version=$(sed -n 's/^VERSION := //p' "$ROOT/Makefile")
+    [ -n "$version" ] || fail "no VERSION in the Makefile"
+    for tool in "$ROOT"/build/bin/*; do
+        run "$tool" --version
+        assert_success
+        assert_output "${tool##*/} (mdp-gpu) $version"
+    done
+}
+
+@test "make install puts the tools and man pages under DESTDIR and PREFIX, where they work, and make uninstall removes them" {
+    dest="$BATS_TEST_TMPDIR/stage"
+    run make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/mdp-gpu
+    assert_success
+    for tool in "$ROOT"/build/bin/*; do
+        name=${tool##*/}
+        [ -x "$dest/opt/mdp-gpu/bin/$name" ] || fail "$name not installed"
+        [ -f "$dest/opt/mdp-gpu/share/man/man1/$name.1" ] || fail "man page of $name not installed"
+    done
+    "$dest/opt/mdp-gpu/bin/prism2csr" -l "$MODELS/fmsd_fig1.lab" "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    "$dest/opt/mdp-gpu/bin/gpu-mec" --cpu "$BATS_TEST_TMPDIR/f.csr" > "$BATS_TEST_TMPDIR/f.mecs"
+    run "$dest/opt/mdp-gpu/bin/labelcmp" "$BATS_TEST_TMPDIR/f.mecs" "$MODELS/fmsd_fig1.mecs"
+    assert_success
+    run make -s -C "$ROOT" uninstall DESTDIR="$dest" PREFIX=/opt/mdp-gpu
+    assert_success
+    run find "$dest" -type f
+    assert_output ""
+}

@@ -2,11 +2,43 @@
  * gpu.cu - what the GPU tools share (gpu.h).
  */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu.h"
 #include "tool.h"
+
+/* The CUDA context, created while the tool reads its input. */
+static struct {
+    int device;
+    int started;
+    pthread_t thread;
+    cudaError_t error;
+} context;
+
+static void *create_context(void *)
+{
+    context.error = cudaSetDevice(context.device);
+    if (context.error == cudaSuccess)
+        context.error = cudaFree(0);
+    return NULL;
+}
+
+int gpu_device_ready(void)
+{
+    if (context.started) {
+        pthread_join(context.thread, NULL);
+        context.started = 0;
+    }
+    if (context.error == cudaSuccess)
+        context.error = cudaSetDevice(context.device);
+    if (context.error != cudaSuccess) {
+        tool_error("CUDA device %d: %s", context.device, cudaGetErrorString(context.error));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
 
 int gpu_select_device(int device)
 {
@@ -19,11 +51,12 @@ int gpu_select_device(int device)
         tool_error("no CUDA device %d (%d present)", device, count);
         return EXIT_USAGE;
     }
-    cudaError_t err = cudaSetDevice(device);
-    if (err != cudaSuccess) {
-        tool_error("CUDA device %d: %s", device, cudaGetErrorString(err));
-        return EXIT_USAGE;
-    }
+    context.device = device;
+    context.error = cudaSuccess;
+    if (pthread_create(&context.thread, NULL, create_context, NULL) == 0)
+        context.started = 1;
+    else
+        create_context(NULL);
     return 0;
 }
 
@@ -49,6 +82,7 @@ static int parse_count(const char *arg, long low, long high, const char *what, i
 int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
 {
     switch (c) {
+    case TOOL_OPT_VERSION: tool_version(); exit(EXIT_OK); /* as -h does, at once */
     case GPU_OPT_CPU: o->use_cpu = 1; return 1;
     case GPU_OPT_STATS:
         if (!arg || !strcmp(arg, "text")) {
@@ -123,10 +157,10 @@ void gpu_tool_usage(FILE *out)
 {
     fputs("  --cpu                  the sequential reference on the CPU\n"
           "  --engine lp|fb|auto    SCC engine: lp, label propagation after ECL-SCC with\n"
-          "                         asynchronous peeling (auto, the default); fb, the\n"
-          "                         article's forward-backward search\n"
-          "  --peel, --no-peel      asynchronous peeling of trivial SCCs first (default:\n"
-          "                         lp yes, fb no; the MECs always peel)\n"
+          "                         peeling of trivial SCCs (auto, the default); fb,\n"
+          "                         the article's forward-backward search\n"
+          "  --peel, --no-peel      peeling of trivial SCCs first (default: lp yes, fb\n"
+          "                         no; the MECs always peel)\n"
           "  --peel-schedule levels|async\n"
           "                         drain the peeling by levels (a grid barrier a level)\n"
           "                         while levels are wide, then asynchronously (the\n"
@@ -149,7 +183,8 @@ void gpu_tool_usage(FILE *out)
           "                         one persistent kernel with grid barriers\n"
           "  --stats[=json]         counts and times per phase on stderr (json: one object)\n"
           "  -d N                   CUDA device N (default 0)\n"
-          "  -h                     this help\n",
+          "  -h                     this help\n"
+          "  --version              the tool's name and version\n",
           out);
 }
 

@@ -12,15 +12,23 @@
 #include <stdio.h>
 
 #include "scc.h"
+#include "tool.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Make CUDA device `device` current.  Returns 0, or prints why it cannot
- * ("no CUDA device; use --cpu for the CPU reference", "no CUDA device N") and
- * returns EXIT_USAGE (2). */
+/* Choose CUDA device `device` (made current by gpu_device_ready).  Returns 0,
+ * or prints why it cannot ("no CUDA device; use --cpu for the CPU
+ * reference", "no CUDA device N") and returns EXIT_USAGE (2). */
 int gpu_select_device(int device);
+
+/* gpu_select_device checks that the device is there and creates its CUDA
+ * context on a thread of its own (0.3-0.4 s on the lent H100/H200), so that
+ * the tool reads its input meanwhile; gpu_device_ready waits for it and makes
+ * the device current on the calling thread, before the first other CUDA
+ * call.  Returns 0, or prints "CUDA device N: what" and returns EXIT_USAGE. */
+int gpu_device_ready(void);
 
 /* Option codes of the shared options (getopt_long's val). */
 enum {
@@ -42,7 +50,7 @@ enum {
         {"sweep-trim", no_argument, 0, GPU_OPT_SWEEP_TRIM}, {"blocks", required_argument, 0, GPU_OPT_BLOCKS}, \
         {"peel-schedule", required_argument, 0, GPU_OPT_PEEL_SCHEDULE},                                      \
         {"cache", required_argument, 0, 'c'}, {"device", required_argument, 0, 'd'},                         \
-        {"help", no_argument, 0, 'h'}
+        {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, TOOL_OPT_VERSION}
 
 enum { GPU_STATS_NONE = 0, GPU_STATS_TEXT = 1, GPU_STATS_JSON = 2 };
 
@@ -59,7 +67,7 @@ void gpu_tool_defaults(gpu_tool_options *options);
 
 /* Apply option c (with argument arg) when it is one of the shared ones:
  * returns 1 done, 0 not a shared option, -1 bad argument (message printed). */
-int gpu_tool_option(int c, const char *arg, gpu_tool_options *options);
+int gpu_tool_option(int c, const char *arg, gpu_tool_options *options); /* --version: prints it and exits 0 */
 
 /* After the options: an option of the fb engine (-c, --nh, --bfbt, ...)
  * chooses that engine unless --engine named another, which is a usage error

@@ -22,6 +22,15 @@ void tool_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+#ifndef TOOL_VERSION
+#define TOOL_VERSION "unknown"
+#endif
+
+void tool_version(void)
+{
+    printf("%s (mdp-gpu) %s\n", tool_name, TOOL_VERSION);
+}
+
 const char *tool_input_name(const char *path)
 {
     return (!path || strcmp(path, "-") == 0) ? "(stdin)" : path;

@@ -45,6 +45,11 @@ int tool_refuse_terminal(void);
 /* Seconds since an arbitrary start (CLOCK_MONOTONIC). */
 double tool_seconds(void);
 
+/* --version: "tool (mdp-gpu) VERSION" on stdout (VERSION from the Makefile).
+ * Every tool takes --version (getopt_long value TOOL_OPT_VERSION). */
+#define TOOL_OPT_VERSION 'V'
+void tool_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,6 +35,7 @@ static void usage(FILE *out)
             "           labels) or the archive goes to stdout\n"
             "  -v       report sizes and times on stderr\n"
             "  -h       this help\n"
+            "  --version  the tool's name and version\n"
             "Exit status: 0 ok, 1 bad input or write error, 2 usage.\n",
             tool_name);
 }
@@ -146,6 +147,7 @@ int main(int argc, char **argv)
                                              {"output", required_argument, 0, 'o'},
                                              {"verbose", no_argument, 0, 'v'},
                                              {"help", no_argument, 0, 'h'},
+                                             {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
     while ((c = getopt_long(argc, argv, "f:o:vh", longopts, NULL)) != -1) {
         switch (c) {
@@ -153,6 +155,7 @@ int main(int argc, char **argv)
         case 'o': base = optarg; break;
         case 'v': verbose = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
+        case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
     }

@@ -27,6 +27,7 @@ static void usage(FILE *out)
             "  -q  print nothing; the exit status tells whether the file is valid\n"
             "  -w  choices not summing to 1 within 1e-6 are a warning, not a violation\n"
             "  -h  this help\n"
+            "  --version  the tool's name and version\n"
             "Exit status: 0 valid, 1 invalid or unreadable, 2 usage.\n",
             tool_name);
 }
@@ -54,12 +55,14 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {{"quiet", no_argument, 0, 'q'},
                                              {"warn-sums", no_argument, 0, 'w'},
                                              {"help", no_argument, 0, 'h'},
+                                             {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
     while ((c = getopt_long(argc, argv, "qwh", longopts, NULL)) != -1) {
         switch (c) {
         case 'q': quiet = 1; break;
         case 'w': warn_sums = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
+        case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
     }

@@ -14,7 +14,7 @@
  * GPU: gpu/mec.h: the round-based scheme of Wijs, Katoen & Bosnacki, FMSD
  * 2016, sections 2.3, 2.4, 5.3, 6, Algorithm 7, on any SCC engine of
  * gpu/scc.h (options as gpu-scc; the default), or the interleaved scheme
- * (leaving choices and attractors removed eagerly by asynchronous peeling
+ * (leaving choices and attractors removed eagerly by peeling
  * inside the label-propagation engine).  --cpu: the basic sequential MEC algorithm
  * of the article's section 2.3 (ref/mec_basic.c); it and the round-based
  * scheme count the same rounds, removed states and removed choices.
@@ -43,7 +43,7 @@ static void usage(FILE *out)
             "  --scheme S             rounds: FMSD Algorithm 7, one SCC decomposition a\n"
             "                         round (auto, the default); interleave (lp engine):\n"
             "                         leaving choices and attractors removed inside the\n"
-            "                         SCC computation by asynchronous peeling\n"
+            "                         SCC computation by peeling\n"
             "  --j-set                rounds, fb: from the second round on, first pivots\n"
             "                         only among the states that lost a choice (FMSD 5.3)\n",
             tool_name);
@@ -105,6 +105,10 @@ int main(int argc, char **argv)
     if (tool_read_csr(path, &m))
         return EXIT_BAD_INPUT;
     double t1 = tool_seconds();
+    if (!o.use_cpu && gpu_device_ready()) {
+        csr_free(&m);
+        return EXIT_USAGE;
+    }
     const uint64_t n = m.num_states;
     uint64_t *mec = (uint64_t *)malloc((n ? n : 1) * sizeof *mec);
     int rc = mec ? CSR_OK : CSR_ERR_NOMEM;

@@ -72,6 +72,10 @@ int main(int argc, char **argv)
     if (tool_read_csr(path, &m))
         return EXIT_BAD_INPUT;
     double t1 = tool_seconds();
+    if (!use_cpu && gpu_device_ready()) {
+        csr_free(&m);
+        return EXIT_USAGE;
+    }
     uint64_t n = m.num_states;
     uint64_t *comp = (uint64_t *)malloc((n ? n : 1) * sizeof *comp);
     int rc = comp ? CSR_OK : CSR_ERR_NOMEM;

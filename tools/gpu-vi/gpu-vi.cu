@@ -217,6 +217,10 @@ int main(int argc, char **argv)
     csr_model m;
     if (tool_read_csr(path, &m))
         return EXIT_BAD_INPUT;
+    if (!o.use_cpu && gpu_device_ready()) {
+        csr_free(&m);
+        return EXIT_USAGE;
+    }
     const char *name = tool_input_name(path);
     const uint64_t n = m.num_states, nc = m.num_choices;
     if (!m.probabilities) {

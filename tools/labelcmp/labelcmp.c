@@ -35,6 +35,7 @@ static void usage(FILE *out)
             "  -a      absolute tolerance: |a-b| <= TOL (default relative:\n"
             "          |a-b| <= TOL * max(|a|,|b|))\n"
             "  -h      this help\n"
+            "  --version  the tool's name and version\n"
             "Exit status: 0 same, 1 different, 2 trouble.\n",
             tool_name, tool_name);
 }
@@ -189,7 +190,7 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {{"quiet", no_argument, 0, 'q'},   {"numeric", no_argument, 0, 'n'},
                                              {"absolute", no_argument, 0, 'a'}, {"tolerance", required_argument, 0, 't'},
                                              {"max", required_argument, 0, 'm'}, {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+                                             {"version", no_argument, 0, TOOL_OPT_VERSION}, {0, 0, 0, 0}};
     while ((c = getopt_long(argc, argv, "qnat:m:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'q': quiet = 1; break;
@@ -210,6 +211,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'h': usage(stdout); return SAME;
+        case TOOL_OPT_VERSION: tool_version(); return SAME;
         default: usage(stderr); return TROUBLE;
         }
     }

@@ -34,12 +34,12 @@ static void usage(FILE *out)
             "  -w       a choice whose probabilities do not sum to 1 (within 1e-6)\n"
             "           is a warning, not an error\n"
             "  -j N     parse a .tra with N threads (default: one per CPU it may run\n"
-            "           on; 1: one\n"
-            "           thread).  Only an uncompressed regular file is parsed in\n"
-            "           parallel; pipes and gzip input are read by one thread\n"
+            "           on; 1: one thread).  Only an uncompressed regular file is\n"
+            "           parsed in parallel; pipes and gzip input by one thread\n"
             "  -v       report sizes and throughput on stderr, and what of a UMB\n"
             "           archive the CSR format has no place for (skipped)\n"
             "  -h       this help\n"
+            "  --version  the tool's name and version\n"
             "Inputs may be gzip-compressed.  Exit status: 0 ok, 1 bad input, 2 usage.\n",
             tool_name);
 }
@@ -129,6 +129,7 @@ int main(int argc, char **argv)
                                              {"verbose", no_argument, 0, 'v'},
                                              {"threads", required_argument, 0, 'j'},
                                              {"help", no_argument, 0, 'h'},
+                                             {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
     while ((c = getopt_long(argc, argv, "l:wj:vh", longopts, NULL)) != -1) {
         switch (c) {
@@ -146,6 +147,7 @@ int main(int argc, char **argv)
         }
         case 'v': verbose = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
+        case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
     }

@@ -32,6 +32,7 @@ static void usage(FILE *out)
             "  -u N  interleave states with at most N transitions (1 to %d);\n"
             "        0: back to the original numbering without segments\n"
             "  -h    this help\n"
+            "  --version  the tool's name and version\n"
             "Exit status: 0 ok, 1 bad input, 2 usage.\n",
             tool_name, CSR_SEGMENT_MAX_BOUND);
 }
@@ -89,6 +90,7 @@ int main(int argc, char **argv)
     char *end;
     static const struct option longopts[] = {{"bound", required_argument, 0, 'u'},
                                              {"help", no_argument, 0, 'h'},
+                                             {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
     while ((c = getopt_long(argc, argv, "u:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -100,6 +102,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'h': usage(stdout); return EXIT_OK;
+        case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
     }
