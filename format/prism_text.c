@@ -213,10 +213,11 @@ typedef struct tra_line {
 /*
  * Parse the transition line at p (the text up to end holds its '\n') of a
  * model of n states into *ln, with the checks of every line on its own
- * (numbers, source and target below n, probability in (0, 1]): returns the
+ * (numbers, source and target below n, probability in (0, 1 + tol], one
+ * above 1 stored as 1): returns the
  * position after its '\n', or NULL with *rc set by csr_fail (st may be NULL).
  */
-static inline const char *parse_tra_line(const char *p, const char *end, int is_mdp, uint64_t n, tra_line *ln,
+static inline const char *parse_tra_line(const char *p, const char *end, int is_mdp, uint64_t n, double tol, tra_line *ln,
                                          csr_status *st, int *rc)
 {
     const char *q = p;
@@ -278,10 +279,12 @@ static inline const char *parse_tra_line(const char *p, const char *end, int is_
                        (unsigned long long)n);
         return NULL;
     }
-    if (!(ln->prob > 0.0 && ln->prob <= 1.0)) {
+    if (!(ln->prob > 0.0 && ln->prob <= 1.0 + tol)) {
         *rc = csr_fail(st, CSR_ERR_PROBABILITY, "%.17g", ln->prob);
         return NULL;
     }
+    if (ln->prob > 1.0)
+        ln->prob = 1.0; /* a rounding error above 1, within the sum tolerance */
     return q + 1;
 }
 
@@ -320,6 +323,7 @@ typedef struct tra_chunk {
     const char *begin, *end;
     int is_mdp;
     uint64_t n;
+    double tol;            /* sum tolerance */
     uint64_t lines;        /* pass A: transition lines */
     uint64_t first_trans;  /* global index of its first transition */
     uint32_t *targets;     /* the model's arrays */
@@ -383,7 +387,7 @@ static void *tra_parse_chunk(void *arg)
             continue;
         }
         tra_line ln;
-        const char *q = parse_tra_line(num_skip_spaces(p), c->end, c->is_mdp, c->n, &ln, NULL, &rc);
+        const char *q = parse_tra_line(num_skip_spaces(p), c->end, c->is_mdp, c->n, c->tol, &ln, NULL, &rc);
         if (!q)
             goto fail;
         p = q;
@@ -417,7 +421,7 @@ static void *tra_parse_chunk(void *arg)
                  * on from the previous chunk) and ends in it */
                 if (c->choices.len > 0) {
                     double err = fabs(sum - 1.0);
-                    if (!(err <= PRISM_SUM_TOLERANCE))
+                    if (!(err <= c->tol))
                         goto fail;
                     if (err > c->worst_sum_error)
                         c->worst_sum_error = err;
@@ -496,8 +500,8 @@ static void add_probs(const double *probs, uint64_t from, uint64_t to, double *s
 }
 
 /* The parallel reader: CSR_OK with the model read, or -1: read it sequentially. */
-static int read_tra_parallel(const char *data, size_t len, unsigned threads, size_t min_chunk, csr_model *m,
-                             prism_tra_report *rep)
+static int read_tra_parallel(const char *data, size_t len, unsigned threads, size_t min_chunk, double tol,
+                             csr_model *m, prism_tra_report *rep)
 {
     const char *end = data + len, *p = data;
     int is_mdp = 0, header_type = 0, ok = 0;
@@ -568,6 +572,7 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
         chunk[i].end = to;
         chunk[i].is_mdp = is_mdp;
         chunk[i].n = counts[0];
+        chunk[i].tol = tol;
         from = to;
     }
 
@@ -643,7 +648,7 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
         if (!c->continues) {
             if (prev) {
                 double err = fabs(open_sum - 1.0); /* the previous choice is complete */
-                if (!(err <= PRISM_SUM_TOLERANCE))
+                if (!(err <= tol))
                     goto out;
                 if (err > worst)
                     worst = err;
@@ -653,7 +658,7 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
         add_probs(probs, ch[0].first, first_end, &open_sum);
         if (c->choices.len > 1) {
             double err = fabs(open_sum - 1.0); /* choices[0] ends in this chunk */
-            if (!(err <= PRISM_SUM_TOLERANCE))
+            if (!(err <= tol))
                 goto out;
             if (err > worst)
                 worst = err;
@@ -670,7 +675,7 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
         goto out;
     {
         double err = fabs(open_sum - 1.0);
-        if (!(err <= PRISM_SUM_TOLERANCE))
+        if (!(err <= tol))
             goto out;
         if (err > worst)
             worst = err;
@@ -751,6 +756,7 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
         rep = &local_rep;
     memset(rep, 0, sizeof *rep);
     int warn_sums = opt && opt->sums_are_warnings;
+    const double tol = opt && opt->sum_tolerance > 0 ? opt->sum_tolerance : PRISM_SUM_TOLERANCE;
 
     /* in parallel where the input is a mapped file; sequentially otherwise,
      * and wherever the parallel reader finds a fault (to report it) */
@@ -766,7 +772,7 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
     size_t mapped_length;
     if (!warn_sums && threads > 1 && textin_map(in, &mapped, &mapped_length) == 0 &&
         read_tra_parallel(mapped, mapped_length, threads, opt->min_chunk_bytes ? opt->min_chunk_bytes : (size_t)1 << 20,
-                          m, rep) == CSR_OK)
+                          tol, m, rep) == CSR_OK)
         return CSR_OK;
 
     vec state_first = {0}, choice_first = {0}, targets = {0}, probs = {0}, actions = {0};
@@ -794,7 +800,7 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
 #define FINISH_CHOICE()                                                                            \
     do {                                                                                           \
         double err_ = fabs(sum - 1.0);                                                             \
-        if (!(err_ <= PRISM_SUM_TOLERANCE)) {                                                      \
+        if (!(err_ <= tol)) {                                                                      \
             if (!warn_sums) {                                                                      \
                 if (st)                                                                            \
                     st->line = choice_line;                                                        \
@@ -866,7 +872,7 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
             }
 
             tra_line ln;
-            const char *q = parse_tra_line(p, block_end, is_mdp, counts[0], &ln, st, &rc);
+            const char *q = parse_tra_line(p, block_end, is_mdp, counts[0], tol, &ln, st, &rc);
             if (!q)
                 goto fail;
             uint64_t s = ln.s, k = ln.k, t = ln.t;

@@ -7,8 +7,9 @@
  * (n states, c choices, t transitions; s source state, k choice index within
  * s, t target, p probability).  Sources must run 0..n-1 in order, every state
  * having at least one choice; choice indices 0,1,2,... within each state;
- * probabilities finite in (0,1]; each choice summing to 1 within
- * PRISM_SUM_TOLERANCE.  A choice's lines carry one action name or none.
+ * probabilities finite in (0,1] (up to 1 + the tolerance, stored as 1); each
+ * choice summing to 1 within the tolerance (PRISM_SUM_TOLERANCE, as PRISM's
+ * -sumroundoff, unless the options say otherwise).  A choice's lines carry one action name or none.
  * .lab: [# comment]  "0=\"init\" 1=\"deadlock\" ..."  then "s: i j ..." lines,
  * states strictly ascending.
  */
@@ -24,12 +25,13 @@
 extern "C" {
 #endif
 
-#define PRISM_SUM_TOLERANCE 1e-6
+#define PRISM_SUM_TOLERANCE 1e-5 /* PRISM's default -sumroundoff */
 
 #define PRISM_MAX_THREADS 256
 
 typedef struct prism_tra_options {
     int sums_are_warnings; /* choice sums off by more than the tolerance: count, don't fail */
+    double sum_tolerance;  /* how far from 1 a choice may sum; 0: PRISM_SUM_TOLERANCE */
     unsigned threads;      /* threads of the parallel reader: 0, one per CPU it may run on; 1, read sequentially */
     size_t min_chunk_bytes; /* the parallel reader's smallest chunk of text a thread (0: 1 MiB; tests set less) */
 } prism_tra_options;

@@ -70,7 +70,8 @@ enum umb_skipped {
 };
 
 typedef struct umb_read_options {
-    int sums_are_warnings; /* a choice not summing to 1 within PRISM_SUM_TOLERANCE: count, don't fail */
+    int sums_are_warnings; /* a choice not summing to 1 within the tolerance: count, don't fail */
+    double sum_tolerance;  /* how far from 1 a choice may sum; 0: PRISM_SUM_TOLERANCE (prism_text.h) */
 } umb_read_options;
 
 typedef struct umb_report {

@@ -847,7 +847,8 @@ static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
     if ((rc = csr_validate(model, r->st)))
         return rc;
     uint64_t bad;
-    double worst = csr_max_sum_error(model, PRISM_SUM_TOLERANCE, &bad);
+    const double tol = opt && opt->sum_tolerance > 0 ? opt->sum_tolerance : PRISM_SUM_TOLERANCE;
+    double worst = csr_max_sum_error(model, tol, &bad);
     if (bad != UINT64_MAX) {
         if (!opt || !opt->sums_are_warnings)
             return csr_fail(r->st, CSR_ERR_PROBABILITY_SUM, "choice %llu (and maybe others) is off by %.3g",
@@ -858,7 +859,7 @@ static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
             double sum = 0;
             for (uint64_t i = ct[j]; i < ct[j + 1]; i++)
                 sum += probabilities[i];
-            r->report->bad_sums += (sum - 1 > PRISM_SUM_TOLERANCE || 1 - sum > PRISM_SUM_TOLERANCE);
+            r->report->bad_sums += (sum - 1 > tol || 1 - sum > tol);
         }
     }
     return CSR_OK;

@@ -170,11 +170,44 @@ rejects() {
     assert_success
 }
 
+@test "prism2csr accepts 0.333333 three times, within PRISM's default sum tolerance 1e-5" {
+    tra=$(write_file third.tra '3 4 6\n0 0 0 0.333333\n0 0 1 0.333333\n0 0 2 0.333333\n0 1 0 1\n1 0 1 1\n2 0 2 1\n')
+    prism2csr "$tra" > "$BATS_TEST_TMPDIR/third.csr"
+    run csrinfo -q "$BATS_TEST_TMPDIR/third.csr"
+    assert_success
+}
+
+@test "prism2csr --sum-tolerance sets how far from one a choice may sum" {
+    tra=$(write_file third.tra '3 4 6\n0 0 0 0.333333\n0 0 1 0.333333\n0 0 2 0.333333\n0 1 0 1\n1 0 1 1\n2 0 2 1\n')
+    run --separate-stderr prism2csr --sum-tolerance 1e-7 "$tra"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $tra:2: probabilities of a choice do not sum to 1: state 0 choice 0 sums to 0.99999899999999997"
+    run --separate-stderr prism2csr --sum-tolerance 0 "$tra"
+    assert_failure 2
+    assert_equal "$stderr" "prism2csr: bad sum tolerance '0' (above 0, below 1)"
+    prism2csr --sum-tolerance 1e-7 -w "$tra" 2>/dev/null > "$BATS_TEST_TMPDIR/w.csr"
+    run csrinfo -q --sum-tolerance 1e-7 "$BATS_TEST_TMPDIR/w.csr"
+    assert_failure 1
+    run csrinfo -q "$BATS_TEST_TMPDIR/w.csr"
+    assert_success
+}
+
+@test "prism2csr takes a probability a rounding error above one for one" {
+    tra=$(write_file one.tra '2 2\n0 1 1.0000000000000002\n1 1 1\n')
+    prism2csr "$tra" > "$BATS_TEST_TMPDIR/one.csr"
+    run csrinfo -q "$BATS_TEST_TMPDIR/one.csr"
+    assert_success
+    run csrexport "$BATS_TEST_TMPDIR/one.csr"
+    assert_line --index 2 "0 1 1"
+    rejects '2 2\n0 1 1.00002\n1 1 1\n' ':2: probability not finite or outside (0,1]: 1.0000199999999999'
+}
+
 @test "prism2csr -w turns a bad sum into a warning" {
     tra=$(write_file sum.tra '3 4 5\n0 0 1 0.5\n0 0 2 0.4\n0 1 0 1\n1 0 0 1\n2 0 2 1\n')
     run --separate-stderr prism2csr -w "$tra"
     assert_success
-    assert_equal "$stderr" "prism2csr: $tra:2: warning: 1 choices do not sum to 1 within 1e-06 (worst by 0.1)"
+    assert_equal "$stderr" "prism2csr: $tra:2: warning: 1 choices do not sum to 1 within 1e-05 (worst by 0.1)"
     prism2csr -w "$tra" 2>/dev/null > "$BATS_TEST_TMPDIR/w.csr"
     run csrinfo -w "$BATS_TEST_TMPDIR/w.csr"
     assert_success

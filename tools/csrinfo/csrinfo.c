@@ -7,7 +7,7 @@
  * Prints the header, the section table, the counts, the out-degree (transitions
  * per state) and choices per state, the initial states, the labels and the
  * actions, after a full validation: every checksum, every length, every
- * structural invariant (csr_validate) and the choice sums (1 within 1e-6).
+ * structural invariant (csr_validate) and the choice sums (1 within 1e-5, or --sum-tolerance).
  * Exit 0 valid, 1 any violation (a message names the file and where), 2 usage.
  */
 #include <bsd/libutil.h>
@@ -17,15 +17,17 @@
 
 #include "tool.h"
 
-#define SUM_TOLERANCE 1e-6
+#define SUM_TOLERANCE 1e-5 /* as prism2csr's default (PRISM's -sumroundoff) */
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-q] [-w] [file | -]\n"
+            "usage: %s [-q] [-w] [--sum-tolerance EPS] [file | -]\n"
             "Describe and validate a CSR model file (standard input if none).\n"
             "  -q  print nothing; the exit status tells whether the file is valid\n"
-            "  -w  choices not summing to 1 within 1e-6 are a warning, not a violation\n"
+            "  -w  choices not summing to 1 within the tolerance are a warning, not a\n"
+            "      violation\n"
+            "  --sum-tolerance EPS  how far from 1 a choice may sum (default 1e-5)\n"
             "  -h  this help\n"
             "  --version  the tool's name and version\n"
             "Exit status: 0 valid, 1 invalid or unreadable, 2 usage.\n",
@@ -52,8 +54,11 @@ int main(int argc, char **argv)
 {
     tool_name = "csrinfo";
     int quiet = 0, warn_sums = 0, c;
+    double tol = SUM_TOLERANCE;
+    char *end;
     static const struct option longopts[] = {{"quiet", no_argument, 0, 'q'},
                                              {"warn-sums", no_argument, 0, 'w'},
+                                             {"sum-tolerance", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
@@ -61,6 +66,13 @@ int main(int argc, char **argv)
         switch (c) {
         case 'q': quiet = 1; break;
         case 'w': warn_sums = 1; break;
+        case 'S':
+            tol = strtod(optarg, &end);
+            if (*end || end == optarg || !(tol > 0.0 && tol < 1.0)) {
+                tool_error("bad sum tolerance '%s' (above 0, below 1)", optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'h': usage(stdout); return EXIT_OK;
         case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
@@ -74,7 +86,7 @@ int main(int argc, char **argv)
     if (tool_read_csr(path, &m))
         return EXIT_BAD_INPUT;
     uint64_t bad_choice;
-    double worst = csr_max_sum_error(&m, SUM_TOLERANCE, &bad_choice);
+    double worst = csr_max_sum_error(&m, tol, &bad_choice);
     int status = EXIT_OK;
     if (bad_choice != UINT64_MAX && !warn_sums)
         status = EXIT_BAD_INPUT;

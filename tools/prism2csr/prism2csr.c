@@ -31,8 +31,10 @@ static void usage(FILE *out)
             "  -l FILE  labels (.lab) of a .tra: initial states from \"init\", all labels\n"
             "           kept; without it state 0 is the initial state.  A UMB archive\n"
             "           carries its own labels and initial states\n"
-            "  -w       a choice whose probabilities do not sum to 1 (within 1e-6)\n"
-            "           is a warning, not an error\n"
+            "  -w       a choice whose probabilities do not sum to 1 (within the\n"
+            "           tolerance) is a warning, not an error\n"
+            "  --sum-tolerance EPS  how far from 1 a choice may sum (default 1e-5, as\n"
+            "           PRISM's -sumroundoff); a probability up to 1 + EPS is taken as 1\n"
             "  -j N     parse a .tra with N threads (default: one per CPU it may run\n"
             "           on; 1: one thread).  Only an uncompressed regular file is\n"
             "           parsed in parallel; pipes and gzip input by one thread\n"
@@ -66,13 +68,13 @@ static void report_skipped(const char *path, unsigned skipped)
 }
 
 /* The UMB path: read the archive, write the CSR. */
-static int convert_umb(textin *in, const char *path, int sums_are_warnings, int verbose, double t0)
+static int convert_umb(textin *in, const char *path, int sums_are_warnings, double tol, int verbose, double t0)
 {
     csr_status st = {0};
     st.offset = UINT64_MAX;
     csr_model model;
     umb_report rep;
-    umb_read_options opt = {.sums_are_warnings = sums_are_warnings};
+    umb_read_options opt = {.sums_are_warnings = sums_are_warnings, .sum_tolerance = tol};
     int rc, fd = -1;
     struct stat info;
     /* A gzip archive in a named file: read whole, inflated by libdeflate (faster); else streamed. */
@@ -93,7 +95,7 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, int 
     double t1 = tool_seconds();
     if (rep.bad_sums)
         fprintf(stderr, "%s: %s: warning: %llu choices do not sum to 1 within %g (worst by %.3g, first: choice %llu)\n",
-                tool_name, tool_input_name(path), (unsigned long long)rep.bad_sums, PRISM_SUM_TOLERANCE,
+                tool_name, tool_input_name(path), (unsigned long long)rep.bad_sums, tol > 0 ? tol : PRISM_SUM_TOLERANCE,
                 rep.worst_sum_error, (unsigned long long)rep.first_bad_sum_choice);
     memset(&st, 0, sizeof st);
     st.offset = UINT64_MAX;
@@ -128,6 +130,7 @@ int main(int argc, char **argv)
                                              {"warn-sums", no_argument, 0, 'w'},
                                              {"verbose", no_argument, 0, 'v'},
                                              {"threads", required_argument, 0, 'j'},
+                                             {"sum-tolerance", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
@@ -135,6 +138,16 @@ int main(int argc, char **argv)
         switch (c) {
         case 'l': lab_path = optarg; break;
         case 'w': opt.sums_are_warnings = 1; break;
+        case 'S': {
+            char *end;
+            double eps = strtod(optarg, &end);
+            if (*end || end == optarg || !(eps > 0.0 && eps < 1.0)) {
+                tool_error("bad sum tolerance '%s' (above 0, below 1)", optarg);
+                return EXIT_USAGE;
+            }
+            opt.sum_tolerance = eps;
+            break;
+        }
         case 'j': {
             char *end;
             long n = strtol(optarg, &end, 10);
@@ -183,7 +196,7 @@ int main(int argc, char **argv)
             tool_error("%s: a UMB archive carries its own labels: -l is for a .tra", tool_input_name(tra_path));
             return EXIT_USAGE;
         }
-        return convert_umb(&in, tra_path, opt.sums_are_warnings, verbose, t0);
+        return convert_umb(&in, tra_path, opt.sums_are_warnings, opt.sum_tolerance, verbose, t0);
     }
     rc = prism_read_tra(&in, &opt, &model, &rep, &st);
     textin_close(&in);
@@ -195,7 +208,7 @@ int main(int argc, char **argv)
     if (rep.bad_sums) {
         fprintf(stderr, "%s: %s:%llu: warning: %llu choices do not sum to 1 within %g (worst by %.3g)\n", tool_name,
                 tool_input_name(tra_path), (unsigned long long)rep.first_bad_sum_line,
-                (unsigned long long)rep.bad_sums, PRISM_SUM_TOLERANCE, rep.worst_sum_error);
+                (unsigned long long)rep.bad_sums, opt.sum_tolerance > 0 ? opt.sum_tolerance : PRISM_SUM_TOLERANCE, rep.worst_sum_error);
     }
     if (lab_path) {
         memset(&st, 0, sizeof st);
