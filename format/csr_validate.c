@@ -217,6 +217,22 @@ int csr_validate(const csr_model *m, csr_status *st)
     }
     if (m->permutation && (rc = check_permutation(m, st)))
         return rc;
+    /* the targets of a choice strictly ascending in the original numbering:
+     * no two transitions to one state */
+    for (uint64_t k = 0; k < m->num_choices; k++)
+        for (uint64_t i = m->choice_transitions[k] + 1; i < m->choice_transitions[k + 1]; i++) {
+            uint32_t a = m->targets[i - 1], b = m->targets[i];
+            if (m->permutation) {
+                a = m->permutation[a];
+                b = m->permutation[b];
+            }
+            if (b == a)
+                return csr_fail(st, CSR_ERR_TARGET_ORDER, "TARGETS: choice %llu: two transitions to state %u%s",
+                                (unsigned long long)k, a, m->permutation ? " (original numbering)" : "");
+            if (b < a)
+                return csr_fail(st, CSR_ERR_TARGET_ORDER, "TARGETS: choice %llu: state %u after state %u%s",
+                                (unsigned long long)k, b, a, m->permutation ? " (original numbering)" : "");
+        }
     if (m->segment_bound && (rc = check_segments(m, st)))
         return rc;
     return CSR_OK;

@@ -437,8 +437,8 @@ static void *tra_parse_chunk(void *arg)
             cur_index = ln.k;
             sum = 0.0;
             have = 1;
-        } else if (action != (cur.action & ~TRA_FIRST_CHOICE)) {
-            goto fail;
+        } else if (action != (cur.action & ~TRA_FIRST_CHOICE) || ln.t <= c->targets[at - 1]) {
+            goto fail; /* another action, or targets not ascending */
         }
         if (at - c->first_trans >= c->lines)
             goto fail; /* cannot happen: pass A counted these lines */
@@ -636,7 +636,8 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
         } else if (ch[0].state == prev->state && k == prev_k) {
             /* the previous chunk's last choice goes on */
             if (c->action_map[ch[0].action & ~TRA_FIRST_CHOICE] !=
-                chunk[prev_chunk].action_map[prev->action & ~TRA_FIRST_CHOICE])
+                    chunk[prev_chunk].action_map[prev->action & ~TRA_FIRST_CHOICE] ||
+                targets[c->first_trans] <= targets[c->first_trans - 1])
                 goto out;
             c->continues = 1;
         } else if (!((ch[0].state == prev->state && k == prev_k + 1) ||
@@ -963,6 +964,15 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
                               "state %llu choice %llu: action \"%s\" differs from \"%s\" on line %llu",
                               (unsigned long long)s, (unsigned long long)k, action_names.list[action],
                               action_names.list[choice_action], (unsigned long long)choice_line);
+                goto fail;
+            } else if (t <= ((const uint32_t *)targets.data)[num_trans - 1]) {
+                uint32_t before = ((const uint32_t *)targets.data)[num_trans - 1];
+                if (t == before)
+                    rc = csr_fail(st, CSR_ERR_TARGET_ORDER, "state %llu choice %llu: a second transition to state %llu",
+                                  (unsigned long long)s, (unsigned long long)k, (unsigned long long)t);
+                else
+                    rc = csr_fail(st, CSR_ERR_TARGET_ORDER, "state %llu choice %llu: target %llu after target %u",
+                                  (unsigned long long)s, (unsigned long long)k, (unsigned long long)t, before);
                 goto fail;
             }
             if (num_trans >= counts[2]) {

@@ -163,6 +163,16 @@ rejects() {
         ':2: probabilities of a choice do not sum to 1: state 0 choice 0 sums to 0.90000000000000002'
 }
 
+@test "prism2csr rejects a second transition of a choice to the same state" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 1 0.5\n0 1 0 1\n1 0 1 1\n2 0 2 1\n' \
+        ':3: targets of a choice not strictly ascending: state 0 choice 0: a second transition to state 1'
+}
+
+@test "prism2csr rejects the targets of a choice out of order" {
+    rejects '3 4 5\n0 0 2 0.5\n0 0 1 0.5\n0 1 0 1\n1 0 1 1\n2 0 2 1\n' \
+        ':3: targets of a choice not strictly ascending: state 0 choice 0: target 1 after target 2'
+}
+
 @test "prism2csr accepts a sum within 1e-6 of one" {
     tra=$(write_file ok.tra '3 4 5\n0 0 1 0.5\n0 0 2 0.4999995\n0 1 0 1\n1 0 0 1\n2 0 2 1\n')
     prism2csr "$tra" > "$BATS_TEST_TMPDIR/ok.csr"

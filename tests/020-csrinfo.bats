@@ -123,6 +123,16 @@ invalid() {
     invalid ": target state out of range: TARGETS: transition 0: state 8 >= 8 states"
 }
 
+@test "csrinfo rejects two transitions of a choice to one state behind valid checksums" {
+    csrpatch -c "$CSR" TARGETS+4 04000000 > "$BATS_TEST_TMPDIR/bad.csr"
+    invalid ": targets of a choice not strictly ascending: TARGETS: choice 1: two transitions to state 4"
+}
+
+@test "csrinfo rejects the targets of a choice out of order behind valid checksums" {
+    csrpatch -c "$CSR" TARGETS+4 05000000 > "$BATS_TEST_TMPDIR/bad.csr"
+    invalid ": targets of a choice not strictly ascending: TARGETS: choice 1: state 4 after state 5"
+}
+
 @test "csrinfo rejects decreasing offsets behind valid checksums" {
     csrpatch -c "$CSR" STATE_CHOICES+8 0500000000000000 > "$BATS_TEST_TMPDIR/bad.csr"
     invalid ": offsets not ascending from 0 to the count: STATE_CHOICES: entry 2 (4) is below entry 1 (5)"

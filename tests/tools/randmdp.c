@@ -5,7 +5,7 @@
  *           [-l local_percent] [-g goal_percent] seed > model.csr
  *
  * Each state gets 1..c choices (none with probability e%), each choice
- * 1..k distinct successors with equal probabilities; with probability l% a
+ * 1..k distinct successors (ascending) with equal probabilities; with probability l% a
  * successor is drawn near the state (within 3), which makes cycles and
  * self-loops common, else anywhere.  With -g, each state is labelled "goal"
  * with probability g% (drawn after the graph, which stays the same) and the
@@ -77,6 +77,12 @@ int main(int argc, char **argv)
                 if (!seen)
                     targets[t++] = (uint32_t)v;
             }
+            for (uint64_t i = first + 1; i < t; i++) /* ascending, as format/CSR.md requires */
+                for (uint64_t j = i; j > first && targets[j - 1] > targets[j]; j--) {
+                    uint32_t x = targets[j];
+                    targets[j] = targets[j - 1];
+                    targets[j - 1] = x;
+                }
             for (uint64_t i = first; i < t; i++)
                 probabilities[i] = 1.0 / (double)succ;
         }
