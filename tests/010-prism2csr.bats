@@ -360,10 +360,10 @@ rejects() {
 }
 
 @test "prism2csr writes the same CSR with one thread and with several" {
-    zcat -f "$(model_file coin4_6.tra)" > "$BATS_TEST_TMPDIR/c.tra"
-    prism2csr -j 1 -l "$MODELS/coin4_6.lab" "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/one.csr"
-    prism2csr -j 4 -l "$MODELS/coin4_6.lab" "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/four.csr"
-    prism2csr -l "$MODELS/coin4_6.lab" < "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/stdin.csr"
+    zcat -f "$(model_file coin4.tra)" > "$BATS_TEST_TMPDIR/c.tra"
+    prism2csr -j 1 -l "$MODELS/coin4.lab" "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/one.csr"
+    prism2csr -j 4 -l "$MODELS/coin4.lab" "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/four.csr"
+    prism2csr -l "$MODELS/coin4.lab" < "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/stdin.csr"
     cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/four.csr"
     cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/stdin.csr"
 }

@@ -1,7 +1,8 @@
 # Common set-up of the Bats suite: bats-support and bats-assert from
 bats_require_minimum_version 1.5.0
-# BATS_LIB_PATH (Debian: /usr/lib/bats), the tools from build/bin, the shared
-# models from $SHARED/models (default ../shared beside the repository).
+# BATS_LIB_PATH (Debian: /usr/lib/bats), the tools from build/bin, the models
+# from $SHARED/models (default ../shared beside the repository) where it
+# exists, else the small tier the repository carries (tests/models).
 bats_load_library bats-support
 bats_load_library bats-assert
 
@@ -12,11 +13,31 @@ case "${SHARED:-../shared}" in
     /*) MODELS="${SHARED}/models" ;;
     *) MODELS="$ROOT/${SHARED:-../shared}/models" ;;
 esac
+[ -d "$MODELS" ] || MODELS="$ROOT/tests/models"
 DATA="$ROOT/tests/data"
 
-# The shared models are part of the test set-up: missing them is a failure.
+# The models are part of the test set-up: missing them is a failure.
 require_models() {
-    [ -d "$MODELS" ] || fail "shared models not found at $MODELS (set SHARED=path/to/shared)"
+    [ -f "$MODELS/INDEX.tsv" ] || fail "models not found at $MODELS (tests/models, or SHARED=path/to/shared)"
+}
+
+# The names given whose .tra is among the models (the medium ones only with SHARED).
+present_models() {
+    local m
+    for m in "$@"; do
+        [ -n "$(model_file "$m.tra")" ] && echo "$m"
+    done
+}
+
+# How many models a loop must have found: $1 with the shared models, $2 with
+# the small tier of tests/models alone.
+at_least() {
+    if [ "$MODELS" = "$ROOT/tests/models" ]; then echo "$2"; else echo "$1"; fi
+}
+
+# The number of models INDEX.tsv lists (all of which must be there).
+indexed_models() {
+    awk -F'\t' 'NR > 1 && $1 != "" { n++ } END { print n + 0 }' "$MODELS/INDEX.tsv"
 }
 
 # First existing of NAME.EXT and NAME.EXT.gz in the models folder.
