@@ -16,6 +16,7 @@
     X(CSR_ERR_IO, "input/output error")                                            \
     X(CSR_ERR_NOMEM, "out of memory")                                              \
     X(CSR_ERR_USAGE, "invalid argument")                                           \
+    X(CSR_ERR_OPEN, "cannot open")                                                 \
     /* binary CSR container */                                                     \
     X(CSR_ERR_TRUNCATED, "file is truncated")                                      \
     X(CSR_ERR_TRAILING, "trailing data after the end of the file")                 \

@@ -175,6 +175,23 @@ static int is_action_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/* The first line of a file that is not a .tra but looks like something else
+ * a user may give: say what it looks like (0 when it looks like none). */
+static int what_tra_is_not(const char *p, csr_status *st)
+{
+    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+        return csr_fail(st, CSR_ERR_SYNTAX, "the file starts with a UTF-8 byte order mark, which PRISM's exports "
+                                            "do not have: remove those 3 bytes");
+    if ((p[0] == '/' && p[1] == '/') || p[0] == '@')
+        return csr_fail(st, CSR_ERR_UNSUPPORTED, "\"%.30s\" looks like Storm's DRN format: prism2csr reads PRISM's "
+                                                 ".tra (with its .lab) and UMB archives",
+                        p);
+    if (strstr(p, "=\"init\"") || strstr(p, "=\"deadlock\""))
+        return csr_fail(st, CSR_ERR_SYNTAX, "this looks like a PRISM label file (.lab): give it with -l, and the "
+                                            ".tra as the input");
+    return CSR_OK;
+}
+
 /* Header line: returns 0 and fills counts, or an error code. */
 static int parse_tra_header(const char *p, int *is_mdp, uint64_t counts[3], csr_status *st)
 {
@@ -849,7 +866,9 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
                 *nl = '\0';
                 if (nl > p && nl[-1] == '\r')
                     nl[-1] = '\0';
-                rc = parse_tra_header(p, &is_mdp, counts, st);
+                rc = what_tra_is_not(p, st);
+                if (!rc)
+                    rc = parse_tra_header(p, &is_mdp, counts, st);
                 *nl = '\n';
                 if (rc)
                     goto fail;

@@ -19,7 +19,7 @@ int textin_open(textin *in, const char *path, csr_status *st)
     if (fd < 0) {
         if (st)
             st->sys_errno = errno;
-        return csr_fail(st, CSR_ERR_IO, "%s", strerror(errno));
+        return csr_fail(st, CSR_ERR_OPEN, "%s", strerror(errno));
     }
     struct stat sb;
     if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {

@@ -317,7 +317,7 @@ rejects() {
 @test "prism2csr reports a missing input file" {
     run --separate-stderr prism2csr "$BATS_TEST_TMPDIR/none.tra"
     assert_failure 1
-    assert_equal "$stderr" "prism2csr: $BATS_TEST_TMPDIR/none.tra: input/output error: No such file or directory"
+    assert_equal "$stderr" "prism2csr: $BATS_TEST_TMPDIR/none.tra: cannot open: No such file or directory"
 }
 
 @test "prism2csr answers -h and rejects bad usage with status 2" {
@@ -366,4 +366,25 @@ rejects() {
     prism2csr -l "$MODELS/coin4.lab" < "$BATS_TEST_TMPDIR/c.tra" > "$BATS_TEST_TMPDIR/stdin.csr"
     cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/four.csr"
     cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/stdin.csr"
+}
+
+@test "prism2csr says that a file starting with a byte order mark does" {
+    rejects '\xef\xbb\xbf3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ":1: syntax error: the file starts with a UTF-8 byte order mark, which PRISM's exports do not have: remove those 3 bytes"
+}
+
+@test "prism2csr says that a Storm DRN file is one" {
+    rejects '// Exported by storm\n// Original model type: MDP\n@type: mdp\n' \
+        ':1: unsupported model: "// Exported by storm" looks like Storm'"'"'s DRN format: prism2csr reads PRISM'"'"'s .tra (with its .lab) and UMB archives'
+}
+
+@test "prism2csr says that a label file given as the model is one" {
+    rejects '# Labels\n0="init" 1="deadlock"\n0: 0\n' \
+        ':2: syntax error: this looks like a PRISM label file (.lab): give it with -l, and the .tra as the input'
+}
+
+@test "prism2csr names itself, not its path, in the messages of bad options" {
+    run --separate-stderr "$(command -v prism2csr)" -x
+    [ "$status" -eq 2 ] || fail "status $status"
+    [[ "${stderr_lines[0]}" == "prism2csr: invalid option -- 'x'" ]] || fail "${stderr_lines[0]}"
 }

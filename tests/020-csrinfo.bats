@@ -224,3 +224,9 @@ limit_case() { # offset hexbytes expected-message-after-the-file-name
     run csrinfo "$CSR" "$CSR"
     assert_failure 2
 }
+
+@test "csrinfo says that it cannot open a missing file" {
+    run --separate-stderr csrinfo "$BATS_TEST_TMPDIR/none.csr"
+    assert_failure 1
+    assert_equal "$stderr" "csrinfo: $BATS_TEST_TMPDIR/none.csr: cannot open: No such file or directory"
+}

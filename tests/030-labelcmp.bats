@@ -152,11 +152,17 @@ state 1: 1 in a, 0.98999999999999999 in b (difference 0.01)
 @test "labelcmp reports a missing file and bad usage with status 2" {
     run labelcmp "$BATS_TEST_TMPDIR/none" "$DATA/fmsd_fig1.mecs.expected"
     assert_failure 2
-    assert_output "labelcmp: $BATS_TEST_TMPDIR/none: input/output error: No such file or directory"
+    assert_output "labelcmp: $BATS_TEST_TMPDIR/none: cannot open: No such file or directory"
     run labelcmp only-one
     assert_failure 2
     run labelcmp -t 0.1 a b
     assert_failure 2
     run labelcmp -h
     assert_success
+}
+
+@test "labelcmp reports a write error on standard output" {
+    run --separate-stderr bash -c "labelcmp -m 3 '$MODELS/coin2.mecs' '$MODELS/coin2.sccs' > /dev/full"
+    assert_failure 2
+    assert_equal "$stderr" "labelcmp: (stdout): input/output error: No space left on device"
 }

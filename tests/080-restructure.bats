@@ -107,3 +107,12 @@ setup() {
     run script -qec "restructure -u 7 $CSR" /dev/null
     assert_failure 2
 }
+
+@test "restructure blames standard output, not its input, for a write error" {
+    prism2csr "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/c.csr"
+    run --separate-stderr restructure -u 7 "$BATS_TEST_TMPDIR/c.csr"
+    assert_success
+    run --separate-stderr bash -c "restructure -u 7 '$BATS_TEST_TMPDIR/c.csr' > /dev/full"
+    assert_failure 1
+    assert_equal "$stderr" "restructure: (stdout): input/output error: write: No space left on device"
+}

@@ -55,7 +55,7 @@ int tool_read_csr(const char *path, csr_model *model)
     st.offset = UINT64_MAX;
     int fd = (!path || strcmp(path, "-") == 0) ? STDIN_FILENO : open(path, O_RDONLY);
     if (fd < 0) {
-        tool_error("%s: %s", path, strerror(errno));
+        tool_error("%s: %s: %s", path, csr_strerror(CSR_ERR_OPEN), strerror(errno));
         return EXIT_BAD_INPUT;
     }
     int rc = csr_read_fd(fd, model, &st);

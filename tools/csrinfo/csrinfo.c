@@ -53,6 +53,7 @@ static void print_state_list(const uint32_t *list, uint64_t count)
 int main(int argc, char **argv)
 {
     tool_name = "csrinfo";
+    argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     int quiet = 0, warn_sums = 0, c;
     double tol = SUM_TOLERANCE;
     char *end;

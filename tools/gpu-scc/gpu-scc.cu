@@ -40,6 +40,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     tool_name = "gpu-scc";
+    argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     gpu_tool_options o;
     gpu_tool_defaults(&o);
     static const struct option longopts[] = {GPU_LONG_OPTIONS, {0, 0, 0, 0}};

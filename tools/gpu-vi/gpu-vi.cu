@@ -125,6 +125,7 @@ static int cmp_pair(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     tool_name = "gpu-vi";
+    argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     gpu_tool_options o;
     gpu_tool_defaults(&o);
     reach_options ro;

@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "labels.h"
@@ -183,6 +184,7 @@ static int compare_values(const char *pa, const char *pb, int quiet, uint64_t ma
 int main(int argc, char **argv)
 {
     tool_name = "labelcmp";
+    argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     int quiet = 0, numeric = 0, absolute = 0, c;
     double tol = 1e-6;
     uint64_t max_shown = 10;
@@ -231,7 +233,9 @@ int main(int argc, char **argv)
     }
     int result = numeric ? compare_values(pa, pb, quiet, max_shown, tol, absolute)
                          : compare_labels(pa, pb, quiet, max_shown);
-    if (fflush(stdout) != 0)
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        tool_error("(stdout): %s: %s", csr_strerror(CSR_ERR_IO), strerror(errno));
         return TROUBLE;
+    }
     return result;
 }

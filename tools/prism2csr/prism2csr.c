@@ -123,6 +123,7 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
 int main(int argc, char **argv)
 {
     tool_name = "prism2csr";
+    argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     const char *lab_path = NULL;
     prism_tra_options opt = {0};
     int verbose = 0, c;

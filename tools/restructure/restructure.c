@@ -85,6 +85,7 @@ static int build_segments(csr_model *m, uint32_t bound, uint64_t prefix)
 int main(int argc, char **argv)
 {
     tool_name = "restructure";
+    argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     long bound = -1;
     int c;
     char *end;
@@ -151,8 +152,12 @@ int main(int argc, char **argv)
     csr_status st;
     memset(&st, 0, sizeof st);
     st.offset = UINT64_MAX;
-    if (!rc && (rc = csr_validate(&out, &st)) == CSR_OK)
-        rc = csr_write_fd(STDOUT_FILENO, &out, &st);
+    if (!rc && (rc = csr_validate(&out, &st)) == CSR_OK && (rc = csr_write_fd(STDOUT_FILENO, &out, &st))) {
+        tool_error("(stdout): %s%s%s", csr_strerror(rc), st.detail[0] ? ": " : "", st.detail);
+        csr_free_renumbered(&out);
+        csr_free(&in);
+        return EXIT_BAD_INPUT;
+    }
     csr_free_renumbered(&out);
     if (rc) {
         tool_error("%s: %s%s%s", tool_input_name(path), csr_strerror(rc), st.detail[0] ? ": " : "", st.detail);
