@@ -1009,7 +1009,7 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
     }
     if (got < 0) {
         rc = -got;
-        line_no++; /* the line being read */
+        line_no += in->fault_lines + 1; /* the line at fault */
         goto fail;
     }
     if (st)

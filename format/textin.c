@@ -137,8 +137,13 @@ int textin_next_block(textin *in, char **data, size_t *length, csr_status *st)
                 in->missing_newline = 1;
             }
             in->start += last ? len : avail;
-            if (memchr(begin, '\0', len))
+            const char *nul = memchr(begin, '\0', len);
+            if (nul) {
+                in->fault_lines = 0;
+                for (const char *p = begin; (p = memchr(p, '\n', (size_t)(nul - p))) != NULL; p++)
+                    in->fault_lines++;
                 return -csr_fail(st, CSR_ERR_SYNTAX, "NUL byte in a text line");
+            }
             *data = begin;
             *length = len;
             return 1;

@@ -31,6 +31,7 @@ typedef struct textin {
     uint64_t line;          /* number of the line last returned */
     int eof;                /* no more input to read into buf */
     int missing_newline;    /* the last line had no '\n' */
+    uint64_t fault_lines;   /* textin_next_block's error: whole lines of the block before the faulty one */
     uint64_t bytes;         /* uncompressed bytes read so far */
     int map_fd;             /* a regular file's descriptor + 1 for textin_map, 0: none */
     uint64_t map_offset;    /* where the input starts in that file */
@@ -52,7 +53,8 @@ int textin_next(textin *in, char **line, size_t *length, csr_status *status);
  * with *data and *length set (length >= 1, data[length-1] == '\n'), 0 at the
  * end of input, or a negative csr_error code.  A last line without a newline
  * gets one, and missing_newline is set.  The caller counts lines; do not mix
- * with textin_next on the same input.
+ * with textin_next on the same input.  On an error in a line of the block
+ * (a NUL byte), fault_lines is the number of whole lines before that line.
  */
 int textin_next_block(textin *in, char **data, size_t *length, csr_status *status);
 

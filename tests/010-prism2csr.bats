@@ -388,3 +388,7 @@ rejects() {
     [ "$status" -eq 2 ] || fail "status $status"
     [[ "${stderr_lines[0]}" == "prism2csr: invalid option -- 'x'" ]] || fail "${stderr_lines[0]}"
 }
+
+@test "prism2csr reports a NUL byte on its own line" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\x00\n1 0 0 1\n2 0 2 1\n' ':4: syntax error: NUL byte in a text line'
+}
