@@ -1,6 +1,6 @@
 #!/bin/bash
 # Build, test and benchmark on a lent GPU machine that reaches no package
-# registry.  Prepared here (see README, "On the device machine"):
+# registry.  Prepared here (see bench/README.md):
 #   .deb/     apt-get download bats bats-assert bats-support zlib1g-dev libbsd-dev libmd-dev libbsd0 libmd0
 #             libarchive-dev libarchive13 libjansson-dev libjansson4 libdeflate-dev libdeflate0 libnettle8
 #             libxml2 libacl1 liblz4-1 libzstd1 (and libicu72 where the machine lacks libxml2's ICU)
