@@ -41,13 +41,31 @@ static const char *human(uint64_t bytes, char *buf, size_t len)
     return buf;
 }
 
-static void print_state_list(const uint32_t *list, uint64_t count)
+static int compare_u32(const void *a, const void *b)
 {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The first states of a list, in PRISM's numbering (through the
+ * permutation of a restructured file, sorted again), as a user knows them. */
+static void print_state_list(const csr_model *m, const uint32_t *list, uint64_t count)
+{
+    uint32_t *orig = m->permutation ? malloc((count ? count : 1) * sizeof *orig) : NULL;
+    if (orig) {
+        for (uint64_t i = 0; i < count; i++)
+            orig[i] = m->permutation[list[i]];
+        qsort(orig, count, sizeof *orig, compare_u32);
+        list = orig;
+    }
     uint64_t shown = count < 8 ? count : 8;
     for (uint64_t i = 0; i < shown; i++)
         printf("%s%u", i ? " " : "", list[i]);
     if (count > shown)
         printf(" ...");
+    if (orig)
+        printf(" (original numbering)");
+    free(orig);
 }
 
 int main(int argc, char **argv)
@@ -157,7 +175,7 @@ int main(int argc, char **argv)
     else
         printf("  probability:  none (graph only)\n");
     printf("  initial:      %llu state%s: ", (unsigned long long)m.num_initial, m.num_initial == 1 ? "" : "s");
-    print_state_list(m.initial_states, m.num_initial);
+    print_state_list(&m, m.initial_states, m.num_initial);
     printf("\n  labels:       %llu", (unsigned long long)m.labels.count);
     for (uint64_t l = 0; l < m.labels.count; l++)
         printf("%s\"%s\" (%llu)", l ? ", " : ": ", m.labels.names[l],
