@@ -284,17 +284,21 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
     while (it < o->max_iterations) {
         it++;
         diff = 0.0;
+        int changed = 0; /* a sweep that changes no bound leaves every later one the same */
         for (uint64_t s = 0; s < n; s++) {
             if (y->fixed[s])
                 continue;
             double b = best_choice(y, s, lower, NULL);
             if (ii) {
-                if (b > lower[s])
+                if (b > lower[s]) {
                     lower[s] = b;
+                    changed = 1;
+                }
             } else {
                 double d = difference(b, lower[s], o->relative);
                 if (d > diff)
                     diff = d;
+                changed |= b != lower[s];
                 lower[s] = b;
             }
         }
@@ -312,14 +316,18 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
                     continue;
                 }
                 double b = best_choice(y, s, upper, NULL);
-                if (b < upper[s])
+                if (b < upper[s]) {
                     upper[s] = b;
+                    changed = 1;
+                }
             }
             for (uint64_t s = 0; s < n; s++) {
                 if (y->fixed[s])
                     continue;
-                if (mec_best && y->mec[s] != REACH_NO_MEC && mec_best[y->mec[s]] < upper[s])
+                if (mec_best && y->mec[s] != REACH_NO_MEC && mec_best[y->mec[s]] < upper[s]) {
                     upper[s] = mec_best[y->mec[s]];
+                    changed = 1;
+                }
                 if (upper[s] < lower[s]) /* rounding only: keep the interval ordered */
                     upper[s] = lower[s];
                 double d = difference(upper[s], lower[s], o->relative);
@@ -329,6 +337,10 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
         }
         if (diff <= eps) {
             rc = CSR_OK;
+            break;
+        }
+        if (!changed) {
+            rc = CSR_ERR_STALLED;
             break;
         }
     }
@@ -689,7 +701,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
                 rc = reach_solve_split(m, cls, ids, budget, mec32, st->mecs, leaving, q->maximize, o, b->solve,
                                        b->ctx, lower, upper, st);
         }
-        if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED)
+        if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
             reach_answer(n, o->method, lower, upper, values);
     }
     double t4 = now_s();

@@ -138,7 +138,10 @@ void reach_initial_bounds(uint64_t n, const uint8_t *cls, double *lower, double 
  * only lower is iterated.  epsilon may be tighter than options->epsilon (the
  * split gives earlier groups a tighter one).  *iterations and *difference
  * receive what it took.  Errors: CSR_ERR_NOT_CONVERGED after
- * options->max_iterations iterations (the bounds so far are kept).
+ * options->max_iterations iterations, CSR_ERR_STALLED when a whole sweep
+ * changes no bound while they are still more than epsilon apart (the
+ * floating-point resolution of the values: no later sweep would change one);
+ * the bounds so far are kept either way.
  */
 int ref_reach_iterate(const reach_system *system, const reach_options *options, double epsilon, double *lower,
                       double *upper, uint64_t *iterations, double *difference);

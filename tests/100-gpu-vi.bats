@@ -165,3 +165,11 @@ setup() {
     run gpu-vi --cpu -t s3 -m max "$csr" "$csr"
     assert_failure 2
 }
+
+@test "gpu-vi --cpu stops and says so when the precision asked is below the values' floating-point resolution" {
+    run --separate-stderr timeout 60 gpu-vi --cpu -e 1e-15 -t fin_c0 -m min "$(model_csr coin4)"
+    assert_failure 1
+    assert_output ""
+    [[ "$stderr" == "gpu-vi: $BATS_TEST_TMPDIR/coin4.csr: the values stopped changing at a difference of "*" > 1e-15 (the floating-point resolution of these values): ask for a larger -e" ]] ||
+        fail "$stderr"
+}

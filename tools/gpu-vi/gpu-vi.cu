@@ -267,6 +267,14 @@ int main(int argc, char **argv)
         reach_query q = {tflags, aflags, m.model_type == CSR_MDP ? !strcmp(dir, "max") : 1};
         uint64_t budget = have_limit ? mem_limit : o.use_cpu ? UINT64_MAX : gpu_free_memory() / 10 * 9;
         rc = reach_solve(&m, &q, &ro, budget, o.use_cpu ? NULL : &gpu, values, &rs);
+        if (rc == CSR_ERR_STALLED) {
+            tool_error("%s: the values stopped changing at a difference of %g > %g (the floating-point resolution "
+                       "of these values): ask for a larger -e",
+                       name, rs.final_difference, ro.epsilon);
+            status_code = EXIT_BAD_INPUT;
+            rc = CSR_OK; /* said */
+            goto done;
+        }
         if (rc == CSR_ERR_NOT_CONVERGED) {
             tool_error("%s: no convergence within %llu iterations (difference %g > %g); raise --max-iters", name,
                        (unsigned long long)ro.max_iterations, rs.final_difference, ro.epsilon);
