@@ -87,11 +87,22 @@ endif
 # The project's version (tool --version).
 VERSION := 0.9.0
 $(OBJ)/tools/common/tool.o: CPPFLAGS += -DTOOL_VERSION='"$(VERSION)"'
+$(OBJ)/tools/common/tool.o: Makefile
+
+# Header dependencies from the compilers (-MMD -MP: one .d file beside each
+# object, and an empty rule for every header so that a removed one is no error).
+DEPFLAGS := -MMD -MP
+ALL_OBJ  := $(LIB_OBJ) $(REF_OBJ) $(COMMON_OBJ) $(GPU_COMMON_OBJ) $(GPU_OBJ) \
+            $(foreach t,$(C_TOOLS),$(OBJ)/tools/$(t)/$(t).o) $(foreach t,$(CU_TOOLS),$(OBJ)/tools/$(t)/$(t).cu.o)
+DEPFILES := $(ALL_OBJ:.o=.d)
+# named here, so an object without its .d file yet (built before) is made again
+$(DEPFILES):
+include $(wildcard $(DEPFILES))
 
 # ---- libraries --------------------------------------------------------------
-$(OBJ)/%.o: %.c $(HEADERS) | $(DEPS_STAMP)
+$(OBJ)/%.o: %.c $(OBJ)/%.d | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -c $< -o $@
+	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) $(DEPFLAGS) -c $< -o $@
 
 $(LIBFORMAT): $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -114,9 +125,9 @@ endef
 $(foreach t,$(C_TOOLS),$(eval $(call c_tool,$(t))))
 $(foreach t,$(CU_TOOLS),$(eval $(call cu_tool,$(t))))
 
-$(OBJ)/%.cu.o: %.cu $(HEADERS) | $(DEPS_STAMP)
+$(OBJ)/%.cu.o: %.cu $(OBJ)/%.cu.d | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -c $< -o $@
+	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings $(DEPFLAGS) -c $< -o $@
 
 # ---- tests, demo, benchmarks ------------------------------------------------
 # The cost of one grid barrier of a cooperative kernel (run on the device).
