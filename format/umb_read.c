@@ -883,7 +883,14 @@ static int read_archive(reader *r, int (*open_input)(reader *, struct archive *)
     archive_read_support_format_tar(a);
     archive_read_support_filter_all(a);
     if (open_input(r, a) != ARCHIVE_OK) {
-        rc = archive_failure(r, a, "opening the archive");
+        const char *msg = archive_error_string(a);
+        if (!r->failed && msg && strstr(msg, "Unrecognized archive format") && archive_filter_count(a) > 1)
+            rc = csr_fail(st, CSR_ERR_ARCHIVE,
+                          "%s-compressed data that is not a tar archive: a UMB archive is a tar; a compressed .tra "
+                          "must be gzip-compressed (or decompress it first)",
+                          archive_filter_name(a, 0));
+        else
+            rc = archive_failure(r, a, "opening the archive");
         goto done;
     }
     int first = 1;

@@ -392,3 +392,11 @@ rejects() {
 @test "prism2csr reports a NUL byte on its own line" {
     rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\x00\n1 0 0 1\n2 0 2 1\n' ':4: syntax error: NUL byte in a text line'
 }
+
+@test "prism2csr says that an xz-compressed .tra is not a UMB archive and what to do" {
+    printf '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' | xz > "$BATS_TEST_TMPDIR/m.tra.xz"
+    run --separate-stderr prism2csr "$BATS_TEST_TMPDIR/m.tra.xz"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $BATS_TEST_TMPDIR/m.tra.xz: bad tar archive: xz-compressed data that is not a tar archive: a UMB archive is a tar; a compressed .tra must be gzip-compressed (or decompress it first)"
+}
