@@ -58,7 +58,7 @@ static int refill(textin *in, csr_status *st)
         in->start = 0;
         in->end = pending;
     }
-    if (in->end == in->cap) {
+    if (in->end + 1 >= in->cap) { /* full but for the spare byte: a line longer than the buffer */
         if (in->cap >= TEXTIN_MAX_LINE_BYTES)
             return -csr_fail(st, CSR_ERR_SYNTAX, "line %llu is longer than %zu bytes",
                              (unsigned long long)in->line + 1, TEXTIN_MAX_LINE_BYTES);

@@ -400,3 +400,14 @@ rejects() {
     assert_output ""
     assert_equal "$stderr" "prism2csr: $BATS_TEST_TMPDIR/m.tra.xz: bad tar archive: xz-compressed data that is not a tar archive: a UMB archive is a tar; a compressed .tra must be gzip-compressed (or decompress it first)"
 }
+
+@test "prism2csr reads a line longer than its 1 MiB buffer, plain and gzip-compressed" {
+    { printf '3 4 5\n0 0 1 0.5'; head -c 2000000 /dev/zero | tr '\0' ' '; printf '\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n'; } \
+        > "$BATS_TEST_TMPDIR/long.tra"
+    gzip -c "$BATS_TEST_TMPDIR/long.tra" > "$BATS_TEST_TMPDIR/long.tra.gz"
+    prism2csr -j 1 "$BATS_TEST_TMPDIR/long.tra" > "$BATS_TEST_TMPDIR/one.csr"
+    prism2csr "$BATS_TEST_TMPDIR/long.tra.gz" > "$BATS_TEST_TMPDIR/gz.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/one.csr"
+    assert_line --partial "CSR 1.0 MDP, 3 states, 4 choices, 5 transitions"
+    cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/gz.csr"
+}
