@@ -184,7 +184,7 @@ check-sanitize:
 #   make fuzz                  build build-fuzz/fuzz-{tra,lab,labels,csr} and the seed corpora
 #   make fuzz-run SECONDS=N    run each target N seconds (default 60); findings in build-fuzz/crashes/
 # clang from Debian; not part of make test.
-FUZZ_TARGETS := tra lab labels csr
+FUZZ_TARGETS := tra tra_parallel lab labels csr umb
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SECONDS      ?= 60
@@ -199,8 +199,8 @@ fuzz-run: fuzz
 	@for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build-fuzz/crashes/$$t tests/data/fuzz/$$t; \
 	    echo "== fuzz-$$t, $(SECONDS) s"; \
-	    build-fuzz/fuzz-$$t -max_total_time=$(SECONDS) -timeout=1 -rss_limit_mb=2048 -max_len=65536 \
-	        -dict=fuzz/$$t.dict -artifact_prefix=build-fuzz/crashes/$$t/ -print_final_stats=1 \
+	    build-fuzz/fuzz-$$t -max_total_time=$(SECONDS) -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
+	        $$([ -f fuzz/$$t.dict ] && echo -dict=fuzz/$$t.dict) -artifact_prefix=build-fuzz/crashes/$$t/ -print_final_stats=1 \
 	        build-fuzz/corpus/$$t tests/data/fuzz/$$t 2>&1 | tee build-fuzz/$$t.log | \
 	        grep -E '^(INFO: Running|#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==ERROR|SUMMARY)' || true; \
 	done

@@ -5,7 +5,7 @@
 set -eu
 bin=$1 out=$2
 models=${SHARED:-../shared}/models
-mkdir -p "$out"/{tra,lab,labels,csr}
+mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb}
 cat_model() { if [ -f "$models/$1" ]; then cat "$models/$1"; else zcat "$models/$1.gz"; fi; }
 small="fmsd_fig1 dice brp herman7 coin2 leader3 csma2_2 phil3 dining_crypt3"
 medium="leader6 coin4_6 wlan3 csma3_2 mutual5 dining_crypt6"
@@ -21,6 +21,13 @@ for m in $small; do
     done
 done
 gzip -c "$out/tra/coin2" > "$out/tra/coin2.gz"
+cp "$out"/tra/* "$out/tra_parallel/"
+for f in "$models"/*.umb; do
+    [ "$(stat -c %s "$f")" -le 65536 ] && cp "$f" "$out/umb/"
+    # the tar inside too, so that mutations reach the members and not only gzip's checksum
+    zcat "$f" > "$out/umb/$(basename "$f").tar" 2>/dev/null && [ "$(stat -c %s "$out/umb/$(basename "$f").tar")" -le 65536 ] ||
+        rm -f "$out/umb/$(basename "$f").tar"
+done
 for m in $medium; do
     cat_model "$m.tra" | head -c 3000 > "$out/tra/$m.head"
     cat_model "$m.tra" | head -c 200000 | tail -c 3000 > "$out/tra/$m.middle"
@@ -30,4 +37,4 @@ for f in tests/data/*.expected; do
     { printf "\\x$(printf %02x $((n % 256)))\\x00"; cat "$f"; } > "$out/labels/$(basename "$f")"
 done
 { printf '\x0a\x00'; zcat "$models/brp.p1.vec.gz" | head -10; } > "$out/labels/brp.p1.vec"
-echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr"
+echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr, $(ls "$out"/umb | wc -l) umb"
