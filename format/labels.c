@@ -2,13 +2,12 @@
  * labels.c - label files, PRISM .sccs/.mecs and value files (labels.h).
  */
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "labels.h"
 #include "numparse.h"
+#include "parallel.h"
 
 typedef struct u64vec {
     uint64_t *data;
@@ -399,16 +398,12 @@ static void *format_part(void *arg)
 int labels_write(FILE *out, const uint64_t *ids, uint64_t n)
 {
     /* in parts formatted by one thread each, written in order */
-    cpu_set_t set;
-    long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
     uint64_t parts = n / LABEL_PART_IDS + 1;
-    if (parts > (uint64_t)cpus)
-        parts = cpus > 0 ? (uint64_t)cpus : 1;
+    if (parts > parallel_cpus())
+        parts = parallel_cpus();
     if (parts > LABEL_PARTS)
         parts = LABEL_PARTS;
     label_part part[LABEL_PARTS];
-    pthread_t tid[LABEL_PARTS];
-    int started[LABEL_PARTS] = {0};
     uint64_t each = (n + parts - 1) / parts;
     int rc = 0;
     for (uint64_t i = 0; i < parts; i++) {
@@ -417,15 +412,8 @@ int labels_write(FILE *out, const uint64_t *ids, uint64_t n)
         if (!part[i].buf)
             rc = -1;
     }
-    for (uint64_t i = 0; i < parts && rc == 0; i++) {
-        if (parts > 1 && pthread_create(&tid[i], NULL, format_part, &part[i]) == 0)
-            started[i] = 1;
-        else
-            format_part(&part[i]);
-    }
-    for (uint64_t i = 0; i < parts; i++)
-        if (started[i])
-            pthread_join(tid[i], NULL);
+    if (rc == 0)
+        parallel_run(format_part, part, sizeof part[0], (unsigned)parts);
     for (uint64_t i = 0; i < parts && rc == 0; i++)
         if (part[i].length && fwrite(part[i].buf, 1, part[i].length, out) != part[i].length)
             rc = -1;

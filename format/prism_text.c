@@ -6,8 +6,6 @@
  * Every error names its line.
  */
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +13,10 @@
 
 #include "hugepages.h"
 #include "numparse.h"
+#include "parallel.h"
 #include "prism_text.h"
+
+_Static_assert(PRISM_MAX_THREADS <= PARALLEL_MAX_TASKS, "a task per thread of the parallel reader");
 
 /* ---- growable arrays ------------------------------------------------- */
 
@@ -216,6 +217,52 @@ static int parse_tra_header(const char *p, int *is_mdp, uint64_t counts[3], csr_
         return csr_fail(st, CSR_ERR_TOO_LARGE, "%llu states (at most 2^32)", (unsigned long long)counts[0]);
     if (counts[0] == 0)
         return csr_fail(st, CSR_ERR_SYNTAX, "a model needs at least one state");
+    return CSR_OK;
+}
+
+/*
+ * Make m the model of a .tra read into these arrays, state 0 its initial
+ * state: n states, c choices, t transitions; state_first n + 1 and
+ * choice_first c + 1 offsets, targets and probs t entries; actions the
+ * choices' indices into names[0..num_names), or NULL where no line named an
+ * action.  The model owns the arrays from here on, also on failure, when it
+ * is freed: returns CSR_OK, or CSR_ERR_NOMEM with *what saying for what.
+ */
+static int adopt_tra_arrays(csr_model *m, int is_mdp, uint64_t n, uint64_t c, uint64_t t, uint64_t *state_first,
+                            uint64_t *choice_first, uint32_t *targets, double *probs, uint32_t *actions,
+                            char **names, uint64_t num_names, const char **what)
+{
+    uint32_t *initial = malloc(sizeof *initial);
+    m->model_type = is_mdp ? CSR_MDP : CSR_DTMC;
+    m->version_major = CSR_VERSION_MAJOR;
+    m->version_minor = CSR_VERSION_MINOR;
+    m->num_states = n;
+    m->num_choices = c;
+    m->num_transitions = t;
+    m->state_choices = state_first;
+    m->choice_transitions = choice_first;
+    m->targets = targets;
+    m->probabilities = probs;
+    m->choice_actions = actions;
+    csr_adopt(m, state_first);
+    csr_adopt(m, choice_first);
+    csr_adopt(m, targets);
+    csr_adopt(m, probs);
+    csr_adopt(m, actions);
+    if (!initial) {
+        csr_free(m);
+        *what = "initial states";
+        return CSR_ERR_NOMEM;
+    }
+    initial[0] = 0;
+    m->initial_states = initial;
+    m->num_initial = 1;
+    csr_adopt(m, initial);
+    if (actions && attach_names(m, &m->actions, names, num_names)) {
+        csr_free(m);
+        *what = "action names";
+        return CSR_ERR_NOMEM;
+    }
     return CSR_OK;
 }
 
@@ -494,21 +541,6 @@ static void *tra_fill_chunk(void *arg)
     return NULL;
 }
 
-/* Run fn on each of count arguments (of size bytes each), one thread each. */
-static int run_parallel(void *(*fn)(void *), void *args, size_t size, unsigned count)
-{
-    pthread_t tid[PRISM_MAX_THREADS];
-    unsigned started = 0;
-    for (; started < count; started++)
-        if (pthread_create(&tid[started], NULL, fn, (char *)args + started * size))
-            break;
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    for (unsigned i = started; i < count; i++) /* threads refused: the rest here */
-        fn((char *)args + i * size);
-    return 0;
-}
-
 /* The probabilities of transitions [from, to), added to *sum in order. */
 static void add_probs(const double *probs, uint64_t from, uint64_t to, double *sum)
 {
@@ -594,7 +626,7 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
     }
 
     /* pass A: where each chunk's transitions go */
-    run_parallel(tra_count_chunk, chunk, sizeof chunk[0], parts);
+    parallel_run(tra_count_chunk, chunk, sizeof chunk[0], parts);
     uint64_t total = 0;
     for (unsigned i = 0; i < parts; i++) {
         if (chunk[i].failed)
@@ -616,7 +648,7 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
     }
 
     /* pass B: the transitions */
-    run_parallel(tra_parse_chunk, chunk, sizeof chunk[0], parts);
+    parallel_run(tra_parse_chunk, chunk, sizeof chunk[0], parts);
 
     /* the stitch, in file order */
     int any_action = 0;
@@ -709,43 +741,21 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
         goto out;
     for (unsigned i = 0; i < parts; i++)
         fill[i] = (tra_fill){&chunk[i], state_first, choice_first, actions};
-    run_parallel(tra_fill_chunk, fill, sizeof fill[0], parts);
+    parallel_run(tra_fill_chunk, fill, sizeof fill[0], parts);
     state_first[counts[0]] = num_choices;
     choice_first[num_choices] = total;
-
-    uint32_t *initial = malloc(sizeof *initial);
-    if (!initial)
-        goto out;
-    initial[0] = 0;
-    m->model_type = is_mdp ? CSR_MDP : CSR_DTMC;
-    m->version_major = CSR_VERSION_MAJOR;
-    m->version_minor = CSR_VERSION_MINOR;
-    m->num_states = counts[0];
-    m->num_choices = num_choices;
-    m->num_transitions = total;
-    m->state_choices = state_first;
-    m->choice_transitions = choice_first;
-    m->targets = targets;
-    m->probabilities = probs;
-    m->initial_states = initial;
-    m->num_initial = 1;
-    csr_adopt(m, state_first);
-    csr_adopt(m, choice_first);
-    csr_adopt(m, targets);
-    csr_adopt(m, probs);
-    csr_adopt(m, initial);
-    state_first = choice_first = NULL;
-    targets = NULL;
-    probs = NULL;
-    if (any_action) {
-        m->choice_actions = actions;
-        csr_adopt(m, actions);
+    if (!any_action) {
+        free(actions);
         actions = NULL;
-        if (attach_names(m, &m->actions, global.list, global.count)) {
-            csr_free(m);
-            goto out;
-        }
     }
+    const char *what;
+    int adopted = adopt_tra_arrays(m, is_mdp, counts[0], num_choices, total, state_first, choice_first, targets, probs,
+                                   actions, global.list, global.count, &what);
+    state_first = choice_first = NULL;
+    targets = actions = NULL;
+    probs = NULL;
+    if (adopted != CSR_OK)
+        goto out;
     rep->worst_sum_error = worst;
     rep->bytes = len;
     rep->chunks = parts;
@@ -779,11 +789,8 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
     /* in parallel where the input is a mapped file; sequentially otherwise,
      * and wherever the parallel reader finds a fault (to report it) */
     unsigned threads = opt ? opt->threads : 1;
-    if (threads == 0) { /* the CPUs this process may run on (taskset) */
-        cpu_set_t set;
-        long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cpus > 0 ? (unsigned)cpus : 1;
-    }
+    if (threads == 0)
+        threads = parallel_cpus();
     if (threads > PRISM_MAX_THREADS)
         threads = PRISM_MAX_THREADS;
     const char *mapped;
@@ -1039,40 +1046,18 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
         rc = csr_fail(st, CSR_ERR_NOMEM, "model arrays");
         goto fail_no_line;
     }
-    uint32_t *initial = malloc(sizeof *initial);
-    if (!initial) {
-        rc = csr_fail(st, CSR_ERR_NOMEM, "initial states");
+    if (!any_action) {
+        free(actions.data);
+        actions.data = NULL;
+    }
+    const char *what;
+    rc = adopt_tra_arrays(m, is_mdp, counts[0], num_choices, num_trans, state_first.data, choice_first.data,
+                          targets.data, probs.data, actions.data, action_names.list, action_names.count, &what);
+    state_first.data = choice_first.data = targets.data = probs.data = actions.data = NULL;
+    if (rc) {
+        rc = csr_fail(st, rc, "%s", what);
         goto fail_no_line;
     }
-    initial[0] = 0;
-    m->model_type = is_mdp ? CSR_MDP : CSR_DTMC;
-    m->version_major = CSR_VERSION_MAJOR;
-    m->version_minor = CSR_VERSION_MINOR;
-    m->num_states = counts[0];
-    m->num_choices = num_choices;
-    m->num_transitions = num_trans;
-    m->state_choices = state_first.data;
-    m->choice_transitions = choice_first.data;
-    m->targets = targets.data;
-    m->probabilities = probs.data;
-    m->initial_states = initial;
-    m->num_initial = 1;
-    csr_adopt(m, state_first.data);
-    csr_adopt(m, choice_first.data);
-    csr_adopt(m, targets.data);
-    csr_adopt(m, probs.data);
-    csr_adopt(m, initial);
-    state_first.data = choice_first.data = targets.data = probs.data = NULL;
-    if (any_action) {
-        m->choice_actions = actions.data;
-        csr_adopt(m, actions.data);
-        actions.data = NULL;
-        if (attach_names(m, &m->actions, action_names.list, action_names.count)) {
-            rc = csr_fail(st, CSR_ERR_NOMEM, "action names");
-            goto fail_no_line;
-        }
-    }
-    free(actions.data);
     names_free(&action_names);
     rep->bytes = in->bytes;
     return CSR_OK;
