@@ -9,13 +9,16 @@ out="$root/bench/out"
 mkdir -p "$out"
 
 # jget FIELD... < text: the fields of the last line of the input, a JSON
-# object (--stats=json), space-separated; a.b names a nested field.
+# object (--stats=json), space-separated; a.b names a nested field; "-" for
+# a field the object lacks.
 jget() {
     python3 -c 'import json, sys
 j = json.loads(sys.stdin.read().strip().splitlines()[-1])
 def get(k):
     v = j
     for p in k.split("."):
+        if not isinstance(v, dict) or p not in v:
+            return "-"
         v = v[p]
     return v
 print(" ".join(str(get(k)) for k in sys.argv[1:]))' "$@"

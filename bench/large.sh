@@ -16,7 +16,8 @@
 # PYTHONPATH), all builds at once in the background, then converted by
 # prism2csr (--prepare starts them early, so that other work overlaps them; a
 # later run waits for them).  STORM=1 times Storm's MEC decomposition of
-# NAME.umb.  RUNS (default 3).  Results: a markdown table on stdout, one
+# NAME.umb.  RUNS (default 3).  CONFIGS=default: only the default engine and
+# scheme and their nearest rivals (lp, lp --no-peel; rounds, interleave).  Results: a markdown table on stdout, one
 # JSON line per measurement in $OUT/large.jsonl (or bench/out/large.jsonl).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
@@ -85,6 +86,10 @@ best_of() {
 
 scc_configs=("lp|--engine lp" "lp async peel|--engine lp --peel-schedule async" "lp no peel|--engine lp --no-peel" "fb|--engine fb" "fb peel|--engine fb --peel")
 mec_configs=("interleave|--scheme interleave" "interleave async|--scheme interleave --peel-schedule async" "rounds lp|--scheme rounds --engine lp" "rounds fb|--engine fb")
+if [ "${CONFIGS:-all}" = default ]; then # the defaults and their nearest rivals only
+    scc_configs=("lp|--engine lp" "lp no peel|--engine lp --no-peel")
+    mec_configs=("rounds lp|--scheme rounds --engine lp" "interleave|--scheme interleave")
+fi
 lscpu | grep -E 'Model name|^CPU\(s\)' >&2
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >&2 || true
 echo "commit ${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, $(date -u +%Y-%m-%d), runs $runs" >&2

@@ -110,6 +110,7 @@ int main(int argc, char **argv)
         csr_free(&m);
         return EXIT_USAGE;
     }
+    double t1_ready = tool_seconds(); /* t1_ready - t1: waiting for the CUDA context */
     const uint64_t n = m.num_states;
     uint64_t *mec = (uint64_t *)malloc((n ? n : 1) * sizeof *mec);
     int rc = mec ? CSR_OK : CSR_ERR_NOMEM;
@@ -159,6 +160,7 @@ int main(int argc, char **argv)
         json_object_set_new(j, "removed_states", json_integer((json_int_t)rst.removed_states));
         json_object_set_new(j, "removed_choices", json_integer((json_int_t)rst.removed_choices));
         json_object_set_new(j, "read_s", json_real(t1 - t0));
+        json_object_set_new(j, "device_wait_s", json_real(t1_ready - t1));
         json_object_set_new(j, "write_s", json_real(t3 - t2));
         json_object_set_new(j, "total_s", json_real(t3 - t0));
         if (o.use_cpu) {

@@ -21,7 +21,9 @@
  *          are in different SCCs.
  *   SCC goal: edges between different pairs stop counting (peel_cut), states
  *          with in == out are done (component in[v]), peeling removes what
- *          the cut made trivial, the edge list keeps the edges inside a pair.
+ *          the cut made trivial, the edge list keeps the edges inside a pair;
+ *          a phase that finishes every live state skips the cut, the peeling
+ *          and the compaction (count_unfinished).
  *   MEC goal: choices with an edge between different pairs are disabled
  *          (peel_cut), peeling removes what that makes leave; an SCC (in ==
  *          out) none of whose states lost a choice or left is a MEC (FMSD
@@ -206,6 +208,20 @@ static __global__ void count_live(uint64_t n, const uint32_t *__restrict__ flag,
     unsigned long long mine = 0;
     for (uint64_t s = thread_index(); s < n; s += thread_count())
         mine += flag[s] == kLive;
+    if (mine)
+        atomicAdd(count, mine);
+}
+
+/* SCC goal, after a phase's propagation: the live states that this phase
+ * does not finish (in != out); none means the phase is the last one, and
+ * the cut, the peeling and the compaction after it would find nothing. */
+static __global__ void count_unfinished(uint64_t n, const uint32_t *__restrict__ flag,
+                                        const uint32_t *__restrict__ lin, const uint32_t *__restrict__ lout,
+                                        unsigned long long *__restrict__ count)
+{
+    unsigned long long mine = 0;
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        mine += flag[s] == kLive && lin[s] != lout[s];
     if (mine)
         atomicAdd(count, mine);
 }
@@ -448,6 +464,17 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, changed_, component);
             CUDA_TRY_LAUNCH();
         } else {
+            unsigned long long unfinished = 0;
+            CUDA_TRY(cudaMemsetAsync(counters_ + C_REMAINING, 0, sizeof(unsigned long long)));
+            count_unfinished<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, counters_ + C_REMAINING);
+            CUDA_TRY_LAUNCH();
+            TRY(read_counter(C_REMAINING, &unfinished, status));
+            if (unfinished == 0) { /* the last phase: every live state is done */
+                finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, cls_, component);
+                CUDA_TRY_LAUNCH();
+                st->finish_s += timer.end();
+                break;
+            }
             if (peel)
                 TRY(peel_cut(p, pg, edges_[cur], nullptr, ne, status));
             finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, cls_, component);
