@@ -14,8 +14,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "crc.h"
+#include "pipe.h"
 #include "csr.h"
 
 static uint16_t get_u16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
@@ -24,11 +25,7 @@ static uint64_t get_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return
 
 static uint64_t round_up(uint64_t x) { return (x + CSR_ALIGN - 1) & ~(uint64_t)(CSR_ALIGN - 1); }
 
-/* zlib's crc32 over any length (crc32_z takes size_t). */
-static uint32_t crc_of(const void *data, uint64_t length)
-{
-    return (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), data, (size_t)length);
-}
+static uint32_t crc_of(const void *data, uint64_t length) { return csr_crc32(data, length); }
 
 /* Read exactly len bytes; CSR_ERR_TRUNCATED at end of input. */
 static int read_exact(int fd, void *buf, size_t len, uint64_t pos, csr_status *st)
@@ -370,6 +367,7 @@ static int read_mapped(int fd, uint64_t size, csr_model *m, csr_status *st)
 
 static int read_stream(int fd, csr_model *m, csr_status *st)
 {
+    pipe_grow(fd);
     uint8_t fixed[CSR_FIXED_HEADER_BYTES];
     /* The magic number first, so that text on a pipe is "not a CSR file". */
     csr_status first = {0};

@@ -1,6 +1,7 @@
 /*
  * csr_validate.c - the structural invariants of format/CSR.md ("Validity"),
- * checked in O(n + c + t) time and O(L log L) for the label and action names.
+ * checked in O(n + c + t) time and O(L log L) for the label and action names;
+ * the per-transition checks of a large model in parallel (bulk_valid).
  */
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "csr.h"
+#include "parallel.h"
 
 /* Offsets u64[count+1] must start at 0, not decrease (or strictly increase
  * when strict) and end at total. */
@@ -155,6 +157,88 @@ static int check_segments(const csr_model *m, csr_status *st)
     return CSR_OK;
 }
 
+/* ---- the bulk of the work in parallel -------------------------------------
+ * The checks over every state, choice and transition (offsets, DTMC choice
+ * counts, target range, probabilities, target order) take most of the time
+ * of reading a paper-scale model.  Each thread checks a range of states and
+ * the choices and transitions of those states, and says only whether all is
+ * well; where something is not, the sequential checks below run and report
+ * the first fault with the same message as always. */
+
+#define BULK_MIN_TRANSITIONS ((uint64_t)1 << 22) /* per thread at least */
+
+struct bulk_task {
+    const csr_model *m;
+    uint64_t first_state, end_state; /* states [first, end) */
+    int order;                       /* check the target order too */
+    int ok;
+};
+
+static void *bulk_check(void *arg)
+{
+    struct bulk_task *t = arg;
+    const csr_model *m = t->m;
+    const uint64_t *sc = m->state_choices, *ct = m->choice_transitions;
+    const uint32_t n32 = (uint32_t)(m->num_states - 1); /* num_states >= 1 here */
+    t->ok = 0;
+    for (uint64_t s = t->first_state; s < t->end_state; s++) {
+        uint64_t k0 = sc[s], k1 = sc[s + 1];
+        if (k1 < k0 || k1 > m->num_choices || (m->model_type == CSR_DTMC && k1 - k0 != 1))
+            return NULL;
+        for (uint64_t k = k0; k < k1; k++) {
+            uint64_t i0 = ct[k], i1 = ct[k + 1];
+            if (i1 <= i0 || i1 > m->num_transitions)
+                return NULL;
+            uint32_t bad = 0;
+            for (uint64_t i = i0; i < i1; i++)
+                bad |= m->targets[i] > n32;
+            if (t->order)
+                for (uint64_t i = i0 + 1; i < i1; i++)
+                    bad |= m->targets[i] <= m->targets[i - 1];
+            if (m->probabilities)
+                for (uint64_t i = i0; i < i1; i++) {
+                    double p = m->probabilities[i];
+                    bad |= !(p > 0.0 && p <= 1.0);
+                }
+            if (bad)
+                return NULL;
+        }
+    }
+    t->ok = 1;
+    return NULL;
+}
+
+/* Whether the graph arrays are valid (1) or the sequential checks must find
+ * out what is wrong (0); *order: whether the target order was checked too
+ * (not with a permutation, which check_permutation validates later). */
+static int bulk_valid(const csr_model *m, int *order)
+{
+    *order = 0;
+    if (m->num_states == 0)
+        return 0;
+    if (m->state_choices[0] != 0 || m->state_choices[m->num_states] != m->num_choices ||
+        m->choice_transitions[0] != 0 || m->choice_transitions[m->num_choices] != m->num_transitions)
+        return 0;
+    unsigned tasks = parallel_tasks(m->num_transitions, parallel_grain(BULK_MIN_TRANSITIONS));
+    if (tasks < 2 || tasks > m->num_states)
+        return 0;
+    struct bulk_task t[PARALLEL_MAX_TASKS];
+    for (unsigned i = 0; i < tasks; i++) {
+        t[i].m = m;
+        t[i].first_state = m->num_states * i / tasks;
+        t[i].end_state = m->num_states * (i + 1) / tasks;
+        t[i].order = !m->permutation;
+    }
+    parallel_run(bulk_check, t, sizeof t[0], tasks);
+    for (unsigned i = 0; i < tasks; i++)
+        if (!t[i].ok)
+            return 0;
+    /* the ranges join: every state's choices and every choice's transitions
+     * were checked once, from 0 to the totals */
+    *order = !m->permutation;
+    return 1;
+}
+
 int csr_validate(const csr_model *m, csr_status *st)
 {
     int rc;
@@ -165,23 +249,25 @@ int csr_validate(const csr_model *m, csr_status *st)
                         (unsigned long long)m->num_states);
     if (!m->state_choices || !m->choice_transitions || (m->num_transitions && !m->targets))
         return csr_fail(st, CSR_ERR_SECTION_MISSING, "graph arrays");
-    if ((rc = check_offsets(m->state_choices, m->num_states, m->num_choices, 0, "STATE_CHOICES", st)))
+    int order_checked;
+    const int bulk_ok = bulk_valid(m, &order_checked);
+    if (!bulk_ok && (rc = check_offsets(m->state_choices, m->num_states, m->num_choices, 0, "STATE_CHOICES", st)))
         return rc;
-    if ((rc = check_offsets(m->choice_transitions, m->num_choices, m->num_transitions, 1,
-                            "CHOICE_TRANSITIONS", st)))
+    if (!bulk_ok && (rc = check_offsets(m->choice_transitions, m->num_choices, m->num_transitions, 1,
+                                        "CHOICE_TRANSITIONS", st)))
         return rc;
-    if (m->model_type == CSR_DTMC) {
+    if (!bulk_ok && m->model_type == CSR_DTMC) {
         for (uint64_t s = 0; s < m->num_states; s++)
             if (m->state_choices[s + 1] - m->state_choices[s] != 1)
                 return csr_fail(st, CSR_ERR_DTMC_CHOICES, "state %llu has %llu choices",
                                 (unsigned long long)s,
                                 (unsigned long long)(m->state_choices[s + 1] - m->state_choices[s]));
     }
-    for (uint64_t i = 0; i < m->num_transitions; i++)
+    for (uint64_t i = 0; !bulk_ok && i < m->num_transitions; i++)
         if (m->targets[i] >= m->num_states)
             return csr_fail(st, CSR_ERR_TARGET_RANGE, "TARGETS: transition %llu: state %u >= %llu states",
                             (unsigned long long)i, m->targets[i], (unsigned long long)m->num_states);
-    if (m->probabilities)
+    if (!bulk_ok && m->probabilities)
         for (uint64_t i = 0; i < m->num_transitions; i++) {
             double p = m->probabilities[i];
             if (!(p > 0.0 && p <= 1.0)) /* also rejects NaN */
@@ -219,7 +305,7 @@ int csr_validate(const csr_model *m, csr_status *st)
         return rc;
     /* the targets of a choice strictly ascending in the original numbering:
      * no two transitions to one state */
-    for (uint64_t k = 0; k < m->num_choices; k++)
+    for (uint64_t k = 0; !order_checked && k < m->num_choices; k++)
         for (uint64_t i = m->choice_transitions[k] + 1; i < m->choice_transitions[k + 1]; i++) {
             uint32_t a = m->targets[i - 1], b = m->targets[i];
             if (m->permutation) {

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "crc.h"
+#include "pipe.h"
 #include "csr.h"
 
 struct out_section {
@@ -65,6 +66,7 @@ static char *join_strings(const csr_strings *s, uint64_t *length)
 
 int csr_write_fd(int fd, const csr_model *m, csr_status *st)
 {
+    pipe_grow(fd);
     if (m->num_states > CSR_MAX_STATES)
         return csr_fail(st, CSR_ERR_TOO_LARGE, "%llu states", (unsigned long long)m->num_states);
     uint64_t sc_len, ct_len, tg_len, pr_len, in_len, ca_len = 0, lf_len = 0, ls_len = 0;
@@ -130,7 +132,7 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
     uint64_t offset = header_length;
     for (uint32_t i = 0; i < n; i++) {
         uint8_t *e = hdr + CSR_FIXED_HEADER_BYTES + (uint64_t)i * CSR_SECTION_ENTRY_BYTES;
-        uint32_t crc = (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), sec[i].data, (size_t)sec[i].length);
+        uint32_t crc = csr_crc32(sec[i].data, sec[i].length);
         put_u32(e, sec[i].type);
         put_u32(e + 4, 0);
         put_u64(e + 8, offset);
@@ -151,7 +153,7 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
     put_u64(hdr + 48, offset);
     put_u32(hdr + 56, n);
     put_u32(hdr + 60, 0);
-    put_u32(hdr + table_end, (uint32_t)crc32_z(crc32_z(0L, Z_NULL, 0), hdr, (size_t)table_end));
+    put_u32(hdr + table_end, csr_crc32(hdr, table_end));
     rc = write_all(fd, hdr, header_length, st);
     free(hdr);
     static const uint8_t zeros[CSR_ALIGN];

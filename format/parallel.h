@@ -1,7 +1,8 @@
 /*
  * parallel.h - the format library's few parallel loops (internal): how many
  * CPUs this process may run on, and a task per thread.  Used by the
- * parallel .tra reader (prism_text.c) and the label writer (labels.c).
+ * parallel .tra reader (prism_text.c), the label writer (labels.c), the
+ * checksums (crc.c) and the validation (csr_validate.c).
  */
 #ifndef PARALLEL_H
 #define PARALLEL_H
@@ -9,6 +10,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #define PARALLEL_MAX_TASKS 256
@@ -19,6 +22,35 @@ static inline unsigned parallel_cpus(void)
     cpu_set_t set;
     long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
     return cpus > 0 ? (unsigned)cpus : 1;
+}
+
+/* The least work a thread is given: `normal`, unless the environment sets
+ * CSR_TEST_GRAIN (a positive count, for the tests: 1 makes the parallel paths
+ * run on the smallest models, so that they are checked against the
+ * sequential ones). */
+static inline uint64_t parallel_grain(uint64_t normal)
+{
+    const char *g = getenv("CSR_TEST_GRAIN");
+    if (g && *g) {
+        char *end;
+        unsigned long long v = strtoull(g, &end, 10);
+        if (*end == '\0' && v > 0)
+            return v;
+    }
+    return normal;
+}
+
+/* The number of tasks for `work` units at `grain` units a task at least:
+ * at most one per CPU this process may run on and PARALLEL_MAX_TASKS, at
+ * least 1. */
+static inline unsigned parallel_tasks(uint64_t work, uint64_t grain)
+{
+    unsigned tasks = parallel_cpus();
+    if (tasks > PARALLEL_MAX_TASKS)
+        tasks = PARALLEL_MAX_TASKS;
+    if ((uint64_t)tasks > work / grain)
+        tasks = (unsigned)(work / grain);
+    return tasks ? tasks : 1;
 }
 
 /* fn on each of count tasks (args: count structures of size bytes each), a

@@ -103,37 +103,59 @@ int prism_write_lab(FILE *f, const csr_model *m, csr_status *st)
 {
     if (m->permutation)
         return csr_fail(st, CSR_ERR_USAGE, "the model is renumbered: write its original numbering");
-    uint64_t n = m->num_states, count = m->labels.count;
-    /* Without labels: PRISM's two, "init" from the initial states. */
-    static const char *const default_names[] = {"init", "deadlock"};
-    uint64_t default_first[3] = {0, m->num_initial, m->num_initial};
-    const char *const *names = count ? m->labels.names : default_names;
-    const uint64_t *first = count ? m->label_first : default_first;
-    const uint32_t *states = count ? m->label_states : m->initial_states;
-    if (!count)
-        count = 2;
+    uint64_t n = m->num_states, given = m->labels.count;
+    /* PRISM's .lab always has "init" (prism2csr takes the initial states from
+     * it): from the initial states where the model has no label of that
+     * name, first, as PRISM writes it; without labels also "deadlock", empty. */
+    int add_init = 1;
+    for (uint64_t l = 0; l < given; l++)
+        if (strcmp(m->labels.names[l], "init") == 0)
+            add_init = 0;
+    uint64_t count = given + (uint64_t)add_init + (given == 0);
+    const char **names = malloc(count * sizeof *names);
+    const uint32_t **list = malloc(count * sizeof *list);
+    uint64_t *length = malloc(count * sizeof *length), *next = calloc(count, sizeof *next);
+    if (!names || !list || !length || !next) {
+        free(names);
+        free(list);
+        free(length);
+        free(next);
+        return csr_fail(st, CSR_ERR_NOMEM, "label cursors");
+    }
+    uint64_t c = 0;
+    if (add_init) {
+        names[c] = "init";
+        list[c] = m->initial_states;
+        length[c++] = m->num_initial;
+    }
+    for (uint64_t l = 0; l < given; l++, c++) {
+        names[c] = m->labels.names[l];
+        list[c] = m->label_states + m->label_first[l];
+        length[c] = m->label_first[l + 1] - m->label_first[l];
+    }
+    if (given == 0) {
+        names[c] = "deadlock";
+        list[c] = NULL;
+        length[c++] = 0;
+    }
     fputs("# Labels\n", f);
     for (uint64_t l = 0; l < count; l++)
         fprintf(f, "%s%llu=\"%s\"", l ? " " : "", (unsigned long long)l, names[l]);
     fputc('\n', f);
     /* One line per labelled state: a cursor into each label's ascending list. */
-    uint64_t *next = malloc((count ? count : 1) * sizeof *next);
-    if (!next)
-        return csr_fail(st, CSR_ERR_NOMEM, "label cursors");
-    memcpy(next, first, count * sizeof *next);
     char line[32];
     for (;;) {
         uint64_t s = n;
         for (uint64_t l = 0; l < count; l++)
-            if (next[l] < first[l + 1] && states[next[l]] < s)
-                s = states[next[l]];
+            if (next[l] < length[l] && list[l][next[l]] < s)
+                s = list[l][next[l]];
         if (s == n)
             break;
         char *p = put_u64(line, s);
         *p++ = ':';
         fwrite(line, 1, (size_t)(p - line), f);
         for (uint64_t l = 0; l < count; l++)
-            if (next[l] < first[l + 1] && states[next[l]] == s) {
+            if (next[l] < length[l] && list[l][next[l]] == s) {
                 p = line;
                 *p++ = ' ';
                 p = put_u64(p, l);
@@ -142,6 +164,9 @@ int prism_write_lab(FILE *f, const csr_model *m, csr_status *st)
             }
         fputc('\n', f);
     }
+    free(names);
+    free(list);
+    free(length);
     free(next);
     return ferror(f) ? csr_fail(st, CSR_ERR_IO, "write error") : CSR_OK;
 }

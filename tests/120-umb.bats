@@ -162,6 +162,22 @@ refuses() { # file message
     prism2csr -l "$MODELS/coin2.lab" "$T/c.tra" | cmp - "$T/a.csr"
 }
 
+@test "csrexport -f tra writes an init label from the initial states of a model whose labels lack one" {
+    # randmdp's model has one label, "goal", and initial state 0
+    randmdp -n 50 -e 0 -g 20 3 > "$T/g.csr"
+    csrexport -o "$T/g" "$T/g.csr"
+    run head -2 "$T/g.lab"
+    assert_line --index 1 '0="init" 1="goal"'
+    assert_line --index 0 '# Labels'
+    run grep -c "^0: 0" "$T/g.lab"
+    assert_output 1
+    prism2csr -l "$T/g.lab" "$T/g.tra" > "$T/g2.csr"
+    run csrinfo "$T/g2.csr"
+    assert_line --partial 'init'
+    gpu-mec --cpu "$T/g.csr" > "$T/1.mecs"
+    gpu-mec --cpu "$T/g2.csr" | cmp - "$T/1.mecs"
+}
+
 @test "UMB to CSR to UMB to CSR gives byte-identical CSR files for every shared UMB" {
     for s in $(umb_names); do
         prism2csr "$MODELS/$s.umb" > "$T/1.csr"
