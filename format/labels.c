@@ -341,6 +341,8 @@ int labels_canonicalize(const uint64_t *ids, uint64_t n, uint64_t *canonical)
 int labels_to_original(const csr_model *m, const uint64_t *ids, uint64_t *out)
 {
     uint64_t n = m->num_states;
+    if (!m->permutation) /* already in the original numbering */
+        return labels_canonicalize(ids, n, out);
     uint64_t *placed = malloc((n ? n : 1) * sizeof *placed);
     if (!placed)
         return CSR_ERR_NOMEM;

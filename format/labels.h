@@ -54,13 +54,15 @@ int labels_read(textin *in, label_file *out, csr_status *status);
 int labels_set_states(label_file *lf, uint64_t num_states, csr_status *status);
 
 /* Replace every id by the smallest state with the same id (LABEL_NONE stays):
- * two labelings are the same partition iff their canonical forms are equal. */
+ * two labelings are the same partition iff their canonical forms are equal.
+ * ids and canonical may be the same array. */
 int labels_canonicalize(const uint64_t *ids, uint64_t n, uint64_t *canonical);
 
 /* Component ids of a model's states (ids[s] a state of the model, or
  * LABEL_NONE) to the original numbering: out[permutation[s]] names the
- * component by its smallest original state.  Without a permutation this is a
- * copy made canonical.  CSR_ERR_NOMEM on failure. */
+ * component by its smallest original state.  Without a permutation this is
+ * labels_canonicalize.  ids and out may be the same array.  CSR_ERR_NOMEM on
+ * failure. */
 int labels_to_original(const csr_model *model, const uint64_t *ids, uint64_t *out);
 
 /* Write ids as a label file ("-" for LABEL_NONE).  Returns 0, or -1 with errno. */

@@ -411,3 +411,15 @@ rejects() {
     assert_line --partial "CSR 1.0 MDP, 3 states, 4 choices, 5 transitions"
     cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/gz.csr"
 }
+
+@test "prism2csr reports the first fault of a label file read beside the .tra: a state out of range before a bad line" {
+    tra=$(write_file good.tra "$GOOD")
+    lab=$(write_file bad.lab '0="init" 1="deadlock"\n0: 0\n3: 1\n4 1\n')
+    run --separate-stderr prism2csr -l "$lab" "$tra"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $lab:3: index out of range: state 3 >= 3 states"
+    run --separate-stderr prism2csr -l - - < "$tra"
+    assert_failure 2
+    assert_equal "$stderr" "prism2csr: the .tra and the .lab cannot both come from standard input"
+}

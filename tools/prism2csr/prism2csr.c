@@ -13,6 +13,7 @@
  */
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,50 @@
 #include "prism_text.h"
 #include "tool.h"
 #include "umb.h"
+
+/* The .lab file, read on a thread of its own while the .tra is parsed (a
+ * 107 MB .lab took 0.4 s of phil7's conversion after the .tra's 0.65 s on 16
+ * cores): into a model of its own, of the largest state count, whose labels
+ * are moved into the .tra's model once both are read (lab_adopt). */
+typedef struct lab_job {
+    const char *path;
+    csr_model labels; /* num_states = CSR_MAX_STATES: no range check here */
+    csr_status st;
+    int rc; /* 0, or the error: the caller then reads the file again */
+} lab_job;
+
+static void *lab_read(void *arg)
+{
+    lab_job *j = arg;
+    textin in;
+    memset(&j->labels, 0, sizeof j->labels);
+    j->labels.num_states = CSR_MAX_STATES;
+    j->st.offset = UINT64_MAX;
+    if ((j->rc = textin_open(&in, j->path, &j->st)) != 0)
+        return NULL;
+    j->rc = prism_read_lab(&in, &j->labels, &j->st);
+    textin_close(&in);
+    return NULL;
+}
+
+/* Move the labels of j into m, whose states they must all be (else 1). */
+static int lab_adopt(lab_job *j, csr_model *m)
+{
+    const csr_model *l = &j->labels;
+    for (uint64_t k = 0; k < l->labels.count; k++)
+        if (l->label_first[k + 1] > l->label_first[k] && l->label_states[l->label_first[k + 1] - 1] >= m->num_states)
+            return 1;
+    for (int k = 0; k < l->num_owned; k++)
+        if (csr_adopt(m, l->owned[k]))
+            return 1; /* cannot happen: the .tra reader adopts fewer blocks */
+    j->labels.num_owned = 0;
+    m->labels = l->labels;
+    m->label_first = l->label_first;
+    m->label_states = l->label_states;
+    m->initial_states = l->initial_states;
+    m->num_initial = l->num_initial;
+    return 0;
+}
 
 static void usage(FILE *out)
 {
@@ -170,6 +215,10 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     if (tool_refuse_terminal())
         return EXIT_USAGE;
+    if (lab_path && strcmp(lab_path, "-") == 0 && (!tra_path || strcmp(tra_path, "-") == 0)) {
+        tool_error("the .tra and the .lab cannot both come from standard input");
+        return EXIT_USAGE;
+    }
 
     double t0 = tool_seconds();
     csr_status st = {0};
@@ -199,10 +248,16 @@ int main(int argc, char **argv)
         }
         return convert_umb(&in, tra_path, opt.sums_are_warnings, opt.sum_tolerance, verbose, t0);
     }
+    lab_job lab = {.path = lab_path};
+    pthread_t lab_thread;
+    int lab_started = lab_path && pthread_create(&lab_thread, NULL, lab_read, &lab) == 0;
     rc = prism_read_tra(&in, &opt, &model, &rep, &st);
     textin_close(&in);
+    if (lab_started)
+        pthread_join(lab_thread, NULL);
     if (rc) {
         tool_report(tra_path, &st);
+        csr_free(&lab.labels);
         return EXIT_BAD_INPUT;
     }
     double t1 = tool_seconds();
@@ -210,6 +265,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s:%llu: warning: %llu choices do not sum to 1 within %g (worst by %.3g)\n", tool_name,
                 tool_input_name(tra_path), (unsigned long long)rep.first_bad_sum_line,
                 (unsigned long long)rep.bad_sums, opt.sum_tolerance > 0 ? opt.sum_tolerance : PRISM_SUM_TOLERANCE, rep.worst_sum_error);
+    }
+    if (lab_started && lab.rc == 0 && lab_adopt(&lab, &model) == 0) {
+        lab_path = NULL; /* read */
+    } else if (lab_started) {
+        /* a fault, or a state out of range (which, against the real state
+         * count, may come before the fault found): read it again as always,
+         * for the first fault and its line */
+        csr_free(&lab.labels);
     }
     if (lab_path) {
         memset(&st, 0, sizeof st);
