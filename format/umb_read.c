@@ -31,6 +31,7 @@ typedef struct member {
     char *name;
     unsigned char *data;
     uint64_t size;
+    int borrowed; /* data points into the decompressed archive (reader.memory) */
 } member;
 
 /* The index.json fields this reader uses. */
@@ -56,8 +57,10 @@ typedef struct reader {
     umb_index index;
     int have_index;
     umb_report *report;
-    const void *memory; /* the whole archive, when read from memory */
+    unsigned char *memory; /* the whole archive, when read from memory (malloc'd) */
     size_t memory_length;
+    int memory_used;    /* the model points into memory: adopt it (read_archive) */
+    int memory_adopted; /* the model owns memory (csr_free frees it) */
 } reader;
 
 static const char *const known_members[] = {
@@ -157,6 +160,66 @@ static void note_skipped(reader *r, const char *name)
 }
 
 /* Read the current member's data into a buffer of its own. */
+/* Whether p points into the decompressed archive. */
+static int in_memory(const reader *r, const void *p)
+{
+    const unsigned char *q = p;
+    return r->memory && q >= r->memory && q < r->memory + r->memory_length;
+}
+
+/* A member of an archive in memory: where the tar holds it in one piece (as
+ * libarchive hands an uncompressed tar in memory over: a pointer into the
+ * buffer), its data is borrowed in place, not copied (a paper-scale model
+ * is 2 GB of members, and copying them into growing buffers cost more than
+ * the gzip decompression); else its blocks are copied, holes as zeros. */
+static int read_member_blocks(reader *r, struct archive *a, member *m, const char *name)
+{
+    uint64_t cap = 0;
+    for (;;) {
+        const void *block;
+        size_t size;
+        la_int64_t offset;
+        int got = archive_read_data_block(a, &block, &size, &offset);
+        if (got == ARCHIVE_EOF)
+            break;
+        if (got < ARCHIVE_WARN)
+            return archive_failure(r, a, name);
+        if (offset < 0 || (uint64_t)offset < m->size)
+            return csr_fail(r->st, CSR_ERR_ARCHIVE, "%s: data blocks out of order", name);
+        if (size == 0)
+            continue;
+        uint64_t end = (uint64_t)offset + size;
+        if (m->size == 0 && offset == 0 && !m->data && in_memory(r, block) &&
+            (const unsigned char *)block + size <= r->memory + r->memory_length) {
+            m->data = (unsigned char *)block;
+            m->size = size;
+            m->borrowed = 1;
+            continue;
+        }
+        if (m->borrowed || end > cap) { /* an owned buffer of at least end bytes */
+            uint64_t want = cap ? cap : 4096;
+            while (want < end)
+                want *= 2;
+            unsigned char *owned = m->borrowed ? malloc(want) : realloc(m->data, want);
+            if (!owned)
+                return csr_fail(r->st, CSR_ERR_NOMEM, "%s: %llu bytes", name, (unsigned long long)want);
+            if (m->borrowed)
+                memcpy(owned, m->data, m->size);
+            m->data = owned;
+            m->borrowed = 0;
+            cap = want;
+        }
+        memset(m->data + m->size, 0, (size_t)((uint64_t)offset - m->size));
+        memcpy(m->data + offset, block, size);
+        m->size = end;
+    }
+    if (strcmp(name, "index.json") == 0 && m->size > UMB_MAX_INDEX_BYTES)
+        return csr_fail(r->st, CSR_ERR_UMB_INDEX, "index.json longer than %zu bytes", UMB_MAX_INDEX_BYTES);
+    if (!m->data && !(m->data = malloc(1))) /* an empty member: a buffer all the same */
+        return csr_fail(r->st, CSR_ERR_NOMEM, "%s", name);
+    return CSR_OK;
+}
+
 static int read_member(reader *r, struct archive *a, const char *name, int64_t claimed)
 {
     if (find_member(r, name))
@@ -178,6 +241,8 @@ static int read_member(reader *r, struct archive *a, const char *name, int64_t c
     if (!m->name)
         return csr_fail(r->st, CSR_ERR_NOMEM, "member name");
     r->num_members++;
+    if (r->memory)
+        return read_member_blocks(r, a, m, name);
     /* The header's size sizes the buffer, but only the data read counts. */
     uint64_t cap = claimed > 0 ? (uint64_t)claimed : 4096;
     if (cap > ((uint64_t)64 << 20))
@@ -403,12 +468,29 @@ static int get_array(reader *r, const char *name, uint64_t bytes, int required, 
     return CSR_OK;
 }
 
-/* Take a member's buffer (the model will own it). */
-static void *take(member *m)
+/* Take a member's buffer for the model: its own (the member lets go), or a
+ * pointer into the decompressed archive, which the model then adopts whole
+ * (read_archive).  keep() and drop() are csr_adopt() and free() for what
+ * take() returned, and for malloc'd arrays alike. */
+static void *take(reader *r, member *m)
 {
     void *p = m->data;
-    m->data = NULL;
+    if (m->borrowed)
+        r->memory_used = 1;
+    else
+        m->data = NULL;
     return p;
+}
+
+static int keep(reader *r, csr_model *model, void *p)
+{
+    return in_memory(r, p) ? CSR_OK : csr_adopt(model, p);
+}
+
+static void drop(reader *r, void *p)
+{
+    if (!in_memory(r, p))
+        free(p);
 }
 
 /* CSR offsets u64[count+1] from a member, or the identity when it is absent. */
@@ -430,9 +512,9 @@ static int get_offsets(reader *r, csr_model *model, const char *name, uint64_t c
         for (uint64_t i = 0; i <= count; i++)
             o[i] = i;
     } else {
-        o = take(m);
+        o = take(r, m);
     }
-    if (csr_adopt(model, o)) /* frees o when it fails */
+    if (keep(r, model, o)) /* frees o when it fails */
         return csr_fail(r->st, CSR_ERR_NOMEM, "%s", name);
     if (o[0] != 0)
         return csr_fail(r->st, CSR_ERR_OFFSETS, "%s: entry 0 is %llu, not 0", name, (unsigned long long)o[0]);
@@ -552,7 +634,7 @@ static int get_action_indices(reader *r, const csr_model *model, uint32_t **out,
             int rc = get_array(r, values, items[level] * 4, 1, &m);
             if (rc)
                 return rc;
-            v = take(m);
+            v = take(r, m);
         } else {
             v = calloc(items[level] ? items[level] : 1, sizeof *v);
             if (!v)
@@ -565,7 +647,7 @@ static int get_action_indices(reader *r, const csr_model *model, uint32_t **out,
                 for (uint64_t i = b + 1; i < e; i++)
                     if (v[i] != v[b]) {
                         r->report->skipped |= UMB_SKIPPED_BRANCH_ACTIONS;
-                        free(v);
+                        drop(r, v);
                         return CSR_OK;
                     }
                 v[j] = v[b]; /* j <= b: in place */
@@ -595,7 +677,7 @@ static int build_actions(reader *r, csr_model *model)
     int rc = get_action_indices(r, model, &idx, &count, &dir);
     if (rc || !idx)
         return rc;
-    if (csr_adopt(model, idx))
+    if (keep(r, model, idx))
         return csr_fail(r->st, CSR_ERR_NOMEM, "actions");
     uint64_t c = model->num_choices;
     for (uint64_t j = 0; j < c; j++)
@@ -795,21 +877,23 @@ static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
     member *m;
     if ((rc = get_array(r, "branch-to-target.bin", t * 8, 1, &m)))
         return rc;
-    uint64_t *wide = take(m);
+    uint64_t *wide = take(r, m);
     uint32_t *targets = (uint32_t *)wide;
     for (uint64_t i = 0; i < t; i++) {
         uint64_t target = wide[i];
         if (target >= n) {
-            free(wide);
+            drop(r, wide);
             return csr_fail(r->st, CSR_ERR_TARGET_RANGE, "branch-to-target.bin: branch %llu goes to state %llu of %llu",
                             (unsigned long long)i, (unsigned long long)target, (unsigned long long)n);
         }
         targets[i] = (uint32_t)target;
     }
-    uint32_t *shrunk = realloc(wide, (t ? t : 1) * sizeof *targets);
-    if (shrunk)
-        targets = shrunk;
-    if (csr_adopt(model, targets))
+    if (!in_memory(r, wide)) {
+        uint32_t *shrunk = realloc(wide, (t ? t : 1) * sizeof *targets);
+        if (shrunk)
+            targets = shrunk;
+    }
+    if (keep(r, model, targets))
         return csr_fail(r->st, CSR_ERR_NOMEM, "targets");
     model->targets = targets;
     /* Probabilities: absent means 1 (UMBReader's default). */
@@ -817,13 +901,13 @@ static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
         return rc;
     double *probabilities;
     if (m) {
-        probabilities = take(m);
+        probabilities = take(r, m);
     } else {
         probabilities = malloc((t ? t : 1) * sizeof *probabilities);
         for (uint64_t i = 0; probabilities && i < t; i++)
             probabilities[i] = 1.0;
     }
-    if (!probabilities || csr_adopt(model, probabilities))
+    if (!probabilities || keep(r, model, probabilities))
         return csr_fail(r->st, CSR_ERR_NOMEM, "probabilities");
     model->probabilities = probabilities;
     /* Initial states. */
@@ -933,11 +1017,26 @@ static int read_archive(reader *r, int (*open_input)(reader *, struct archive *)
         rc = csr_fail(st, CSR_ERR_ARCHIVE, "an empty archive");
         goto done;
     }
+    /* libarchive stops at the tar's end: read the stream to its end all the
+     * same, so that a gzip stream cut short (its trailer and check lost) is
+     * an error, as it is for the whole-file reader */
+    for (long got = 1; r->in && got > 0;) {
+        got = textin_read(r->in, r->block, UMB_READ_BLOCK, st);
+        if (got < 0) {
+            rc = (int)-got;
+            goto done;
+        }
+    }
     if (!r->have_index) {
         rc = csr_fail(st, CSR_ERR_MEMBER_MISSING, "index.json");
         goto done;
     }
     rc = build_model(r, model, opt);
+    if (!rc && r->memory_used) { /* the model points into the archive: it owns it now */
+        r->memory_adopted = 1;
+        if (csr_adopt(model, r->memory)) /* frees it when it fails */
+            rc = csr_fail(st, CSR_ERR_NOMEM, "archive");
+    }
 done:
     if (a)
         archive_read_free(a);
@@ -961,7 +1060,8 @@ done:
     }
     for (size_t i = 0; i < r->num_members; i++) {
         free(r->members[i].name);
-        free(r->members[i].data);
+        if (!r->members[i].borrowed)
+            free(r->members[i].data);
     }
     free(r->members);
     free(r->index.aps);
@@ -1068,6 +1168,7 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
         r.memory_length = size;
         rc = read_archive(&r, open_memory, opt, model);
     }
-    free(out);
+    if (!r.memory_adopted)
+        free(out);
     return rc;
 }

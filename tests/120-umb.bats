@@ -235,6 +235,20 @@ refuses() { # file message
     refuses "$T/cut.umb" "truncated"
 }
 
+@test "prism2csr refuses a UMB archive whose gzip trailer is cut off, from a file and from a pipe" {
+    # the tar inside is whole: only the gzip check (CRC-32, length) is lost
+    size=$(stat -c %s "$MODELS/coin2.umb")
+    head -c $((size - 8)) "$MODELS/coin2.umb" > "$T/cut.umb"
+    run --separate-stderr prism2csr "$T/cut.umb"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $T/cut.umb: file is truncated: gzip stream damaged or cut short"
+    run --separate-stderr prism2csr - < "$T/cut.umb"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: (stdin): file is truncated: compressed stream ends early"
+}
+
 @test "prism2csr refuses a UMB archive without branch-to-target.bin" {
     umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/bad.umb" 'rm branch-to-target.bin'
     refuses "$T/bad.umb" "required archive member missing: branch-to-target.bin"
