@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "crc.h"
+#include "hugepages.h"
 #include "pipe.h"
 #include "csr.h"
 
@@ -416,6 +417,8 @@ static int read_stream(int fd, csr_model *m, csr_status *st)
         uint64_t padded = round_up(s->offset + s->length) - s->offset;
         if (known) {
             uint8_t *buf = malloc(padded ? (size_t)padded : 1);
+            if (buf)
+                advise_huge_pages(buf, (size_t)padded); /* 512 times fewer faults while reading */
             if (!buf)
                 return csr_fail(st, CSR_ERR_NOMEM, "%llu bytes for section %s", (unsigned long long)padded,
                                 csr_section_name(s->type));
