@@ -324,22 +324,54 @@ int csr_validate(const csr_model *m, csr_status *st)
     return CSR_OK;
 }
 
-double csr_max_sum_error(const csr_model *m, double tolerance, uint64_t *first_bad_choice)
+struct sum_task {
+    const csr_model *m;
+    double tolerance;
+    uint64_t first, end; /* choices [first, end) */
+    double worst;
+    uint64_t first_bad;
+};
+
+static void *sum_check(void *arg)
 {
-    double worst = 0.0;
-    if (first_bad_choice)
-        *first_bad_choice = UINT64_MAX;
-    if (!m->probabilities)
-        return 0.0;
-    for (uint64_t k = 0; k < m->num_choices; k++) {
+    struct sum_task *t = arg;
+    const csr_model *m = t->m;
+    t->worst = 0.0;
+    t->first_bad = UINT64_MAX;
+    for (uint64_t k = t->first; k < t->end; k++) {
         double sum = 0.0;
         for (uint64_t i = m->choice_transitions[k]; i < m->choice_transitions[k + 1]; i++)
             sum += m->probabilities[i];
         double err = fabs(sum - 1.0);
-        if (err > worst)
-            worst = err;
-        if (err > tolerance && first_bad_choice && *first_bad_choice == UINT64_MAX)
-            *first_bad_choice = k;
+        if (err > t->worst)
+            t->worst = err;
+        if (err > t->tolerance && t->first_bad == UINT64_MAX)
+            t->first_bad = k;
+    }
+    return NULL;
+}
+
+/* In parallel over ranges of choices (the sums are the same as one thread's:
+ * each choice is summed by one thread in order). */
+double csr_max_sum_error(const csr_model *m, double tolerance, uint64_t *first_bad_choice)
+{
+    if (first_bad_choice)
+        *first_bad_choice = UINT64_MAX;
+    if (!m->probabilities)
+        return 0.0;
+    unsigned tasks = parallel_tasks(m->num_transitions, parallel_grain(BULK_MIN_TRANSITIONS));
+    if ((uint64_t)tasks > m->num_choices)
+        tasks = m->num_choices ? (unsigned)m->num_choices : 1;
+    struct sum_task t[PARALLEL_MAX_TASKS];
+    for (unsigned i = 0; i < tasks; i++)
+        t[i] = (struct sum_task){m, tolerance, m->num_choices * i / tasks, m->num_choices * (i + 1) / tasks, 0.0, 0};
+    parallel_run(sum_check, t, sizeof t[0], tasks);
+    double worst = 0.0;
+    for (unsigned i = 0; i < tasks; i++) {
+        if (t[i].worst > worst)
+            worst = t[i].worst;
+        if (first_bad_choice && *first_bad_choice == UINT64_MAX)
+            *first_bad_choice = t[i].first_bad;
     }
     return worst;
 }

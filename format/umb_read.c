@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hugepages.h"
 #include "prism_text.h"
 #include "umb.h"
 
@@ -1143,6 +1144,8 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
         }
         free(out);
         out = malloc(size ? size : 1);
+        if (out)
+            advise_huge_pages(out, (size_t)size); /* 512 times fewer faults while inflating */
         if (!out) {
             rc = csr_fail(st, CSR_ERR_NOMEM, "%llu bytes of archive", (unsigned long long)size);
             break;
