@@ -401,6 +401,7 @@ typedef struct tra_chunk {
     uint64_t first_choice;  /* stitch: global index of choices[0] (or of [1] when [0] goes on) */
     int continues;          /* stitch: choices[0] is the previous chunk's last choice */
     uint32_t *action_map;   /* stitch: local action -> global */
+    uint64_t *progress;     /* textin's progress counter, or NULL: bytes parsed are added */
 } tra_chunk;
 
 /* A comment line ('#' in column 1) or a blank one: not a transition. */
@@ -445,7 +446,12 @@ static void *tra_parse_chunk(void *arg)
     c->worst_sum_error = 0.0;
     if (names_intern(&c->actions, "", 0) != 0)
         goto fail;
+    const char *reported = c->begin; /* progress: bytes up to here added */
     for (const char *p = c->begin; p < c->end;) {
+        if (c->progress && p - reported >= ((ptrdiff_t)4 << 20)) {
+            __atomic_fetch_add(c->progress, (uint64_t)(p - reported), __ATOMIC_RELAXED);
+            reported = p;
+        }
         if (tra_skip_line(p)) {
             p = (const char *)memchr(p, '\n', (size_t)(c->end - p)) + 1;
             continue;
@@ -550,7 +556,7 @@ static void add_probs(const double *probs, uint64_t from, uint64_t to, double *s
 
 /* The parallel reader: CSR_OK with the model read, or -1: read it sequentially. */
 static int read_tra_parallel(const char *data, size_t len, unsigned threads, size_t min_chunk, double tol,
-                             csr_model *m, prism_tra_report *rep)
+                             uint64_t *progress, csr_model *m, prism_tra_report *rep)
 {
     const char *end = data + len, *p = data;
     int is_mdp = 0, header_type = 0, ok = 0;
@@ -622,6 +628,7 @@ static int read_tra_parallel(const char *data, size_t len, unsigned threads, siz
         chunk[i].is_mdp = is_mdp;
         chunk[i].n = counts[0];
         chunk[i].tol = tol;
+        chunk[i].progress = progress;
         from = to;
     }
 
@@ -797,8 +804,10 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
     size_t mapped_length;
     if (!warn_sums && threads > 1 && textin_map(in, &mapped, &mapped_length) == 0 &&
         read_tra_parallel(mapped, mapped_length, threads, opt->min_chunk_bytes ? opt->min_chunk_bytes : (size_t)1 << 20,
-                          tol, m, rep) == CSR_OK)
+                          tol, in->progress, m, rep) == CSR_OK)
         return CSR_OK;
+    if (in->progress) /* read again from the start, sequentially */
+        __atomic_store_n(in->progress, 0, __ATOMIC_RELAXED);
 
     vec state_first = {0}, choice_first = {0}, targets = {0}, probs = {0}, actions = {0};
     names action_names = {0};

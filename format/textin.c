@@ -92,6 +92,8 @@ static int refill(textin *in, csr_status *st)
     }
     in->end += (size_t)got;
     in->bytes += (uint64_t)got;
+    if (in->progress)
+        __atomic_store_n(in->progress, in->bytes, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -197,6 +199,8 @@ long textin_read(textin *in, void *dst, size_t length, csr_status *st)
     if (got == 0)
         in->eof = 1;
     in->bytes += (uint64_t)got;
+    if (in->progress)
+        __atomic_store_n(in->progress, in->bytes, __ATOMIC_RELAXED);
     return got;
 }
 

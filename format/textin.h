@@ -33,6 +33,8 @@ typedef struct textin {
     int missing_newline;    /* the last line had no '\n' */
     uint64_t fault_lines;   /* textin_next_block's error: whole lines of the block before the faulty one */
     uint64_t bytes;         /* uncompressed bytes read so far */
+    uint64_t *progress;     /* optional: where to store bytes (and the parallel .tra reader the bytes
+                               parsed), atomically, for a thread that shows progress; NULL: none */
     int map_fd;             /* a regular file's descriptor + 1 for textin_map, 0: none */
     uint64_t map_offset;    /* where the input starts in that file */
     void *map;              /* textin_map's mapping, map_length bytes */

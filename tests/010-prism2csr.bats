@@ -423,3 +423,26 @@ rejects() {
     assert_failure 2
     assert_equal "$stderr" "prism2csr: the .tra and the .lab cannot both come from standard input"
 }
+
+@test "prism2csr shows progress on a terminal while it reads a slow input, and none with -q" {
+    command -v script >/dev/null || skip "script (util-linux) not installed"
+    T=$BATS_TEST_TMPDIR
+    randmdp -n 100000 -e 0 7 > "$T/m.csr"
+    csrexport -o "$T/m" "$T/m.csr"
+    prism2csr -l "$T/m.lab" "$T/m.tra" > "$T/want.csr"
+    for quiet in "" -q; do
+        rm -f "$T/fifo" && mkfifo "$T/fifo"
+        # 4 MB of the text (past what the first reads take), a pause of 1.6 s, the rest: the first progress line comes after 1 s
+        (head -c 4000000 "$T/m.tra"; sleep 1.6; tail -c +4000001 "$T/m.tra") > "$T/fifo" &
+        script -qefc "prism2csr $quiet -l '$T/m.lab' '$T/fifo' > '$T/got.csr'" "$T/tty.log" > /dev/null
+        wait
+        cmp "$T/got.csr" "$T/want.csr"
+        if [ -z "$quiet" ]; then
+            run grep -c "prism2csr: $T/fifo: [0-9]* MB read, [0-9]* MB/s" "$T/tty.log"
+            assert_success
+        else
+            run grep -c "MB read" "$T/tty.log"
+            assert_output 0
+        fi
+    done
+}

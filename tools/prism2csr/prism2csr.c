@@ -2,7 +2,7 @@
  * prism2csr - convert PRISM's explicit export (.tra, .lab) or a UMB archive
  * (PRISM 4.10, Storm 2.0) to binary CSR.
  *
- *   prism2csr [-w] [-v] [-l file.lab] [file.tra | file.umb | -] > model.csr
+ *   prism2csr [-w] [-v] [-q] [-j N] [-l file.lab] [file.tra | file.umb | -] > model.csr
  *
  * Input: PRISM -exportmodel .tra (MDP or DTMC) and optionally .lab, plain or
  * gzip-compressed (format/prism_text.h), or a UMB archive (format/umb.h),
@@ -22,6 +22,67 @@
 #include "prism_text.h"
 #include "tool.h"
 #include "umb.h"
+
+/* Progress on standard error while the input is read, when standard error is
+ * a terminal and -q is not given: bytes read (of the .tra: parsed, by the
+ * parallel reader) of the file's size where it is a plain regular file, the
+ * rate, and the time left; every half second from the first second on, on
+ * one line that is cleared at the end. */
+typedef struct progress {
+    const char *name;
+    uint64_t total;   /* bytes, 0: unknown (a pipe, gzip input) */
+    uint64_t done;    /* bytes, stored by textin and the parallel reader (atomic) */
+    int stop;         /* set (atomic) to end the thread */
+    double start;
+    pthread_t thread;
+    int running;
+} progress;
+
+static void *progress_show(void *arg)
+{
+    progress *p = arg;
+    int shown = 0;
+    for (int tick = 0; !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE); tick++) {
+        usleep(50000);
+        if (tick < 20 || tick % 10 != 0)
+            continue; /* the first line after 1 s, then every 0.5 s */
+        double mb = (double)__atomic_load_n(&p->done, __ATOMIC_RELAXED) / 1e6, s = tool_seconds() - p->start;
+        double rate = s > 0 ? mb / s : 0.0;
+        if (p->total) {
+            double total = (double)p->total / 1e6, left = rate > 0 ? (total - mb) / rate : 0.0;
+            fprintf(stderr, "\r%s: %s: %.0f of %.0f MB (%.0f%%), %.0f MB/s, %.0f s left\033[K", tool_name, p->name, mb,
+                    total, total > 0 ? 100.0 * mb / total : 100.0, rate, left > 0 ? left : 0.0);
+        } else {
+            fprintf(stderr, "\r%s: %s: %.0f MB read, %.0f MB/s\033[K", tool_name, p->name, mb, rate);
+        }
+        shown = 1;
+    }
+    if (shown)
+        fputs("\r\033[K", stderr);
+    return NULL;
+}
+
+static void progress_start(progress *p, const char *path, textin *in)
+{
+    struct stat sb;
+    memset(p, 0, sizeof *p);
+    p->name = tool_input_name(path);
+    if (!textin_is_gzip(in) && path && strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        p->total = (uint64_t)sb.st_size;
+    p->start = tool_seconds();
+    in->progress = &p->done;
+    p->running = pthread_create(&p->thread, NULL, progress_show, p) == 0;
+}
+
+static void progress_end(progress *p, textin *in)
+{
+    in->progress = NULL;
+    if (!p->running)
+        return;
+    __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+    pthread_join(p->thread, NULL);
+    p->running = 0;
+}
 
 /* The .lab file, read on a thread of its own while the .tra is parsed (a
  * 107 MB .lab took 0.4 s of phil7's conversion after the .tra's 0.65 s on 16
@@ -70,7 +131,7 @@ static int lab_adopt(lab_job *j, csr_model *m)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-w] [-v] [-j N] [-l file.lab] [file.tra | file.umb | -] > model.csr\n"
+            "usage: %s [-w] [-v] [-q] [-j N] [-l file.lab] [file.tra | file.umb | -] > model.csr\n"
             "Convert PRISM's explicit model export (.tra, .lab) or a UMB archive (PRISM\n"
             "4.10, Storm 2.0; told apart by content) to the binary CSR format.\n"
             "  -l FILE  labels (.lab) of a .tra: initial states from \"init\", all labels\n"
@@ -85,6 +146,8 @@ static void usage(FILE *out)
             "           parsed in parallel; pipes and gzip input by one thread\n"
             "  -v       report sizes and throughput on stderr, and what of a UMB\n"
             "           archive the CSR format has no place for (skipped)\n"
+            "  -q       no progress line (shown on stderr while the input is read\n"
+            "           when stderr is a terminal)\n"
             "  -h       this help\n"
             "  --version  the tool's name and version\n"
             "Inputs may be gzip-compressed.  Exit status: 0 ok, 1 bad input, 2 usage.\n",
@@ -113,7 +176,8 @@ static void report_skipped(const char *path, unsigned skipped)
 }
 
 /* The UMB path: read the archive, write the CSR. */
-static int convert_umb(textin *in, const char *path, int sums_are_warnings, double tol, int verbose, double t0)
+static int convert_umb(textin *in, const char *path, int sums_are_warnings, double tol, int verbose, int show,
+                       double t0)
 {
     csr_status st = {0};
     st.offset = UINT64_MAX;
@@ -128,7 +192,12 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
         textin_close(in);
         rc = umb_read_gzip_file(fd, &opt, &model, &rep, &st);
     } else {
+        progress pr;
+        if (show)
+            progress_start(&pr, path, in);
         rc = umb_read(in, &opt, &model, &rep, &st);
+        if (show)
+            progress_end(&pr, in);
         textin_close(in);
     }
     if (fd >= 0)
@@ -171,16 +240,17 @@ int main(int argc, char **argv)
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     const char *lab_path = NULL;
     prism_tra_options opt = {0};
-    int verbose = 0, c;
+    int verbose = 0, quiet = 0, c;
     static const struct option longopts[] = {{"labels", required_argument, 0, 'l'},
                                              {"warn-sums", no_argument, 0, 'w'},
                                              {"verbose", no_argument, 0, 'v'},
+                                             {"quiet", no_argument, 0, 'q'},
                                              {"threads", required_argument, 0, 'j'},
                                              {"sum-tolerance", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
-    while ((c = getopt_long(argc, argv, "l:wj:vh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:wj:vqh", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': lab_path = optarg; break;
         case 'w': opt.sums_are_warnings = 1; break;
@@ -205,6 +275,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'v': verbose = 1; break;
+        case 'q': quiet = 1; break;
         case 'h': usage(stdout); return EXIT_OK;
         case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
@@ -220,6 +291,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
 
+    const int show = !quiet && isatty(STDERR_FILENO); /* progress on stderr */
     double t0 = tool_seconds();
     csr_status st = {0};
     st.offset = UINT64_MAX;
@@ -246,12 +318,17 @@ int main(int argc, char **argv)
             tool_error("%s: a UMB archive carries its own labels: -l is for a .tra", tool_input_name(tra_path));
             return EXIT_USAGE;
         }
-        return convert_umb(&in, tra_path, opt.sums_are_warnings, opt.sum_tolerance, verbose, t0);
+        return convert_umb(&in, tra_path, opt.sums_are_warnings, opt.sum_tolerance, verbose, show, t0);
     }
     lab_job lab = {.path = lab_path};
     pthread_t lab_thread;
     int lab_started = lab_path && pthread_create(&lab_thread, NULL, lab_read, &lab) == 0;
+    progress pr;
+    if (show)
+        progress_start(&pr, tra_path, &in);
     rc = prism_read_tra(&in, &opt, &model, &rep, &st);
+    if (show)
+        progress_end(&pr, &in);
     textin_close(&in);
     if (lab_started)
         pthread_join(lab_thread, NULL);
