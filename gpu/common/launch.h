@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
 
 namespace gpu {
@@ -19,6 +20,21 @@ namespace gpu {
 /* Grid-stride loops: for (i = thread_index(); i < n; i += thread_count()). */
 __device__ __forceinline__ uint64_t thread_index() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ uint64_t thread_count() { return (uint64_t)gridDim.x * blockDim.x; }
+
+/* Add every thread's `mine` to *total with one atomic per block (a block
+ * reduction first): a counter that each thread of a grid adds to would take
+ * a quarter of a million atomics on one address per launch (0.15 ms on an
+ * H200; ncu on leader7, issue 13).  Every thread of the block must call it;
+ * Threads is the block size of the launch. */
+template <int Threads>
+__device__ __forceinline__ void block_add(unsigned long long *total, unsigned long long mine)
+{
+    using reduce = cub::BlockReduce<unsigned long long, Threads>;
+    __shared__ typename reduce::TempStorage temp;
+    unsigned long long sum = reduce(temp).Sum(mine);
+    if (threadIdx.x == 0 && sum)
+        atomicAdd(total, sum);
+}
 
 struct device_geometry {
     int sms;            /* multiprocessors */

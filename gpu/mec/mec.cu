@@ -185,8 +185,7 @@ static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc
             remaining++;
         }
     }
-    if (remaining)
-        atomicAdd(&counters->remaining, remaining);
+    block_add<kThreads>(&counters->remaining, remaining);
 }
 
 /* AUTO is the round-based scheme: measured fastest on coin6_4 and leader7 with

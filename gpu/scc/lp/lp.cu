@@ -208,8 +208,7 @@ static __global__ void count_live(uint64_t n, const uint32_t *__restrict__ flag,
     unsigned long long mine = 0;
     for (uint64_t s = thread_index(); s < n; s += thread_count())
         mine += flag[s] == kLive;
-    if (mine)
-        atomicAdd(count, mine);
+    block_add<kThreads>(count, mine);
 }
 
 /* SCC goal, after a phase's propagation: the live states that this phase
@@ -222,8 +221,7 @@ static __global__ void count_unfinished(uint64_t n, const uint32_t *__restrict__
     unsigned long long mine = 0;
     for (uint64_t s = thread_index(); s < n; s += thread_count())
         mine += flag[s] == kLive && lin[s] != lout[s];
-    if (mine)
-        atomicAdd(count, mine);
+    block_add<kThreads>(count, mine);
 }
 
 /* Which edges the next phase keeps: both ends live and, SCC goal, in one
