@@ -1156,10 +1156,11 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
             size += (uint64_t)1 << 32; /* ISIZE wrapped */
             continue;
         }
-        if (result != LIBDEFLATE_SUCCESS || out_used != size)
+        if (result == LIBDEFLATE_SUCCESS && in_used != packed) /* before the size: ISIZE was read from what follows */
+            rc = csr_fail(st, CSR_ERR_COMPRESSION,
+                          "data after the first gzip member (more members or trailing bytes): PRISM and Storm write one");
+        else if (result != LIBDEFLATE_SUCCESS || out_used != size)
             rc = csr_fail(st, CSR_ERR_TRUNCATED, "gzip stream damaged or cut short");
-        else if (in_used != packed)
-            rc = csr_fail(st, CSR_ERR_COMPRESSION, "gzip of several members: PRISM and Storm write one");
         break;
     }
     if (d)

@@ -249,6 +249,14 @@ refuses() { # file message
     assert_equal "$stderr" "prism2csr: (stdin): file is truncated: compressed stream ends early"
 }
 
+@test "prism2csr refuses a UMB file of two gzip members and says so" {
+    cat "$MODELS/coin2.umb" "$MODELS/coin2.umb" > "$T/two.umb"
+    run --separate-stderr prism2csr "$T/two.umb"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $T/two.umb: unsupported compression: data after the first gzip member (more members or trailing bytes): PRISM and Storm write one"
+}
+
 @test "prism2csr refuses a UMB archive without branch-to-target.bin" {
     umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/bad.umb" 'rm branch-to-target.bin'
     refuses "$T/bad.umb" "required archive member missing: branch-to-target.bin"
