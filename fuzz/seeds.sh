@@ -5,7 +5,7 @@
 set -eu
 bin=$1 out=$2
 models=${SHARED:-../shared}/models
-mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb}
+mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn}
 cat_model() { if [ -f "$models/$1" ]; then cat "$models/$1"; else zcat "$models/$1.gz"; fi; }
 small="fmsd_fig1 dice brp herman7 coin2 leader3 csma2_2 phil3 dining_crypt3"
 medium="leader6 coin4_6 wlan3 csma3_2 mutual5 dining_crypt6"
@@ -37,4 +37,7 @@ for f in tests/data/*.expected; do
     { printf "\\x$(printf %02x $((n % 256)))\\x00"; cat "$f"; } > "$out/labels/$(basename "$f")"
 done
 { printf '\x0a\x00'; zcat "$models/brp.p1.vec.gz" | head -10; } > "$out/labels/brp.p1.vec"
-echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr, $(ls "$out"/umb | wc -l) umb"
+for f in tests/data/drn/*.drn; do
+    head -c 65536 "$f" > "$out/drn/$(basename "$f")"
+done
+echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr, $(ls "$out"/umb | wc -l) umb, $(ls "$out"/drn | wc -l) drn"

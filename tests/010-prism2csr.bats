@@ -373,8 +373,10 @@ rejects() {
         ":1: syntax error: the file starts with a UTF-8 byte order mark, which PRISM's exports do not have: remove those 3 bytes"
 }
 
-@test "prism2csr says that a Storm DRN file is one" {
+@test "prism2csr reads a file that starts as Storm's DRN as DRN, and says that comment lines alone are not a .tra" {
     rejects '// Exported by storm\n// Original model type: MDP\n@type: mdp\n' \
+        ':3: file is truncated: no @model section'
+    rejects '// Exported by storm\n// Original model type: MDP\n' \
         ':1: unsupported model: "// Exported by storm" looks like Storm'"'"'s DRN format: prism2csr reads PRISM'"'"'s .tra (with its .lab) and UMB archives'
 }
 

@@ -28,13 +28,6 @@ core_sections() { # csr
     csrinfo "$1" | awk '$1 ~ /^(STATE_CHOICES|CHOICE_TRANSITIONS|TARGETS|PROBABILITIES|INITIAL_STATES)$/ {print $1, $4}'
 }
 
-# The labels of a .lab as sorted "name state" lines: independent of label order.
-labels_by_name() { # lab
-    awk 'NR == 1 && /^#/ {next}
-         !header { for (i = 1; i <= NF; i++) { split($i, kv, "="); gsub(/"/, "", kv[2]); name[kv[1]] = kv[2] } header = 1; next }
-         { s = $1; sub(/:$/, "", s); for (i = 2; i <= NF; i++) print name[$i], s }' "$1" | sort
-}
-
 # A copy of a UMB archive, edited: unpacks SRC, runs the command in the folder, packs the
 # members (in SRC's order, except those removed) into DEST with gzip.
 umb_edit() { # src dest command

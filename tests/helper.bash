@@ -182,3 +182,10 @@ configs_equal_cpu() { # tool csr-file what config...
     $tool --cpu "$csr" > "$BATS_TEST_TMPDIR/cpu.labels"
     configs_equal_file "$tool" "$BATS_TEST_TMPDIR/cpu.labels" "$csr" "$@"
 }
+
+# The labels of a .lab as sorted "name state" lines: independent of label order.
+labels_by_name() { # lab
+    awk 'NR == 1 && /^#/ {next}
+         !header { for (i = 1; i <= NF; i++) { split($i, kv, "="); gsub(/"/, "", kv[2]); name[kv[1]] = kv[2] } header = 1; next }
+         { s = $1; sub(/:$/, "", s); for (i = 2; i <= NF; i++) print name[$i], s }' "$1" | sort
+}
