@@ -63,7 +63,8 @@
     X(CSR_ERR_MEMBER_LENGTH, "archive member length does not match the counts")    \
     /* solvers */                                                                  \
     X(CSR_ERR_NOT_CONVERGED, "iteration limit reached before convergence")          \
-    X(CSR_ERR_STALLED, "values stopped changing before the precision was reached")
+    X(CSR_ERR_STALLED, "values stopped changing before the precision was reached")          \
+    X(CSR_ERR_DEVICE, "GPU failure")
 
 #define CSR_ERROR_ENUM_ITEM(name, text) name,
 typedef enum { CSR_ERROR_LIST(CSR_ERROR_ENUM_ITEM) CSR_ERROR_COUNT } csr_error;

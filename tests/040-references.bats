@@ -73,12 +73,16 @@ mecs_equal() {
     assert_output "0"
 }
 
-@test "gpu-scc and gpu-mec without --cpu where there is no GPU point to --cpu" {
+@test "gpu-scc, gpu-mec and gpu-vi without --cpu where there is no GPU point to --cpu and exit with 3" {
     nvidia-smi -L >/dev/null 2>&1 && skip "a GPU is here (tests/090 covers it)"
-    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    prism2csr -l "$MODELS/fmsd_fig1.lab" "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    run --separate-stderr gpu-vi -t s3 "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 3
+    assert_output ""
+    assert_equal "$stderr" "gpu-vi: no CUDA device; use --cpu for the CPU reference"
     for tool in gpu-scc gpu-mec; do
         run --separate-stderr $tool "$BATS_TEST_TMPDIR/f.csr"
-        assert_failure 2
+        assert_failure 3
         assert_output ""
         assert_equal "$stderr" "$tool: no CUDA device; use --cpu for the CPU reference"
     done

@@ -17,7 +17,7 @@
     do {                                                                                           \
         cudaError_t err_ = (call);                                                                 \
         if (err_ != cudaSuccess)                                                                   \
-            return csr_fail(status, err_ == cudaErrorMemoryAllocation ? CSR_ERR_NOMEM : CSR_ERR_IO, \
+            return csr_fail(status, err_ == cudaErrorMemoryAllocation ? CSR_ERR_NOMEM : CSR_ERR_DEVICE, \
                             "CUDA: %s (%s:%d)", cudaGetErrorString(err_), __FILE__, __LINE__);     \
     } while (0)
 

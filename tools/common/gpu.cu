@@ -35,7 +35,7 @@ int gpu_device_ready(void)
         context.error = cudaSetDevice(context.device);
     if (context.error != cudaSuccess) {
         tool_error("CUDA device %d: %s", context.device, cudaGetErrorString(context.error));
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
     }
     return 0;
 }
@@ -45,11 +45,11 @@ int gpu_select_device(int device)
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
         tool_error("no CUDA device; use --cpu for the CPU reference");
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
     }
     if (device >= count) {
         tool_error("no CUDA device %d (%d present)", device, count);
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
     }
     context.device = device;
     context.error = cudaSuccess;

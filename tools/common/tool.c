@@ -49,6 +49,15 @@ void tool_report(const char *file, const csr_status *st)
     fputc('\n', stderr);
 }
 
+void tool_report_failure(const char *file, int rc, const csr_status *st)
+{
+    const char *sep = st && st->detail[0] ? ": " : "", *detail = st ? st->detail : "";
+    if (rc == CSR_ERR_DEVICE)
+        tool_error("%s%s%s", csr_strerror(rc), sep, detail);
+    else
+        tool_error("%s: %s%s%s", tool_input_name(file), csr_strerror(rc), sep, detail);
+}
+
 int tool_read_csr(const char *path, csr_model *model)
 {
     csr_status st = {0};

@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Exit statuses of all tools (labelcmp: 1 = the files differ). */
-enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3 /* the GPU tools: no GPU, a CUDA failure */ };
 
 extern const char *tool_name;
 
@@ -37,6 +37,12 @@ int tool_read_csr(const char *path, csr_model *model);
  * *path is it, or NULL for standard input.  More than one: a message, usage
  * on stderr, and EXIT_USAGE. */
 int tool_input_operand(int argc, char **argv, int first, void (*usage)(FILE *), const char **path);
+
+/* Report a failure of the work on the model of file (csr_error rc, its text in
+ * status): "tool: file: what" for what the input is to blame for, "tool:
+ * what" for a GPU failure (CSR_ERR_DEVICE), which the input is not; the
+ * tools then exit with EXIT_DEVICE or EXIT_BAD_INPUT. */
+void tool_report_failure(const char *file, int rc, const csr_status *status);
 
 /* Refuse to write binary data to a terminal: returns EXIT_USAGE after a
  * message if stdout is one, else 0. */

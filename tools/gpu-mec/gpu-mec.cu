@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     if (tool_input_operand(argc, argv, optind, usage, &path))
         return EXIT_USAGE;
     if (!o.use_cpu && gpu_select_device(o.device))
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
 
     double t0 = tool_seconds();
     csr_model m;
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
     double t1 = tool_seconds();
     if (!o.use_cpu && gpu_device_ready()) {
         csr_free(&m);
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
     }
     double t1_ready = tool_seconds(); /* t1_ready - t1: waiting for the CUDA context */
     const uint64_t n = m.num_states;
@@ -136,10 +136,10 @@ int main(int argc, char **argv)
     }
     double t2 = tool_seconds();
     if (rc) {
-        tool_error("%s: %s%s%s", tool_input_name(path), csr_strerror(rc), st.detail[0] ? ": " : "", st.detail);
+        tool_report_failure(path, rc, &st);
         free(mec);
         csr_free(&m);
-        return EXIT_BAD_INPUT;
+        return rc == CSR_ERR_DEVICE ? EXIT_DEVICE : EXIT_BAD_INPUT;
     }
     if (labels_to_original(&m, mec, mec) || labels_write(stdout, mec, n)) {
         tool_error("(stdout): write error");

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     if (tool_input_operand(argc, argv, optind, usage, &path))
         return EXIT_USAGE;
     if (!use_cpu && gpu_select_device(device))
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
 
     double t0 = tool_seconds();
     csr_model m;
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     double t1 = tool_seconds();
     if (!use_cpu && gpu_device_ready()) {
         csr_free(&m);
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
     }
     double t1_ready = tool_seconds(); /* t1_ready - t1: waiting for the CUDA context */
     uint64_t n = m.num_states;
@@ -96,10 +96,10 @@ int main(int argc, char **argv)
     }
     double t2 = tool_seconds();
     if (rc) {
-        tool_error("%s: %s%s%s", tool_input_name(path), csr_strerror(rc), st.detail[0] ? ": " : "", st.detail);
+        tool_report_failure(path, rc, &st);
         free(comp);
         csr_free(&m);
-        return EXIT_BAD_INPUT;
+        return rc == CSR_ERR_DEVICE ? EXIT_DEVICE : EXIT_BAD_INPUT;
     }
     /* SCCs and trivial SCCs (one state without a self-loop), in the model's numbering. */
     uint64_t sccs = 0, trivial = 0;

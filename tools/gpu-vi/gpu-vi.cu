@@ -212,7 +212,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!o.use_cpu && gpu_select_device(o.device))
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
 
     double t0 = tool_seconds();
     csr_model m;
@@ -220,7 +220,7 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     if (!o.use_cpu && gpu_device_ready()) {
         csr_free(&m);
-        return EXIT_USAGE;
+        return EXIT_DEVICE;
     }
     const char *name = tool_input_name(path);
     const uint64_t n = m.num_states, nc = m.num_choices;
@@ -374,8 +374,8 @@ int main(int argc, char **argv)
     }
 done:
     if (rc) {
-        tool_error("%s: %s%s%s", name, csr_strerror(rc), st.detail[0] ? ": " : "", st.detail);
-        status_code = EXIT_BAD_INPUT;
+        tool_report_failure(path, rc, &st);
+        status_code = rc == CSR_ERR_DEVICE ? EXIT_DEVICE : EXIT_BAD_INPUT;
     }
     free(tflags);
     free(aflags);

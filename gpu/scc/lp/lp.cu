@@ -326,7 +326,7 @@ int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, csr_status *stat
     propagate_params P = {edges, ne, lin_, lout_, counters_, opt_.tile_iterations};
     unsigned grid = resident_blocks((const void *)propagate, kPropagateThreads, opt_.blocks > 0 ? opt_.blocks : 0);
     if (grid == 0)
-        return csr_fail(status, CSR_ERR_IO, "CUDA: the propagation kernel cannot be resident on this device");
+        return csr_fail(status, CSR_ERR_DEVICE, "CUDA: the propagation kernel cannot be resident on this device");
     uint64_t tiles = (ne + kPropagateThreads - 1) / kPropagateThreads;
     if (grid > tiles)
         grid = (unsigned)tiles;

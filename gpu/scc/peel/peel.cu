@@ -435,7 +435,7 @@ int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, uns
         const void *kernel = mecs ? (const void *)drain_levels<PEEL_MECS> : (const void *)drain_levels<PEEL_SCCS>;
         unsigned grid = resident_blocks(kernel, kLevelThreads, blocks);
         if (grid == 0)
-            return csr_fail(status, CSR_ERR_IO, "CUDA: the peeling kernel cannot be resident on this device");
+            return csr_fail(status, CSR_ERR_DEVICE, "CUDA: the peeling kernel cannot be resident on this device");
         CUDA_TRY(cudaMemsetAsync(&p.queue.counter[PEEL_RING], 0, 3 * sizeof(unsigned long long)));
         peel_params arg = p;
         void *args[] = {&arg};
@@ -448,7 +448,7 @@ int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, uns
     const void *kernel = mecs ? (const void *)drain_async<PEEL_MECS> : (const void *)drain_async<PEEL_SCCS>;
     unsigned grid = resident_blocks(kernel, kThreads, blocks);
     if (grid == 0)
-        return csr_fail(status, CSR_ERR_IO, "CUDA: the peeling kernel cannot be resident on this device");
+        return csr_fail(status, CSR_ERR_DEVICE, "CUDA: the peeling kernel cannot be resident on this device");
     if (mecs)
         drain_async<PEEL_MECS><<<grid, kThreads>>>(p);
     else
