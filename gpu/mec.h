@@ -62,7 +62,7 @@ const char *gpu_mec_scheme_name(gpu_mec_scheme scheme);
 int gpu_mec_scheme_by_name(const char *name); /* -1: unknown */
 
 /* Decompose model into MECs; mec has num_states entries.  Errors:
- * CSR_ERR_NOMEM (device memory), CSR_ERR_IO (a CUDA failure, text in
+ * CSR_ERR_NOMEM (device memory), CSR_ERR_DEVICE (a CUDA failure, text in
  * status), CSR_ERR_TOO_LARGE, CSR_ERR_USAGE (interleave with an engine that
  * does not find MECs). */
 int gpu_mec_decompose(const csr_model *model, const gpu_mec_options *options, uint32_t *mec, gpu_mec_stats *stats,

@@ -36,7 +36,7 @@ typedef struct gpu_reach_context {
  * over the forward CSR on the GPU: one kernel launch per sweep, each state
  * joining a set when its choices satisfy the set's condition, in place.
  * cls: u8[n].  Device memory 8(n + 1) + 8(c + 1) + 4t + 4n + c bytes.
- * Errors: CSR_ERR_NOMEM, CSR_ERR_IO (CUDA, text in status).
+ * Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE (CUDA, text in status).
  */
 int gpu_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *cls, uint64_t *sweeps,
                      csr_status *status);

@@ -78,7 +78,7 @@ int gpu_scc_engine_by_name(const char *name);
 
 /*
  * Decompose model's graph (all transitions) into SCCs; scc has num_states
- * entries.  Errors: CSR_ERR_NOMEM (device memory), CSR_ERR_IO (a CUDA
+ * entries.  Errors: CSR_ERR_NOMEM (device memory), CSR_ERR_DEVICE (a CUDA
  * failure, text in status), CSR_ERR_TOO_LARGE.
  */
 int gpu_scc_decompose(const csr_model *model, const gpu_scc_options *options, uint32_t *scc, gpu_scc_stats *stats,

@@ -1,7 +1,7 @@
 /*
  * cuda_check.h - every CUDA call and launch checked (internal to gpu/).
  *
- * CUDA_TRY(call) returns CSR_ERR_IO from the enclosing function, with the
+ * CUDA_TRY(call) returns CSR_ERR_DEVICE from the enclosing function, with the
  * CUDA error text in *status, when call fails (CSR_ERR_NOMEM for an
  * allocation that failed); CUDA_TRY_LAUNCH() does the same for the last kernel
  * launch.  Functions using them take a csr_status *status and return int.

@@ -6,7 +6,7 @@
  * measuring, then carving them out of one allocation (CUB's two-phase
  * pattern), so the need computed before allocating is what is allocated.
  *
- * Errors: CSR_ERR_NOMEM when cudaMalloc fails for lack of memory, CSR_ERR_IO
+ * Errors: CSR_ERR_NOMEM when cudaMalloc fails for lack of memory, CSR_ERR_DEVICE
  * for other CUDA failures (text in *status).
  */
 #ifndef GPU_MEMORY_H

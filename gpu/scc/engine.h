@@ -62,7 +62,7 @@ class scc_decomposer {
     /* Device bytes init() takes for this shape and goal (0 without a device). */
     static uint64_t bytes_needed(const gpu_scc_options *options, const model_shape &s, scc_goal goal, bool choices);
     /* Choose the engine and allocate its plan (choices: whether subsystems
-     * will restrict the choices).  Errors: CSR_ERR_NOMEM, CSR_ERR_IO,
+     * will restrict the choices).  Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE,
      * CSR_ERR_USAGE (the engine does not find MECs). */
     int init(const gpu_scc_options *options, const model_shape &s, scc_goal goal, bool choices, csr_status *status);
     /* One decomposition (any number per init, on models of the shape);
