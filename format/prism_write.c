@@ -57,6 +57,15 @@ int prism_write_tra(FILE *f, const csr_model *m, csr_status *st)
         return csr_fail(st, CSR_ERR_USAGE, "the model is renumbered: write its original numbering");
     if (!m->probabilities)
         return csr_fail(st, CSR_ERR_USAGE, "the model has no probabilities (a graph only)");
+    /* A state without choices has no line in a .tra, and the readers (ours
+     * and PRISM's) take a gap in the states for a damaged file: PRISM gives
+     * a deadlock a self-loop.  CSR and UMB hold such states. */
+    for (uint64_t s = 0; s < m->num_states; s++)
+        if (m->state_choices[s + 1] == m->state_choices[s])
+            return csr_fail(st, CSR_ERR_UNSUPPORTED,
+                            "state %llu has no choices, which a .tra cannot hold (PRISM gives a deadlock a "
+                            "self-loop): write UMB (-f umb)",
+                            (unsigned long long)s);
     shortest_cache *cache = calloc(1, sizeof *cache);
     if (!cache)
         return csr_fail(st, CSR_ERR_NOMEM, "probability cache");

@@ -171,6 +171,22 @@ refuses() { # file message
     gpu-mec --cpu "$T/g2.csr" | cmp - "$T/1.mecs"
 }
 
+@test "a model with states without choices goes through UMB unchanged, and csrexport -f tra refuses it and says why" {
+    # randmdp -e 30: about 30% of the states have no choices (a deadlock without a self-loop)
+    randmdp -n 200 -e 30 5 > "$T/e.csr"
+    run --separate-stderr csrexport -o "$T/e" "$T/e.csr"
+    assert_failure 1
+    assert_equal "$stderr" "csrexport: $T/e.tra: unsupported model: state 3 has no choices, which a .tra cannot hold (PRISM gives a deadlock a self-loop): write UMB (-f umb)"
+    run ls "$T"
+    refute_output --partial "e.tra"
+    refute_output --partial "e.lab"
+    csrexport -f umb -o "$T/e" "$T/e.csr"
+    prism2csr "$T/e.umb" > "$T/back.csr"
+    cmp <(core_sections "$T/e.csr") <(core_sections "$T/back.csr")
+    gpu-mec --cpu "$T/e.csr" > "$T/1.mecs"
+    gpu-mec --cpu "$T/back.csr" | cmp - "$T/1.mecs"
+}
+
 @test "UMB to CSR to UMB to CSR gives byte-identical CSR files for every shared UMB" {
     for s in $(umb_names); do
         prism2csr "$MODELS/$s.umb" > "$T/1.csr"
