@@ -85,6 +85,38 @@ static void progress_end(progress *p, textin *in)
     p->running = 0;
 }
 
+/* The warning for choices whose sums are off (-w), at the line of the first. */
+static void warn_sums(const char *path, uint64_t line, uint64_t bad, double tol, double worst)
+{
+    fprintf(stderr, "%s: %s:%llu: warning: %llu choices do not sum to 1 within %g (worst by %.3g)\n", tool_name,
+            tool_input_name(path), (unsigned long long)line, (unsigned long long)bad,
+            tol > 0 ? tol : PRISM_SUM_TOLERANCE, worst);
+}
+
+/* Check the model read from path (a fault is the input's) and write it on
+ * stdout (a fault is stdout's); *write_s the seconds of writing.  Frees the
+ * model on failure.  Returns EXIT_OK or EXIT_BAD_INPUT. */
+static int write_model(const char *path, csr_model *model, double *write_s)
+{
+    csr_status st = {0};
+    st.offset = UINT64_MAX;
+    int rc = csr_validate(model, &st); /* the readers guarantee it; checked all the same */
+    if (rc) {
+        tool_report(path, &st);
+        csr_free(model);
+        return EXIT_BAD_INPUT;
+    }
+    double t = tool_seconds();
+    rc = csr_write_fd(STDOUT_FILENO, model, &st);
+    *write_s = tool_seconds() - t;
+    if (rc) {
+        tool_error("(stdout): %s: %s", csr_strerror(rc), st.detail);
+        csr_free(model);
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
 /* Storm's DRN (told apart by content): read, check, write. */
 static int convert_drn(textin *in, const char *path, int sums_are_warnings, double tol, int verbose, int show,
                        double t0)
@@ -107,27 +139,17 @@ static int convert_drn(textin *in, const char *path, int sums_are_warnings, doub
         return EXIT_BAD_INPUT;
     }
     if (rep.bad_sums)
-        fprintf(stderr, "%s: %s:%llu: warning: %llu choices do not sum to 1 within %g (worst by %.3g)\n", tool_name,
-                tool_input_name(path), (unsigned long long)rep.first_bad_sum_line, (unsigned long long)rep.bad_sums,
-                tol > 0 ? tol : PRISM_SUM_TOLERANCE, rep.worst_sum_error);
-    memset(&st, 0, sizeof st);
-    st.offset = UINT64_MAX;
-    double t1 = tool_seconds();
-    if ((rc = csr_validate(&model, &st)) == CSR_OK)
-        rc = csr_write_fd(STDOUT_FILENO, &model, &st);
-    double t2 = tool_seconds();
-    if (rc) {
-        tool_error("(stdout): %s: %s", csr_strerror(rc), st.detail);
-        csr_free(&model);
-        return EXIT_BAD_INPUT;
-    }
+        warn_sums(path, rep.first_bad_sum_line, rep.bad_sums, tol, rep.worst_sum_error);
+    double t1 = tool_seconds(), write_s;
+    if ((rc = write_model(path, &model, &write_s)))
+        return rc;
     if (verbose) {
         fprintf(stderr,
                 "%s: %s: DRN, %s, %llu states, %llu choices, %llu transitions; %.1f MB of text parsed in %.3f s; "
                 "written in %.3f s\n",
                 tool_name, tool_input_name(path), model.model_type == CSR_MDP ? "MDP" : "DTMC",
                 (unsigned long long)model.num_states, (unsigned long long)model.num_choices,
-                (unsigned long long)model.num_transitions, (double)bytes / 1e6, t1 - t0, t2 - t1);
+                (unsigned long long)model.num_transitions, (double)bytes / 1e6, t1 - t0, write_s);
         if (rep.reward_models)
             fprintf(stderr, "%s: %s: skipped: %llu reward model(s) (the CSR format has no rewards yet)\n", tool_name,
                     tool_input_name(path), (unsigned long long)rep.reward_models);
@@ -267,15 +289,9 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
         fprintf(stderr, "%s: %s: warning: %llu choices do not sum to 1 within %g (worst by %.3g, first: choice %llu)\n",
                 tool_name, tool_input_name(path), (unsigned long long)rep.bad_sums, tol > 0 ? tol : PRISM_SUM_TOLERANCE,
                 rep.worst_sum_error, (unsigned long long)rep.first_bad_sum_choice);
-    memset(&st, 0, sizeof st);
-    st.offset = UINT64_MAX;
-    rc = csr_write_fd(STDOUT_FILENO, &model, &st);
-    double t2 = tool_seconds();
-    if (rc) {
-        tool_error("(stdout): %s: %s", csr_strerror(rc), st.detail);
-        csr_free(&model);
-        return EXIT_BAD_INPUT;
-    }
+    double write_s;
+    if ((rc = write_model(path, &model, &write_s)))
+        return rc;
     if (verbose) {
         report_skipped(path, rep.skipped);
         fprintf(stderr,
@@ -284,7 +300,7 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
                 tool_name, tool_input_name(path), rep.compression, rep.tool[0] ? ", by " : "", rep.tool,
                 model.model_type == CSR_MDP ? "MDP" : "DTMC", (unsigned long long)model.num_states,
                 (unsigned long long)model.num_choices, (unsigned long long)model.num_transitions,
-                (double)rep.bytes / 1e6, t1 - t0, (double)rep.bytes / 1e6 / (t1 - t0 > 0 ? t1 - t0 : 1e-9), t2 - t1);
+                (double)rep.bytes / 1e6, t1 - t0, (double)rep.bytes / 1e6 / (t1 - t0 > 0 ? t1 - t0 : 1e-9), write_s);
     }
     csr_free(&model);
     return EXIT_OK;
@@ -402,11 +418,8 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     double t1 = tool_seconds();
-    if (rep.bad_sums) {
-        fprintf(stderr, "%s: %s:%llu: warning: %llu choices do not sum to 1 within %g (worst by %.3g)\n", tool_name,
-                tool_input_name(tra_path), (unsigned long long)rep.first_bad_sum_line,
-                (unsigned long long)rep.bad_sums, opt.sum_tolerance > 0 ? opt.sum_tolerance : PRISM_SUM_TOLERANCE, rep.worst_sum_error);
-    }
+    if (rep.bad_sums)
+        warn_sums(tra_path, rep.first_bad_sum_line, rep.bad_sums, opt.sum_tolerance, rep.worst_sum_error);
     if (lab_started && lab.rc == 0 && lab_adopt(&lab, &model) == 0) {
         lab_path = NULL; /* read */
     } else if (lab_started) {
@@ -431,21 +444,9 @@ int main(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
     }
-    memset(&st, 0, sizeof st);
-    st.offset = UINT64_MAX;
-    if ((rc = csr_validate(&model, &st))) { /* the readers guarantee this; checked all the same */
-        tool_report(tra_path, &st);
-        csr_free(&model);
-        return EXIT_BAD_INPUT;
-    }
-    double t2 = tool_seconds();
-    rc = csr_write_fd(STDOUT_FILENO, &model, &st);
-    double t3 = tool_seconds();
-    if (rc) {
-        tool_error("(stdout): %s: %s", csr_strerror(rc), st.detail);
-        csr_free(&model);
-        return EXIT_BAD_INPUT;
-    }
+    double t2 = tool_seconds(), write_s;
+    if ((rc = write_model(tra_path, &model, &write_s)))
+        return rc;
     if (verbose)
         fprintf(stderr,
                 "%s: %s: %s, %llu states, %llu choices, %llu transitions; %.1f MB of text parsed in %.3f s "
@@ -454,7 +455,7 @@ int main(int argc, char **argv)
                 (unsigned long long)model.num_states, (unsigned long long)model.num_choices,
                 (unsigned long long)model.num_transitions, (double)rep.bytes / 1e6, t1 - t0,
                 (double)rep.bytes / 1e6 / (t1 - t0 > 0 ? t1 - t0 : 1e-9), rep.chunks ? rep.chunks : 1,
-                rep.chunks > 1 ? "s" : "", t2 - t1, t3 - t2);
+                rep.chunks > 1 ? "s" : "", t2 - t1, write_s);
     csr_free(&model);
     return EXIT_OK;
 }
