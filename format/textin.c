@@ -49,6 +49,19 @@ int textin_open(textin *in, const char *path, csr_status *st)
     return CSR_OK;
 }
 
+/* zlib's message for a damaged gzip stream without the "<fd:N>: " that
+ * gzdopen puts before it (the caller names the file). */
+static const char *gzip_message(gzFile gz, int *errnum)
+{
+    const char *msg = gzerror(gz, errnum);
+    if (msg && strncmp(msg, "<fd:", 4) == 0) {
+        const char *colon = strstr(msg, ">: ");
+        if (colon)
+            msg = colon + 3;
+    }
+    return msg;
+}
+
 /* Move the unread part to the front, grow if full, and read more. */
 static int refill(textin *in, csr_status *st)
 {
@@ -75,12 +88,12 @@ static int refill(textin *in, csr_status *st)
     int got = gzread(in->gz, in->buf + in->end, (unsigned)room);
     if (got < 0) {
         int errnum;
-        const char *msg = gzerror(in->gz, &errnum);
+        const char *msg = gzip_message(in->gz, &errnum);
         if (errnum == Z_BUF_ERROR)
             return -csr_fail(st, CSR_ERR_TRUNCATED, "compressed stream ends early");
         if (errnum == Z_ERRNO && st)
             st->sys_errno = errno;
-        return -csr_fail(st, CSR_ERR_IO, "%s", errnum == Z_ERRNO ? strerror(errno) : msg);
+        return -csr_fail(st, CSR_ERR_IO, "%s%s", errnum == Z_ERRNO ? "" : "gzip: ", errnum == Z_ERRNO ? strerror(errno) : msg);
     }
     if (got == 0) {
         /* zlib reports a gzip stream cut short only through gzerror. */
@@ -194,7 +207,8 @@ long textin_read(textin *in, void *dst, size_t length, csr_status *st)
     if (got < 0) {
         if (errnum == Z_ERRNO && st)
             st->sys_errno = errno;
-        return -csr_fail(st, CSR_ERR_IO, "%s", errnum == Z_ERRNO ? strerror(errno) : gzerror(in->gz, &errnum));
+        return -csr_fail(st, CSR_ERR_IO, "%s%s", errnum == Z_ERRNO ? "" : "gzip: ",
+                         errnum == Z_ERRNO ? strerror(errno) : gzip_message(in->gz, &errnum));
     }
     if (got == 0)
         in->eof = 1;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <libdeflate.h>
+#include <zlib.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1101,6 +1102,33 @@ int umb_read(textin *in, const umb_read_options *opt, csr_model *model, umb_repo
     return rc;
 }
 
+/* Whether a gzip header's own CRC-16 (flag FHCRC), where it has one, is
+ * right: libdeflate skips it, zlib (the stream reader) checks it, and both
+ * readers must agree.  A header too short to hold what its flags say is left
+ * to libdeflate to refuse. */
+static int gzip_header_crc_ok(const unsigned char *in, uint64_t size)
+{
+    if (size < 10)
+        return 1;
+    const unsigned flags = in[3];
+    uint64_t at = 10;
+    if (flags & 4) { /* FEXTRA */
+        if (at + 2 > size)
+            return 1;
+        at += 2 + (uint64_t)(in[at] | in[at + 1] << 8);
+    }
+    for (unsigned f = 8; f <= 16; f *= 2) /* FNAME, FCOMMENT: zero-terminated */
+        if (flags & f) {
+            while (at < size && in[at])
+                at++;
+            at++;
+        }
+    if (!(flags & 2) || at + 2 > size)
+        return 1;
+    uint32_t crc = (uint32_t)crc32(0L, in, (uInt)at) & 0xffffu;
+    return crc == (uint32_t)(in[at] | in[at + 1] << 8);
+}
+
 static int open_memory(reader *r, struct archive *a)
 {
     return archive_read_open_memory(a, r->memory, r->memory_length);
@@ -1133,6 +1161,10 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
     uint64_t size = (uint64_t)in[packed - 4] | (uint64_t)in[packed - 3] << 8 | (uint64_t)in[packed - 2] << 16 |
                     (uint64_t)in[packed - 1] << 24;
     uint64_t most = packed * 1032 + 4096;
+    if (!gzip_header_crc_ok(in, packed)) {
+        free(in);
+        return csr_fail(st, CSR_ERR_COMPRESSION, "gzip header checksum mismatch");
+    }
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     unsigned char *out = NULL;
     int rc = CSR_OK;

@@ -258,6 +258,19 @@ refuses() { # file message
     assert_equal "$stderr" "prism2csr: (stdin): file is truncated: compressed stream ends early"
 }
 
+@test "prism2csr refuses a UMB archive whose gzip header checksum is wrong, from a file and from a pipe" {
+    # found by fuzz/umb: libdeflate skips the header's CRC-16 (flag FHCRC), zlib checks it
+    { printf '\x1f\x8b\x08\x02'; head -c 10 "$MODELS/coin2.umb" | tail -c 6; printf '\x00\x00'; tail -c +11 "$MODELS/coin2.umb"; } > "$T/hcrc.umb"
+    run --separate-stderr prism2csr "$T/hcrc.umb"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $T/hcrc.umb: input/output error: gzip: header crc mismatch"
+    run --separate-stderr prism2csr - < "$T/hcrc.umb"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: (stdin): input/output error: gzip: header crc mismatch"
+}
+
 @test "prism2csr refuses a UMB file of two gzip members and says so" {
     cat "$MODELS/coin2.umb" "$MODELS/coin2.umb" > "$T/two.umb"
     run --separate-stderr prism2csr "$T/two.umb"
