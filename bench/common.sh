@@ -23,3 +23,9 @@ def get(k):
     return v
 print(" ".join(str(get(k)) for k in sys.argv[1:]))' "$@"
 }
+
+# now: wall-clock seconds (for timing a command from the shell)
+now() { date +%s.%N; }
+# tool NAME ARGS...: a tool of $bin, bounded by TIMEOUT seconds (default 600):
+# a hang is a failure, not a lost lease
+tool() { timeout "${TIMEOUT:-600}" "$bin/$@"; }

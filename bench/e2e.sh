@@ -44,8 +44,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/e2e.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 : > "$jsonl"
 
-now() { date +%s.%N; }
-tool() { timeout "${TIMEOUT:-600}" "$bin/$@"; }
 # best CMD: the best wall time in seconds of RUNS runs of the shell command CMD
 # (an empty answer when a run fails)
 best() {

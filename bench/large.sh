@@ -51,9 +51,6 @@ done
 [ $prepare = 1 ] && exit 0
 : > "$jsonl"
 
-now() { date +%s.%N; }
-# every tool run is bounded (TIMEOUT seconds, default 600): a hang is a failure, not a lost lease
-tool() { timeout "${TIMEOUT:-600}" "$bin/$@"; }
 # record JSON [KEY=VALUE...]: the JSON line with the keys added, to $jsonl
 record() {
     python3 -c 'import json, sys

@@ -15,7 +15,6 @@ set -euo pipefail
 runs=${RUNS:-3}
 configs=("GM u7|7|" "GM plain|0|" "GM u7 J|7|--j-set" "BFBT0,7|7|--bfbt --sweep-trim")
 
-now() { date +%s.%N; }
 best() { sort -g | head -1; }
 
 # time_of file args...: prints "decomposition end_to_end", best of $runs

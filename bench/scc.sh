@@ -16,7 +16,6 @@ runs=${RUNS:-3}
 configs=("plain|0|" "F0,1|1|-c 0 --sweep-trim" "F0,7|7|-c 0 --sweep-trim" "F3,1|1|-c 3 --sweep-trim"
          "F3,7|7|-c 3 --sweep-trim" "F0,1-nh|1|-c 0 --nh --sweep-trim" "BFBT|7|--bfbt --sweep-trim" "queue F0,7|7|")
 
-now() { date +%s.%N; }
 best() { sort -g | head -1; }
 
 # time_of file args...: prints "decomposition end_to_end", best of $runs

@@ -16,7 +16,6 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
 extra=${EXTRA:-}
-now() { date +%s.%N; }
 
 # run label csr args...: prints "answer iterations iterate_s e2e_s gbps"
 run() {

@@ -26,7 +26,6 @@ static uint64_t get_u64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return
 
 static uint64_t round_up(uint64_t x) { return (x + CSR_ALIGN - 1) & ~(uint64_t)(CSR_ALIGN - 1); }
 
-static uint32_t crc_of(const void *data, uint64_t length) { return csr_crc32(data, length); }
 
 /* Read exactly len bytes; CSR_ERR_TRUNCATED at end of input. */
 static int read_exact(int fd, void *buf, size_t len, uint64_t pos, csr_status *st)
@@ -71,8 +70,8 @@ static int parse_header(csr_model *m, const uint8_t *hdr, csr_status *st)
     uint32_t count = m->num_sections;
     uint64_t table_end = CSR_FIXED_HEADER_BYTES + (uint64_t)count * CSR_SECTION_ENTRY_BYTES;
     uint32_t stored = get_u32(hdr + table_end);
-    if (crc_of(hdr, table_end) != stored)
-        return csr_fail(st, CSR_ERR_HEADER_CRC, "stored %08x, computed %08x", stored, crc_of(hdr, table_end));
+    if (csr_crc32(hdr, table_end) != stored)
+        return csr_fail(st, CSR_ERR_HEADER_CRC, "stored %08x, computed %08x", stored, csr_crc32(hdr, table_end));
     if (!all_zero(hdr + table_end + 4, m->header_length - table_end - 4))
         return csr_fail(st, CSR_ERR_PADDING, "after the header checksum");
     /* The fields behind the checksum. */
@@ -353,7 +352,7 @@ static int read_mapped(int fd, uint64_t size, csr_model *m, csr_status *st)
         if ((rc = check_section_length(m, s, st)))
             return rc;
         data[i] = b + s->offset;
-        if (crc_of(data[i], s->length) != s->crc32)
+        if (csr_crc32(data[i], s->length) != s->crc32)
             return csr_fail(st, CSR_ERR_SECTION_CRC, "section %s", csr_section_name(s->type));
         if (!all_zero(b + s->offset + s->length, round_up(s->offset + s->length) - s->offset - s->length)) {
             if (st)
@@ -426,7 +425,7 @@ static int read_stream(int fd, csr_model *m, csr_status *st)
                 return csr_fail(st, rc, "too many sections");
             if ((rc = read_exact(fd, buf, (size_t)padded, pos, st)))
                 return rc;
-            if (crc_of(buf, s->length) != s->crc32) {
+            if (csr_crc32(buf, s->length) != s->crc32) {
                 if (st)
                     st->offset = s->offset;
                 return csr_fail(st, CSR_ERR_SECTION_CRC, "section %s", csr_section_name(s->type));
