@@ -4,6 +4,7 @@
  */
 #include <cub/cub.cuh>
 #include <math.h>
+#include <new>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,16 +70,25 @@ struct prob01_device {
     device_array<int> changed;
 };
 
+/* Sweeps are launched PROB01_BATCH at a time without waiting; the host reads
+ * whether the last of them changed anything (sweeps past the fixpoint change
+ * nothing, so they cost time only: coin6_4's Prob1E takes 3,350 sweeps, and
+ * a round trip per sweep doubled its time). */
+#define PROB01_BATCH 8
+
 static int closure(uint64_t n, prob01_device &d, const uint8_t *inside, int mode, uint64_t *sweeps, csr_status *status)
 {
     int changed = 1;
     while (changed) {
-        CUDA_TRY(cudaMemset(d.changed.p, 0, sizeof(int)));
-        prob01_join_sweep<<<grid_for(n, 256), 256>>>(n, d.sc.p, d.ct.p, d.tg.p, d.allowed.p, inside, d.in.p, mode,
-                                                     d.changed.p);
-        CUDA_TRY_LAUNCH();
+        for (int b = 0; b < PROB01_BATCH; b++) {
+            if (b == PROB01_BATCH - 1)
+                CUDA_TRY(cudaMemsetAsync(d.changed.p, 0, sizeof(int)));
+            prob01_join_sweep<<<grid_for(n, 256), 256>>>(n, d.sc.p, d.ct.p, d.tg.p, d.allowed.p, inside, d.in.p,
+                                                         mode, d.changed.p);
+            CUDA_TRY_LAUNCH();
+        }
         CUDA_TRY(cudaMemcpy(&changed, d.changed.p, sizeof(int), cudaMemcpyDeviceToHost));
-        (*sweeps)++;
+        *sweeps += PROB01_BATCH;
     }
     return CSR_OK;
 }
@@ -164,61 +174,215 @@ int gpu_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, uin
     return rc;
 }
 
-/* ---- iteration ---------------------------------------------------------------- */
+/* ---- the maybe subsystem, compacted on the host ------------------------------ */
 
-/* Convergence is checked after every VI_CHECK_EVERY-th iteration (and the last). */
-#define VI_CHECK_EVERY 8
+/* Probabilities become a dictionary (u16 index per branch, a table of the
+ * distinct values) when a system has at most this many distinct ones:
+ * PRISM's models have a handful (coin6_4's maybe states: 2), which cuts a
+ * branch from 12 to 6 bytes.  Otherwise every branch keeps its f64. */
+#define VI_DICTIONARY_MAX 65536u
+#define VI_HASH_SLOTS (4u * VI_DICTIONARY_MAX) /* open addressing, load <= 1/4 */
 
-/* Values are in [0, 1]: as u64 bit patterns they order as the doubles do, so
- * a MEC's maximum is an atomicMax on the bits. */
+/*
+ * The system as the iteration kernels read it.  Slots [0, nm) are the maybe
+ * states (fixed[s] == 0) in the model's order; slots [nm, nm + nf) the fixed
+ * successors whose bounds are not both 0, with their bounds, never written.
+ * Branches into fixed states with l = u = 0 add nothing and are dropped (in
+ * the whole system: every transition into a Prob0 state).  Offsets are u32:
+ * a system of 2^32 or more choices or kept branches is CSR_ERR_TOO_LARGE.
+ */
+struct compact_system {
+    uint64_t nm = 0, nf = 0, mc = 0, mb = 0, np = 0; /* slots, choices, branches, distinct probabilities */
+    bool dictionary = false;
+    uint32_t *slot_state = nullptr;   /* [nm + nf] the model's state of each slot */
+    uint32_t *state_first = nullptr;  /* [nm + 1] first choice of each maybe slot */
+    uint32_t *choice_first = nullptr; /* [mc + 1] first branch of each choice */
+    uint32_t *target = nullptr;       /* [mb] the successor's slot */
+    uint16_t *prob_index = nullptr;   /* [mb] index into table (dictionary) */
+    double *prob = nullptr;           /* [mb] each branch's probability */
+    double *table = nullptr;          /* [np] the distinct probabilities (dictionary) */
+    uint32_t *mec = nullptr;          /* [nm] MEC of each maybe slot or REACH_NO_MEC (Pmax II) */
+    uint8_t *leaving = nullptr;       /* [mc] whether the choice leaves its state's MEC (Pmax II) */
+    double *lower = nullptr, *upper = nullptr; /* [nm + nf] */
+    compact_system() = default;
+    compact_system(const compact_system &) = delete;
+    compact_system &operator=(const compact_system &) = delete;
+    ~compact_system()
+    {
+        void *all[] = {slot_state, state_first, choice_first, target, prob_index, prob, table, mec, leaving, lower, upper};
+        for (void *p : all)
+            free(p);
+    }
+};
+
+/* A probability's dictionary index (inserting it), or -1 once more than
+ * VI_DICTIONARY_MAX distinct values were seen.  keys: VI_HASH_SLOTS bit
+ * patterns, UINT64_MAX empty (no probability in (0, 1] has that pattern). */
+static long dictionary_index(uint64_t *keys, uint16_t *index, compact_system *cs, double p)
+{
+    uint64_t bits;
+    memcpy(&bits, &p, sizeof bits);
+    uint64_t h = (bits * 0x9E3779B97F4A7C15ull) >> 40;
+    for (;; h++) {
+        uint64_t at = h & (VI_HASH_SLOTS - 1);
+        if (keys[at] == bits)
+            return index[at];
+        if (keys[at] == UINT64_MAX) {
+            if (cs->np == VI_DICTIONARY_MAX)
+                return -1;
+            keys[at] = bits;
+            index[at] = (uint16_t)cs->np;
+            cs->table[cs->np] = p;
+            return (long)cs->np++;
+        }
+    }
+}
+
+/* cs from system y and its bounds (f64[n] each); slot_of: scratch u32[n].
+ * Errors: CSR_ERR_NOMEM, CSR_ERR_TOO_LARGE. */
+static int compact_build(const reach_system *y, const double *lower, const double *upper, bool mecs,
+                         compact_system *cs, uint32_t *slot_of, csr_status *status)
+{
+    const uint64_t n = y->num_states;
+    uint64_t nm = 0, mc = 0, mb = 0;
+    for (uint64_t s = 0; s < n; s++) {
+        slot_of[s] = UINT32_MAX;
+        if (y->fixed[s])
+            continue;
+        slot_of[s] = (uint32_t)nm++;
+        mc += y->state_choices[s + 1] - y->state_choices[s];
+        mb += y->choice_transitions[y->state_choices[s + 1]] - y->choice_transitions[y->state_choices[s]];
+    }
+    if (mc >= UINT32_MAX || mb >= UINT32_MAX)
+        return csr_fail(status, CSR_ERR_TOO_LARGE,
+                        "%llu choices and %llu transitions of maybe states: the GPU solver takes fewer than 2^32 each",
+                        (unsigned long long)mc, (unsigned long long)mb);
+    const uint64_t slots_max = nm + (n - nm < mb ? n - nm : mb);
+    cs->slot_state = (uint32_t *)malloc((slots_max ? slots_max : 1) * sizeof(uint32_t));
+    cs->state_first = (uint32_t *)malloc((nm + 1) * sizeof(uint32_t));
+    cs->choice_first = (uint32_t *)malloc((mc + 1) * sizeof(uint32_t));
+    cs->target = (uint32_t *)malloc((mb ? mb : 1) * sizeof(uint32_t));
+    cs->prob_index = (uint16_t *)malloc((mb ? mb : 1) * sizeof(uint16_t));
+    cs->prob = (double *)malloc((mb ? mb : 1) * sizeof(double));
+    cs->table = (double *)malloc(VI_DICTIONARY_MAX * sizeof(double));
+    cs->lower = (double *)malloc((slots_max ? slots_max : 1) * sizeof(double));
+    cs->upper = (double *)malloc((slots_max ? slots_max : 1) * sizeof(double));
+    uint64_t *keys = (uint64_t *)malloc(VI_HASH_SLOTS * sizeof(uint64_t));
+    uint16_t *kindex = (uint16_t *)malloc(VI_HASH_SLOTS * sizeof(uint16_t));
+    if (mecs) {
+        cs->mec = (uint32_t *)malloc((nm ? nm : 1) * sizeof(uint32_t));
+        cs->leaving = (uint8_t *)malloc(mc ? mc : 1);
+    }
+    if (!cs->slot_state || !cs->state_first || !cs->choice_first || !cs->target || !cs->prob_index || !cs->prob ||
+        !cs->table || !cs->lower || !cs->upper || !keys || !kindex || (mecs && (!cs->mec || !cs->leaving))) {
+        free(keys);
+        free(kindex);
+        return CSR_ERR_NOMEM;
+    }
+    memset(keys, 0xff, VI_HASH_SLOTS * sizeof(uint64_t));
+    bool dictionary = true;
+    uint64_t i = 0, k2 = 0, j2 = 0, nf = 0;
+    for (uint64_t s = 0; s < n; s++) {
+        if (y->fixed[s])
+            continue;
+        cs->slot_state[i] = (uint32_t)s;
+        cs->lower[i] = lower[s];
+        cs->upper[i] = upper[s];
+        if (mecs)
+            cs->mec[i] = y->mec[s];
+        cs->state_first[i++] = (uint32_t)k2;
+        for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
+            if (mecs)
+                cs->leaving[k2] = y->leaving[k];
+            cs->choice_first[k2++] = (uint32_t)j2;
+            for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
+                uint32_t t = y->targets[j];
+                if (slot_of[t] == UINT32_MAX) { /* a fixed successor seen first */
+                    if (lower[t] == 0.0 && upper[t] == 0.0)
+                        continue;
+                    slot_of[t] = (uint32_t)(nm + nf);
+                    cs->slot_state[nm + nf] = t;
+                    cs->lower[nm + nf] = lower[t];
+                    cs->upper[nm + nf] = upper[t];
+                    nf++;
+                }
+                double p = y->probabilities[j];
+                cs->target[j2] = slot_of[t];
+                cs->prob[j2] = p;
+                if (dictionary) {
+                    long x = dictionary_index(keys, kindex, cs, p);
+                    if (x < 0)
+                        dictionary = false;
+                    else
+                        cs->prob_index[j2] = (uint16_t)x;
+                }
+                j2++;
+            }
+        }
+    }
+    cs->state_first[nm] = (uint32_t)k2;
+    cs->choice_first[mc] = (uint32_t)j2;
+    free(keys);
+    free(kindex);
+    cs->nm = nm;
+    cs->nf = nf;
+    cs->mc = mc;
+    cs->mb = j2;
+    cs->dictionary = dictionary;
+    return CSR_OK;
+}
+
+/* ---- iteration kernels --------------------------------------------------------- */
+
+/* Convergence is read by the host after every VI_BATCH-th iteration (and the
+ * last): the iterations between run as one CUDA graph, no host round trip. */
+#define VI_BATCH 16
+#define VI_THREADS 256
+
+/* What one iteration reports, summed over the grid: the largest difference
+ * (u - l for interval iteration, the change for value iteration) as the bits
+ * of a non-negative double (they order as the doubles do), and whether any
+ * bound changed (a whole iteration without a change is a floating-point
+ * fixpoint: CSR_ERR_STALLED).  Two slots, by the iteration's parity: each
+ * iteration clears the other one for the next. */
+struct vi_check {
+    unsigned long long difference_bits;
+    unsigned int changed, unused;
+};
+
+/* The device side of a compact_system. */
+struct vi_view {
+    uint64_t nm, num_mecs;
+    const uint32_t *state_first, *choice_first, *target;
+    const uint16_t *prob_index; /* NULL: prob has one f64 per branch; else prob is the dictionary's table */
+    const double *prob;
+    const uint32_t *mec;    /* NULL: no MECs */
+    const uint8_t *leaving; /* with mec */
+    double *lower, *upper;
+    unsigned long long *mec_best; /* 2 num_mecs: each MEC's best leaving upper bound (bits), by parity */
+    vi_check *check;              /* 2 */
+    int maximize, relative;
+};
+
 static __device__ __forceinline__ double better(double a, double b, int maximize)
 {
     return maximize ? fmax(a, b) : fmin(a, b);
 }
 
-/* Best sum p * x[target] over the choices of s (those with leaving[k] when
- * leaving is given), choices [kb, ke), by a group of G lanes: lanes over
- * choices (ROWS = false) or over each choice's transitions (ROWS = true).
- * none: no choice counted.  Every lane of the warp must call it (shuffles);
- * an idle group passes an empty range. */
-template <int G, bool ROWS>
-static __device__ __forceinline__ double best_over_choices(uint64_t kb, uint64_t ke, unsigned lane,
-                                                           const uint64_t *__restrict__ ct,
-                                                           const uint32_t *__restrict__ tg,
-                                                           const double *__restrict__ pr, const double *x,
-                                                           const uint8_t *__restrict__ leaving, int maximize,
-                                                           double none)
+static __device__ __forceinline__ double branch_prob(const vi_view &v, uint32_t j)
 {
-    double best = none;
-    if (ROWS) {
-        for (uint64_t k = kb; k < ke; k++) {
-            if (leaving && !leaving[k])
-                continue;
-            double sum = 0.0;
-            for (uint64_t j = ct[k] + lane; j < ct[k + 1]; j += G)
-                sum += pr[j] * x[tg[j]];
-            for (int o = G / 2; o > 0; o /= 2)
-                sum += __shfl_xor_sync(0xffffffffu, sum, o, G);
-            best = better(best, sum, maximize);
-        }
-    } else {
-        for (uint64_t k = kb + lane; k < ke; k += G) {
-            if (leaving && !leaving[k])
-                continue;
-            double sum = 0.0;
-            for (uint64_t j = ct[k]; j < ct[k + 1]; j++)
-                sum += pr[j] * x[tg[j]];
-            best = better(best, sum, maximize);
-        }
-        for (int o = G / 2; o > 0; o /= 2)
-            best = better(best, __shfl_xor_sync(0xffffffffu, best, o, G), maximize);
-    }
-    return best;
+    return v.prob_index ? __ldg(v.prob + v.prob_index[j]) : v.prob[j];
+}
+
+static __device__ __forceinline__ double change(double newer, double older, int relative)
+{
+    double d = fabs(newer - older);
+    return relative && d > 0.0 ? d / fmax(newer, older) : d;
 }
 
 /* The G-lane group of this thread in a grid-stride loop over nm states, and
  * the loop's trip count, the same for every lane of the grid: the shuffles
- * of best_over_choices need every lane of a warp, so idle groups loop too. */
+ * of best_choices need every lane of a warp, so idle groups loop too. */
 template <int G> struct state_groups {
     uint64_t groups, first, trips;
     unsigned lane;
@@ -229,93 +393,182 @@ template <int G> struct state_groups {
     }
 };
 
-static __device__ __forceinline__ double change(double newer, double older, int relative)
+/* The best over the choices [kb, ke) of one state of sum p * lower[target]
+ * (best_l, every choice) and, with BOTH, of sum p * upper[target] (best_u,
+ * only the choices that leave the state's MEC when in_mec), by a group of G
+ * lanes: lanes over choices (ROWS = false) or over each choice's branches
+ * (ROWS = true).  No choice gives -1 (max) or 2 (min).  Every lane of the
+ * warp must call it (shuffles); an idle group passes an empty range. */
+template <int G, bool ROWS, bool BOTH>
+static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t kb, uint32_t ke, unsigned lane,
+                                                    bool in_mec, double &best_l, double &best_u)
 {
-    double d = fabs(newer - older);
-    return relative && d > 0.0 ? d / fmax(newer, older) : d;
-}
-
-/* The lower bound (or value iteration's value) of every maybe state: x(s) =
- * opt over choices; interval iteration keeps it monotone (max with the old
- * bound), value iteration records the change in diff. */
-template <int G, bool ROWS>
-static __global__ void vi_lower_step(uint64_t nm, const uint32_t *__restrict__ maybe, const uint64_t *__restrict__ sc,
-                                     const uint64_t *__restrict__ ct, const uint32_t *__restrict__ tg,
-                                     const double *__restrict__ pr, double *x, double *diff, int maximize, int ii,
-                                     int relative)
-{
-    const state_groups<G> sg(nm);
-    for (uint64_t trip = 0; trip < sg.trips; trip++) {
-        uint64_t i = sg.first + trip * sg.groups;
-        bool active = i < nm;
-        uint64_t s = active ? maybe[i] : 0;
-        double b = best_over_choices<G, ROWS>(active ? sc[s] : 0, active ? sc[s + 1] : 0, sg.lane, ct, tg, pr, x,
-                                              NULL, maximize, maximize ? -1.0 : 2.0);
-        if (active && sg.lane == 0) {
-            double old = x[s];
-            if (ii) {
-                if (b > old)
-                    x[s] = b;
-            } else {
-                diff[i] = change(b, old, relative);
-                x[s] = b;
+    const int mx = v.maximize;
+    best_l = best_u = mx ? -1.0 : 2.0;
+    if (ROWS) {
+        for (uint32_t k = kb; k < ke; k++) {
+            double sl = 0.0, su = 0.0;
+            for (uint32_t j = v.choice_first[k] + lane; j < v.choice_first[k + 1]; j += G) {
+                double p = branch_prob(v, j);
+                uint32_t t = v.target[j];
+                sl += p * v.lower[t];
+                if (BOTH)
+                    su += p * v.upper[t];
             }
+            for (int o = G / 2; o > 0; o /= 2) {
+                sl += __shfl_xor_sync(0xffffffffu, sl, o, G);
+                if (BOTH)
+                    su += __shfl_xor_sync(0xffffffffu, su, o, G);
+            }
+            best_l = better(best_l, sl, mx);
+            if (BOTH && (!in_mec || v.leaving[k]))
+                best_u = better(best_u, su, mx);
+        }
+    } else {
+        for (uint32_t k = kb + lane; k < ke; k += G) {
+            double sl = 0.0, su = 0.0;
+            for (uint32_t j = v.choice_first[k]; j < v.choice_first[k + 1]; j++) {
+                double p = branch_prob(v, j);
+                uint32_t t = v.target[j];
+                sl += p * v.lower[t];
+                if (BOTH)
+                    su += p * v.upper[t];
+            }
+            best_l = better(best_l, sl, mx);
+            if (BOTH && (!in_mec || v.leaving[k]))
+                best_u = better(best_u, su, mx);
+        }
+        for (int o = G / 2; o > 0; o /= 2) {
+            best_l = better(best_l, __shfl_xor_sync(0xffffffffu, best_l, o, G), mx);
+            if (BOTH)
+                best_u = better(best_u, __shfl_xor_sync(0xffffffffu, best_u, o, G), mx);
         }
     }
 }
 
-/* The upper bound: states outside MECs as the lower bound (min with the old
- * bound, at least the lower bound); states of a MEC offer the best of their
- * leaving choices to their MEC's maximum (mec_best, as bits). */
-template <int G, bool ROWS>
-static __global__ void vi_upper_step(uint64_t nm, const uint32_t *__restrict__ maybe, const uint64_t *__restrict__ sc,
-                                     const uint64_t *__restrict__ ct, const uint32_t *__restrict__ tg,
-                                     const double *__restrict__ pr, const double *__restrict__ lower, double *upper,
-                                     const uint32_t *__restrict__ mec, const uint8_t *__restrict__ leaving,
-                                     unsigned long long *mec_best, double *diff, int maximize, int relative)
+struct max_of {
+    __device__ __forceinline__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+/* The block's largest difference and whether a bound changed into the
+ * iteration's vi_check: one atomic per block.  Every thread must call it. */
+static __device__ __forceinline__ void report_block(vi_check *check, double difference, int changed)
 {
-    const state_groups<G> sg(nm);
+    using reduce = cub::BlockReduce<double, VI_THREADS>;
+    __shared__ typename reduce::TempStorage temp;
+    double d = reduce(temp).Reduce(difference, max_of());
+    int any = __syncthreads_or(changed);
+    if (threadIdx.x == 0) {
+        if (d > 0.0)
+            atomicMax(&check->difference_bits, (unsigned long long)__double_as_longlong(d));
+        if (any)
+            check->changed = 1;
+    }
+}
+
+/* Clears the next iteration's vi_check (one thread of the grid). */
+static __device__ __forceinline__ void clear_next(const vi_view &v, int parity)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        v.check[parity ^ 1].difference_bits = 0;
+        v.check[parity ^ 1].changed = 0;
+    }
+}
+
+/* One step of interval iteration, both bounds of every maybe state from one
+ * read of its choices (Berger's SpMV and per-state reduction, fused): the
+ * lower bound keeps the larger of old and new, the upper the smaller (both
+ * operators are monotone, so each stays sound); a state of a MEC offers its
+ * best leaving upper bound to its MEC's maximum (ii_mec_step takes it). */
+template <int G, bool ROWS> static __global__ void __launch_bounds__(VI_THREADS, 6) ii_step(vi_view v, int parity)
+{
+    clear_next(v, parity);
+    unsigned long long *mec_best = v.mec ? v.mec_best + (parity ? v.num_mecs : 0) : NULL;
+    const state_groups<G> sg(v.nm);
+    double difference = 0.0;
+    int changed = 0;
     for (uint64_t trip = 0; trip < sg.trips; trip++) {
         uint64_t i = sg.first + trip * sg.groups;
-        bool active = i < nm;
-        uint64_t s = active ? maybe[i] : 0;
-        uint32_t m = active && mec ? mec[s] : REACH_NO_MEC;
-        double b = best_over_choices<G, ROWS>(active ? sc[s] : 0, active ? sc[s + 1] : 0, sg.lane, ct, tg, pr, upper,
-                                              m != REACH_NO_MEC ? leaving : NULL, maximize, maximize ? -1.0 : 2.0);
+        bool active = i < v.nm;
+        uint32_t m = active && v.mec ? v.mec[i] : REACH_NO_MEC;
+        double bl, bu;
+        best_choices<G, ROWS, true>(v, active ? v.state_first[i] : 0, active ? v.state_first[i + 1] : 0, sg.lane,
+                                    m != REACH_NO_MEC, bl, bu);
         if (!active || sg.lane != 0)
             continue;
+        double l = v.lower[i], nl = bl > l ? bl : l;
+        if (nl != l) {
+            v.lower[i] = nl;
+            changed = 1;
+        }
         if (m != REACH_NO_MEC) {
-            if (b >= 0.0)
-                atomicMax(&mec_best[m], (unsigned long long)__double_as_longlong(b));
+            if (bu >= 0.0)
+                atomicMax(&mec_best[m], (unsigned long long)__double_as_longlong(bu));
             continue;
         }
-        double u = fmin(upper[s], b), l = lower[s];
-        if (u < l)
-            u = l; /* rounding only */
-        upper[s] = u;
-        diff[i] = change(u, l, relative);
+        double u = v.upper[i], nu = fmin(u, bu);
+        if (nu < nl)
+            nu = nl; /* rounding only */
+        if (nu != u) {
+            v.upper[i] = nu;
+            changed = 1;
+        }
+        difference = fmax(difference, change(nu, nl, v.relative));
     }
+    report_block(v.check + parity, difference, changed);
 }
 
-/* MEC states take their MEC's maximum; the other buffer is cleared for the
- * next iteration. */
-static __global__ void vi_mec_finalize(uint64_t nm, const uint32_t *__restrict__ maybe, const uint32_t *__restrict__ mec,
-                                       const unsigned long long *__restrict__ mec_best,
-                                       unsigned long long *mec_best_next, uint64_t num_mecs,
-                                       const double *__restrict__ lower, double *upper, double *diff, int relative)
+/* The states of MECs take their MEC's best leaving upper bound (the MEC
+ * quotient of interval iteration for Pmax); the other parity's maxima are
+ * cleared for the next iteration. */
+static __global__ void ii_mec_step(vi_view v, int parity)
 {
-    for (uint64_t i = thread_index(); i < num_mecs; i += thread_count())
-        mec_best_next[i] = 0;
-    for (uint64_t i = thread_index(); i < nm; i += thread_count()) {
-        uint32_t s = maybe[i], m = mec[s];
+    const unsigned long long *best = v.mec_best + (parity ? v.num_mecs : 0);
+    unsigned long long *next = v.mec_best + (parity ? 0 : v.num_mecs);
+    for (uint64_t m = thread_index(); m < v.num_mecs; m += thread_count())
+        next[m] = 0;
+    double difference = 0.0;
+    int changed = 0;
+    for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
+        uint32_t m = v.mec[i];
         if (m == REACH_NO_MEC)
             continue;
-        double u = fmin(upper[s], __longlong_as_double((long long)mec_best[m])), l = lower[s];
-        if (u < l)
-            u = l;
-        upper[s] = u;
-        diff[i] = change(u, l, relative);
+        double l = v.lower[i], u = v.upper[i], nu = fmin(u, __longlong_as_double((long long)best[m]));
+        if (nu < l)
+            nu = l;
+        if (nu != u) {
+            v.upper[i] = nu;
+            changed = 1;
+        }
+        difference = fmax(difference, change(nu, l, v.relative));
     }
+    report_block(v.check + parity, difference, changed);
+}
+
+/* One step of plain value iteration from below: the value of every maybe
+ * state, its change the difference. */
+template <int G, bool ROWS> static __global__ void __launch_bounds__(VI_THREADS, 6) vi_step(vi_view v, int parity)
+{
+    clear_next(v, parity);
+    const state_groups<G> sg(v.nm);
+    double difference = 0.0;
+    int changed = 0;
+    for (uint64_t trip = 0; trip < sg.trips; trip++) {
+        uint64_t i = sg.first + trip * sg.groups;
+        bool active = i < v.nm;
+        double b, unused;
+        best_choices<G, ROWS, false>(v, active ? v.state_first[i] : 0, active ? v.state_first[i + 1] : 0, sg.lane,
+                                     false, b, unused);
+        if (!active || sg.lane != 0)
+            continue;
+        double old = v.lower[i];
+        if (b != old) {
+            v.lower[i] = b;
+            changed = 1;
+        }
+        difference = fmax(difference, change(b, old, v.relative));
+    }
+    report_block(v.check + parity, difference, changed);
 }
 
 uint64_t gpu_free_memory(void)
@@ -326,150 +579,255 @@ uint64_t gpu_free_memory(void)
     return free_b;
 }
 
-struct vi_device {
-    device_array<uint64_t> sc, ct;
-    device_array<uint32_t> tg, maybe, mec;
-    device_array<double> pr, lower, upper, diff, result;
-    device_array<uint8_t> leaving, cub_temp;
+/* ---- the host loop -------------------------------------------------------------- */
+
+/* Device buffers of the iteration, kept across the calls of one context (the
+ * groups of the split): they grow, never shrink, and are freed by
+ * gpu_reach_release. */
+struct vi_workspace {
+    device_array<uint32_t> state_first, choice_first, target, mec;
+    device_array<uint16_t> prob_index;
+    device_array<double> prob, lower, upper;
+    device_array<uint8_t> leaving;
     device_array<unsigned long long> mec_best;
+    device_array<vi_check> check;
+    cudaStream_t stream = nullptr;
+    ~vi_workspace()
+    {
+        if (stream)
+            cudaStreamDestroy(stream);
+    }
+    uint64_t bytes() const
+    {
+        return state_first.bytes + choice_first.bytes + target.bytes + mec.bytes + prob_index.bytes + prob.bytes +
+               lower.bytes + upper.bytes + leaving.bytes + mec_best.bytes + check.bytes;
+    }
 };
 
-/* One iteration's launches for a mapping. */
-template <int G, bool ROWS>
-static int vi_launch(const vi_device &d, uint64_t nm, const reach_system *y, int ii, int relative, int parity,
-                     csr_status *status)
+/* d holds at least count elements (a larger old buffer is kept). */
+template <typename T> static int grow(device_array<T> &d, uint64_t count, csr_status *status)
 {
-    const int threads = 256;
-    unsigned blocks = grid_for(nm * G, threads);
-    vi_lower_step<G, ROWS><<<blocks, threads>>>(nm, d.maybe.p, d.sc.p, d.ct.p, d.tg.p, d.pr.p, d.lower.p, d.diff.p,
-                                                y->maximize, ii, relative);
-    CUDA_TRY_LAUNCH();
-    if (!ii)
+    if (d.p && d.bytes >= (count ? count : 1) * sizeof(T))
         return CSR_OK;
-    const int mecs = d.mec.p != NULL;
-    unsigned long long *cur = mecs ? d.mec_best.p + (parity ? y->num_mecs : 0) : NULL;
-    unsigned long long *next = mecs ? d.mec_best.p + (parity ? 0 : y->num_mecs) : NULL;
-    vi_upper_step<G, ROWS><<<blocks, threads>>>(nm, d.maybe.p, d.sc.p, d.ct.p, d.tg.p, d.pr.p, d.lower.p, d.upper.p,
-                                                d.mec.p, d.leaving.p, cur, d.diff.p, y->maximize, relative);
-    CUDA_TRY_LAUNCH();
-    if (mecs) {
-        vi_mec_finalize<<<grid_for(nm > y->num_mecs ? nm : y->num_mecs, threads), threads>>>(
-            nm, d.maybe.p, d.mec.p, cur, next, y->num_mecs, d.lower.p, d.upper.p, d.diff.p, relative);
-        CUDA_TRY_LAUNCH();
+    return d.alloc(count, NULL, status);
+}
+
+/* A CUDA graph, destroyed with its instance. */
+struct vi_graph {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ~vi_graph()
+    {
+        if (exec)
+            cudaGraphExecDestroy(exec);
+        if (graph)
+            cudaGraphDestroy(graph);
     }
+};
+
+/* Blocks of VI_THREADS for kernel over items threads: what the device holds
+ * at once (the occupancy calculator: the step kernels are bounded to 40
+ * registers, 6 blocks per SM, so fewer than SMs * maxThreadsPerSM /
+ * VI_THREADS blocks are resident, and a grid of that many would run in
+ * waves: 48 registers and 8 blocks per SM cost coin6_4 1.6 waves), no more
+ * than the items need. */
+static unsigned iteration_blocks(const void *kernel, uint64_t items)
+{
+    unsigned need = grid_for(items, VI_THREADS);
+    unsigned resident = gpu::resident_blocks(kernel, VI_THREADS, need);
+    return resident ? resident : need;
+}
+
+/* One iteration's launches on stream s. */
+template <int G, bool ROWS> static cudaError_t iteration_launch(const vi_view &v, int ii, int parity, cudaStream_t s)
+{
+    if (!ii) {
+        vi_step<G, ROWS><<<iteration_blocks((const void *)vi_step<G, ROWS>, v.nm * G), VI_THREADS, 0, s>>>(v, parity);
+        return cudaGetLastError();
+    }
+    ii_step<G, ROWS><<<iteration_blocks((const void *)ii_step<G, ROWS>, v.nm * G), VI_THREADS, 0, s>>>(v, parity);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess && v.mec) {
+        ii_mec_step<<<iteration_blocks((const void *)ii_mec_step, v.nm > v.num_mecs ? v.nm : v.num_mecs),
+                      VI_THREADS, 0, s>>>(v, parity);
+        e = cudaGetLastError();
+    }
+    return e;
+}
+
+typedef cudaError_t (*iteration_launcher)(const vi_view &, int, int, cudaStream_t);
+
+static iteration_launcher pick_launcher(int g, bool rows)
+{
+    if (rows)
+        return iteration_launch<32, true>;
+    switch (g) {
+    case 1: return iteration_launch<1, false>;
+    case 2: return iteration_launch<2, false>;
+    case 4: return iteration_launch<4, false>;
+    case 8: return iteration_launch<8, false>;
+    case 16: return iteration_launch<16, false>;
+    default: return iteration_launch<32, false>;
+    }
+}
+
+/* VI_BATCH iterations (parities 0, 1, 0, ...) captured as one graph. */
+static int capture_batch(iteration_launcher launch, const vi_view &v, int ii, cudaStream_t s, vi_graph *g,
+                         csr_status *status)
+{
+    CUDA_TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    cudaError_t e = cudaSuccess;
+    for (int j = 0; j < VI_BATCH && e == cudaSuccess; j++)
+        e = launch(v, ii, j & 1, s);
+    cudaError_t end = cudaStreamEndCapture(s, &g->graph);
+    CUDA_TRY(e);
+    CUDA_TRY(end);
+    CUDA_TRY(cudaGraphInstantiate(&g->exec, g->graph, 0));
     return CSR_OK;
 }
 
-typedef int (*vi_launcher)(const vi_device &, uint64_t, const reach_system *, int, int, int, csr_status *);
-
-static vi_launcher pick_launcher(int g, bool rows)
-{
-    if (rows)
-        return vi_launch<32, true>;
-    switch (g) {
-    case 1: return vi_launch<1, false>;
-    case 2: return vi_launch<2, false>;
-    case 4: return vi_launch<4, false>;
-    case 8: return vi_launch<8, false>;
-    case 16: return vi_launch<16, false>;
-    default: return vi_launch<32, false>;
-    }
-}
-
-/* h_maybe: host scratch of n entries. */
 static int vi_run(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
-                  uint64_t *iterations, double *difference, gpu_reach_context *cx, uint32_t *h_maybe)
+                  uint64_t *iterations, double *difference, gpu_reach_context *cx, uint32_t *slot_of)
 {
     csr_status *status = cx->status;
-    const uint64_t n = y->num_states, c = y->num_choices, t = y->num_transitions;
     const int ii = o->method == REACH_II, mecs = ii && y->mec && y->num_mecs;
-    uint64_t nm = 0, maybe_choices = 0, maybe_transitions = 0;
-    for (uint64_t s = 0; s < n; s++)
-        if (!y->fixed[s]) {
-            h_maybe[nm++] = (uint32_t)s;
-            maybe_choices += y->state_choices[s + 1] - y->state_choices[s];
-            maybe_transitions += y->choice_transitions[y->state_choices[s + 1]] -
-                                 y->choice_transitions[y->state_choices[s]];
-        }
     *iterations = 0;
     *difference = 0.0;
+    gpu::phase_timer timer;
+    timer.begin();
+    compact_system cs;
+    TRY(compact_build(y, lower, upper, mecs, &cs, slot_of, status));
+    cx->compact_s += timer.end();
+    const uint64_t nm = cs.nm, slots = cs.nm + cs.nf;
     if (nm == 0)
         return CSR_OK;
-    /* the mapping: long choices get a warp each, short ones a lane each */
-    bool rows = maybe_transitions >= 8 * maybe_choices;
+    /* the mapping: long choices get a warp each, short ones a lane each,
+     * with as many lanes per state as the device holds threads at once for
+     * all maybe states (more lanes than that only make each thread loop over
+     * more states one after the other), at most the choices per state */
+    bool rows = cs.mb >= 8 * cs.mc;
     int g = cx->threads_per_state;
     if (!g) {
-        double per_state = (double)maybe_choices / (double)nm;
+        const gpu::device_geometry &dg = gpu::geometry();
+        double per_state = (double)cs.mc / (double)nm, resident = (double)dg.sms * (double)dg.threads_per_sm;
         g = 1;
-        while (g < 32 && g < per_state)
+        while (g < 32 && g < per_state && (double)nm * 2 * g <= resident)
             g *= 2;
     }
     if (rows)
         g = 32;
     cx->used_threads = g;
     cx->used_rows = rows;
-    gpu::phase_timer timer;
+    cx->used_dictionary = cs.dictionary;
     timer.begin();
-    vi_device d;
-    uint64_t bytes = 0;
-    size_t temp_bytes = 0;
-    int rc;
-    if ((rc = d.sc.alloc(n + 1, &bytes, status)) || (rc = d.ct.alloc(c + 1, &bytes, status)) ||
-        (rc = d.tg.alloc(t, &bytes, status)) || (rc = d.pr.alloc(t, &bytes, status)) ||
-        (rc = d.lower.alloc(n, &bytes, status)) || (rc = d.upper.alloc(n, &bytes, status)) ||
-        (rc = d.maybe.alloc(nm, &bytes, status)) || (rc = d.diff.alloc(nm, &bytes, status)) ||
-        (rc = d.result.alloc(1, &bytes, status)))
-        return rc;
-    if (mecs) {
-        if ((rc = d.mec.alloc(n, &bytes, status)) || (rc = d.leaving.alloc(c, &bytes, status)) ||
-            (rc = d.mec_best.alloc(2 * y->num_mecs, &bytes, status)))
-            return rc;
-        CUDA_TRY(cudaMemcpy(d.mec.p, y->mec, n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-        CUDA_TRY(cudaMemcpy(d.leaving.p, y->leaving, c, cudaMemcpyHostToDevice));
-        CUDA_TRY(cudaMemset(d.mec_best.p, 0, 2 * y->num_mecs * sizeof(unsigned long long)));
+    if (!cx->workspace) {
+        cx->workspace = new (std::nothrow) vi_workspace;
+        if (!cx->workspace)
+            return CSR_ERR_NOMEM;
     }
-    CUDA_TRY(cub::DeviceReduce::Max(NULL, temp_bytes, d.diff.p, d.result.p, (int)nm));
-    if ((rc = d.cub_temp.alloc(temp_bytes, &bytes, status)))
-        return rc;
-    if (bytes > cx->device_bytes)
-        cx->device_bytes = bytes;
-    CUDA_TRY(cudaMemcpy(d.sc.p, y->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.ct.p, y->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.tg.p, y->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.pr.p, y->probabilities, t * sizeof(double), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.lower.p, lower, n * sizeof(double), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.upper.p, upper, n * sizeof(double), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.maybe.p, h_maybe, nm * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemset(d.diff.p, 0, nm * sizeof(double)));
-    /* per iteration, each bound: offsets and every transition of the maybe
-     * states (index, probability, one value), the maybe list, the states' values */
-    cx->bytes_per_iteration = (uint64_t)(ii ? 2 : 1) * (16 * nm + 8 * maybe_choices + 20 * maybe_transitions + 12 * nm);
+    vi_workspace &w = *(vi_workspace *)cx->workspace;
+    if (!w.stream)
+        CUDA_TRY(cudaStreamCreateWithFlags(&w.stream, cudaStreamNonBlocking));
+    TRY(grow(w.state_first, nm + 1, status));
+    TRY(grow(w.choice_first, cs.mc + 1, status));
+    TRY(grow(w.target, cs.mb, status));
+    TRY(grow(w.lower, slots, status));
+    TRY(grow(w.upper, slots, status));
+    TRY(grow(w.check, 2, status));
+    if (cs.dictionary) {
+        TRY(grow(w.prob_index, cs.mb, status));
+        TRY(grow(w.prob, cs.np, status));
+    } else {
+        TRY(grow(w.prob, cs.mb, status));
+    }
+    if (mecs) {
+        TRY(grow(w.mec, nm, status));
+        TRY(grow(w.leaving, cs.mc, status));
+        TRY(grow(w.mec_best, 2 * y->num_mecs, status));
+    }
+    if (w.bytes() > cx->device_bytes)
+        cx->device_bytes = w.bytes();
+    cudaStream_t s = w.stream;
+    CUDA_TRY(cudaMemcpyAsync(w.state_first.p, cs.state_first, (nm + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+    CUDA_TRY(cudaMemcpyAsync(w.choice_first.p, cs.choice_first, (cs.mc + 1) * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, s));
+    CUDA_TRY(cudaMemcpyAsync(w.target.p, cs.target, cs.mb * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+    if (cs.dictionary) {
+        CUDA_TRY(cudaMemcpyAsync(w.prob_index.p, cs.prob_index, cs.mb * sizeof(uint16_t), cudaMemcpyHostToDevice, s));
+        CUDA_TRY(cudaMemcpyAsync(w.prob.p, cs.table, cs.np * sizeof(double), cudaMemcpyHostToDevice, s));
+    } else {
+        CUDA_TRY(cudaMemcpyAsync(w.prob.p, cs.prob, cs.mb * sizeof(double), cudaMemcpyHostToDevice, s));
+    }
+    CUDA_TRY(cudaMemcpyAsync(w.lower.p, cs.lower, slots * sizeof(double), cudaMemcpyHostToDevice, s));
+    CUDA_TRY(cudaMemcpyAsync(w.upper.p, cs.upper, slots * sizeof(double), cudaMemcpyHostToDevice, s));
+    CUDA_TRY(cudaMemsetAsync(w.check.p, 0, 2 * sizeof(vi_check), s));
+    if (mecs) {
+        CUDA_TRY(cudaMemcpyAsync(w.mec.p, cs.mec, nm * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
+        CUDA_TRY(cudaMemcpyAsync(w.leaving.p, cs.leaving, cs.mc, cudaMemcpyHostToDevice, s));
+        CUDA_TRY(cudaMemsetAsync(w.mec_best.p, 0, 2 * y->num_mecs * sizeof(unsigned long long), s));
+    }
+    vi_view v;
+    v.nm = nm;
+    v.num_mecs = mecs ? y->num_mecs : 0;
+    v.state_first = w.state_first.p;
+    v.choice_first = w.choice_first.p;
+    v.target = w.target.p;
+    v.prob_index = cs.dictionary ? w.prob_index.p : NULL;
+    v.prob = w.prob.p;
+    v.mec = mecs ? w.mec.p : NULL;
+    v.leaving = mecs ? w.leaving.p : NULL;
+    v.lower = w.lower.p;
+    v.upper = w.upper.p;
+    v.mec_best = mecs ? w.mec_best.p : NULL;
+    v.check = w.check.p;
+    v.maximize = y->maximize;
+    v.relative = o->relative;
+    /* per iteration: the offsets, every kept branch (slot, probability, the
+     * bounds of its successor), each maybe state's bounds read and written,
+     * the MEC arrays */
+    const uint64_t bounds = ii ? 2 : 1;
+    cx->bytes_per_iteration = 4 * (nm + 1) + 4 * (cs.mc + 1) + (cs.dictionary ? 6 : 12) * cs.mb +
+                              8 * bounds * cs.mb + 16 * bounds * nm + (mecs ? 4 * nm + cs.mc + 16 * nm : 0);
+    iteration_launcher launch = pick_launcher(g, rows);
+    vi_graph batch;
+    if (o->max_iterations >= VI_BATCH)
+        TRY(capture_batch(launch, v, ii, s, &batch, status));
+    CUDA_TRY(cudaStreamSynchronize(s));
     cx->h2d_s += timer.end();
     timer.begin();
-    vi_launcher launch = pick_launcher(g, rows);
     uint64_t it = 0;
     double diff = INFINITY;
-    rc = CSR_ERR_NOT_CONVERGED;
+    int rc = CSR_ERR_NOT_CONVERGED;
     while (it < o->max_iterations) {
-        int r = launch(d, nm, y, ii, o->relative, (int)(it & 1), status);
-        if (r)
-            return r;
-        it++;
-        /* the bounds only tighten: checking every few iterations costs at most
-         * a few more, and saves the reduction and the round trip to the host */
-        if (it % VI_CHECK_EVERY && it < o->max_iterations)
-            continue;
-        CUDA_TRY(cub::DeviceReduce::Max(d.cub_temp.p, temp_bytes, d.diff.p, d.result.p, (int)nm));
-        CUDA_TRY(cudaMemcpy(&diff, d.result.p, sizeof(double), cudaMemcpyDeviceToHost));
+        if (o->max_iterations - it >= VI_BATCH) {
+            CUDA_TRY(cudaGraphLaunch(batch.exec, s));
+            it += VI_BATCH;
+        } else {
+            CUDA_TRY(launch(v, ii, (int)(it & 1), s));
+            it++;
+        }
+        vi_check h;
+        CUDA_TRY(cudaMemcpyAsync(&h, w.check.p + ((it - 1) & 1), sizeof h, cudaMemcpyDeviceToHost, s));
+        CUDA_TRY(cudaStreamSynchronize(s));
+        memcpy(&diff, &h.difference_bits, sizeof diff);
         if (diff <= eps) {
             rc = CSR_OK;
+            break;
+        }
+        if (!h.changed) {
+            rc = CSR_ERR_STALLED;
             break;
         }
     }
     cx->iterate_s += timer.end();
     timer.begin();
-    CUDA_TRY(cudaMemcpy(lower, d.lower.p, n * sizeof(double), cudaMemcpyDeviceToHost));
-    CUDA_TRY(cudaMemcpy(upper, d.upper.p, n * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_TRY(cudaMemcpyAsync(cs.lower, w.lower.p, nm * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaMemcpyAsync(cs.upper, w.upper.p, nm * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
+    for (uint64_t i = 0; i < nm; i++) {
+        lower[cs.slot_state[i]] = cs.lower[i];
+        upper[cs.slot_state[i]] = cs.upper[i];
+    }
     cx->d2h_s += timer.end();
     *iterations = it;
     *difference = diff;
@@ -480,13 +838,19 @@ int gpu_reach_iterate(const reach_system *y, const reach_options *o, double eps,
                       uint64_t *iterations, double *difference, void *ctx)
 {
     gpu_reach_context *cx = (gpu_reach_context *)ctx;
-    if (y->num_states > (uint64_t)INT32_MAX) /* CUB's item count is an int */
+    if (y->num_states > (uint64_t)INT32_MAX)
         return csr_fail(cx->status, CSR_ERR_TOO_LARGE, "%llu states: more than the GPU solver takes",
                         (unsigned long long)y->num_states);
-    uint32_t *h_maybe = (uint32_t *)malloc((y->num_states ? y->num_states : 1) * sizeof(uint32_t));
-    int rc = h_maybe ? vi_run(y, o, eps, lower, upper, iterations, difference, cx, h_maybe) : CSR_ERR_NOMEM;
-    free(h_maybe);
+    uint32_t *slot_of = (uint32_t *)malloc((y->num_states ? y->num_states : 1) * sizeof(uint32_t));
+    int rc = slot_of ? vi_run(y, o, eps, lower, upper, iterations, difference, cx, slot_of) : CSR_ERR_NOMEM;
+    free(slot_of);
     return rc;
+}
+
+void gpu_reach_release(gpu_reach_context *cx)
+{
+    delete (vi_workspace *)cx->workspace;
+    cx->workspace = NULL;
 }
 
 /* ---- the backend of reach_solve ---------------------------------------------- */

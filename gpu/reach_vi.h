@@ -25,10 +25,12 @@ typedef struct gpu_reach_context {
     csr_status *status;    /* where a CUDA failure is described */
     uint64_t prob01_sweeps;       /* filled by the backend's Prob0/Prob1 */
     /* filled by gpu_reach_iterate, summed over calls: */
-    uint64_t device_bytes;     /* largest allocation of one call */
+    uint64_t device_bytes;     /* device memory of the iteration (its buffers, kept across calls) */
     uint64_t bytes_per_iteration; /* device memory one iteration reads and writes (estimate), last call */
     int used_threads, used_rows;  /* mapping of the last call */
-    double h2d_s, iterate_s, d2h_s; /* seconds */
+    int used_dictionary;          /* last call: probabilities as u16 indices into a table of distinct values */
+    double compact_s, h2d_s, iterate_s, d2h_s; /* seconds: host compaction, upload, iterations, download */
+    void *workspace;              /* device buffers kept across calls: NULL at first, gpu_reach_release */
 } gpu_reach_context;
 
 /*
@@ -42,19 +44,34 @@ int gpu_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *
                      csr_status *status);
 
 /*
- * ref_reach_iterate on the GPU (a reach_solver: ctx is a gpu_reach_context).
+ * ref_reach_iterate on the GPU (a reach_solver: ctx is a gpu_reach_context),
+ * after Berger 2014, chapter 3, on the maybe states' subsystem only: the
+ * host compacts it (maybe states renumbered 0..nm-1, u32 offsets, the
+ * branches into fixed states with both bounds 0 dropped, the others pointing
+ * at constant slots; probabilities as u16 indices into a table of distinct
+ * values when there are at most 65,536), uploads it once, and iterates.
  * Mapping (Berger section 3.5, generalised): the choices of a state are
- * handled by a group of G threads; with short choices (fewer than 8
- * transitions on average) each thread takes whole choices and the group
- * reduces max/min by warp shuffles, G the power of two at or above the
- * average choices per maybe state; with long choices a warp takes each
- * choice's transitions (Berger's warp per row) and sums by shuffles.
- * Lower and upper bounds are updated in place (monotone, so sound); for
- * Pmax each MEC's upper bound is the atomic maximum over its states' leaving
- * choices.  Convergence: cub::DeviceReduce::Max over the per-state
- * differences after every 8th iteration (the bounds only tighten, so the
- * extra iterations cost time, never soundness; value iteration may run up to
- * 7 iterations past the first that met its rule).
+ * handled by a group of G threads; with short choices (fewer than 8 branches
+ * on average) each thread takes whole choices and the group reduces max/min
+ * by warp shuffles, G the power of two at or above the average choices per
+ * maybe state but no larger than the device's resident threads allow for
+ * every maybe state at once (G = 1 on coin6_4's 740k maybe states: a larger
+ * G only makes each thread take more states in turn); with long choices a warp takes each choice's branches
+ * (Berger's warp per row) and sums by shuffles.  Interval iteration updates
+ * both bounds from one read of a state's choices, in place (monotone, so
+ * sound); for Pmax each MEC's upper bound is the atomic maximum over its
+ * states' leaving choices.  Each iteration reduces its largest difference
+ * and whether any bound changed per block into a device word; 16 iterations
+ * run as one CUDA graph and the host reads the word after them (the bounds
+ * only tighten, so the extra iterations cost time, never soundness; value
+ * iteration may run up to 15 iterations past the first that met its rule).
+ * A whole iteration that changes no bound while the difference is above
+ * epsilon is CSR_ERR_STALLED (the floating-point resolution of the values).
+ * Device memory 4(nm + 1) + 4(mc + 1) + 6 or 12 per kept branch + 16 per
+ * slot (+ 4nm + mc + 16 per MEC for Pmax), kept in ctx's workspace across
+ * calls (the groups of the split).  Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE,
+ * CSR_ERR_TOO_LARGE (2^32 or more maybe choices or branches),
+ * CSR_ERR_NOT_CONVERGED, CSR_ERR_STALLED.
  */
 int gpu_reach_iterate(const reach_system *system, const reach_options *options, double epsilon, double *lower,
                       double *upper, uint64_t *iterations, double *difference, void *ctx);
@@ -67,6 +84,9 @@ int gpu_reach_iterate(const reach_system *system, const reach_options *options, 
  * systems by gpu_reach_iterate.
  */
 void gpu_reach_backend(gpu_reach_context *cx, reach_backend *backend);
+
+/* Free the device buffers gpu_reach_iterate keeps in cx (safe when none). */
+void gpu_reach_release(gpu_reach_context *cx);
 
 /* Free device memory in bytes (cudaMemGetInfo), 0 on failure. */
 uint64_t gpu_free_memory(void);

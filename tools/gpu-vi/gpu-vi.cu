@@ -340,7 +340,10 @@ int main(int argc, char **argv)
         if (!o.use_cpu) {
             json_object_set_new(j, "prob01_sweeps", json_integer((json_int_t)cx.prob01_sweeps));
             json_object_set_new(j, "threads_per_state", json_integer(cx.used_threads));
+            json_object_set_new(j, "compact_s", json_real(cx.compact_s));
+            json_object_set_new(j, "upload_s", json_real(cx.h2d_s));
             json_object_set_new(j, "gpu_iterate_s", json_real(cx.iterate_s));
+            json_object_set_new(j, "probability_dictionary", json_boolean(cx.used_dictionary));
             json_object_set_new(j, "device_bytes", json_integer((json_int_t)cx.device_bytes));
         }
         gpu_stats_json_print(j);
@@ -362,10 +365,12 @@ int main(int argc, char **argv)
                 t1 - t0, rs.prob01_s, rs.mec_s, rs.split_s, rs.iterate_s);
         if (!o.use_cpu)
             fprintf(stderr,
-                    "%s: GPU: %llu Prob0/Prob1 sweeps; %d threads per state%s; host-to-device %.4f s, iterations "
-                    "%.4f s (%.1f us each, about %.1f GB/s), device-to-host %.4f s; %llu device bytes\n",
+                    "%s: GPU: %llu Prob0/Prob1 sweeps; %d threads per state%s%s; compaction %.4f s, host-to-device "
+                    "%.4f s, iterations %.4f s (%.1f us each, about %.1f GB/s), device-to-host %.4f s; %llu device "
+                    "bytes\n",
                     tool_name, (unsigned long long)cx.prob01_sweeps, cx.used_threads,
-                    cx.used_rows ? " (a warp per choice)" : "", cx.h2d_s, cx.iterate_s,
+                    cx.used_rows ? " (a warp per choice)" : "",
+                    cx.used_dictionary ? ", probabilities by dictionary" : "", cx.compact_s, cx.h2d_s, cx.iterate_s,
                     rs.iterations ? 1e6 * cx.iterate_s / (double)rs.iterations : 0.0,
                     cx.iterate_s > 0 && rs.groups == 1 ? (double)cx.bytes_per_iteration * (double)rs.iterations /
                                                              cx.iterate_s / 1e9
@@ -373,6 +378,8 @@ int main(int argc, char **argv)
                     cx.d2h_s, (unsigned long long)cx.device_bytes);
     }
 done:
+    if (!o.use_cpu)
+        gpu_reach_release(&cx);
     if (rc) {
         tool_report_failure(path, rc, &st);
         status_code = rc == CSR_ERR_DEVICE ? EXIT_DEVICE : EXIT_BAD_INPUT;
