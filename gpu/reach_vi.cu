@@ -193,6 +193,7 @@ int gpu_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, uin
  */
 struct compact_system {
     uint64_t nm = 0, nf = 0, mc = 0, mb = 0, np = 0; /* slots, choices, branches, distinct probabilities */
+    uint64_t dictionary_max = VI_DICTIONARY_MAX;     /* the tests lower it (CSR_TEST_VI_DICTIONARY_MAX) */
     bool dictionary = false;
     uint32_t *slot_state = nullptr;   /* [nm + nf] the model's state of each slot */
     uint32_t *state_first = nullptr;  /* [nm + 1] first choice of each maybe slot */
@@ -228,7 +229,7 @@ static long dictionary_index(uint64_t *keys, uint16_t *index, compact_system *cs
         if (keys[at] == bits)
             return index[at];
         if (keys[at] == UINT64_MAX) {
-            if (cs->np == VI_DICTIONARY_MAX)
+            if (cs->np >= cs->dictionary_max)
                 return -1;
             keys[at] = bits;
             index[at] = (uint16_t)cs->np;
@@ -280,6 +281,9 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
         return CSR_ERR_NOMEM;
     }
     memset(keys, 0xff, VI_HASH_SLOTS * sizeof(uint64_t));
+    const char *test_max = getenv("CSR_TEST_VI_DICTIONARY_MAX"); /* the f64 path on models with few probabilities */
+    if (test_max && strtoull(test_max, NULL, 10) < VI_DICTIONARY_MAX)
+        cs->dictionary_max = strtoull(test_max, NULL, 10);
     bool dictionary = true;
     uint64_t i = 0, k2 = 0, j2 = 0, nf = 0;
     for (uint64_t s = 0; s < n; s++) {

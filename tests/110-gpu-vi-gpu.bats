@@ -97,3 +97,31 @@ setup() {
         [ "$status" -eq 0 ] || fail "racecheck $q: $output"
     done
 }
+
+@test "GPU: gpu-vi stops and says so when the precision asked is below the values' floating-point resolution" {
+    run --separate-stderr timeout 60 gpu-vi -e 1e-15 --stats=json -t fin_c0 -m min "$(model_csr coin4)"
+    assert_failure 1
+    assert_output ""
+    [[ "$stderr" == "gpu-vi: $BATS_TEST_TMPDIR/coin4.csr: the values stopped changing at a difference of "*" > 1e-15 (the floating-point resolution of these values): ask for a larger -e" ]] ||
+        fail "$stderr"
+}
+
+@test "GPU: gpu-vi gives the same values with probabilities by dictionary and one f64 per transition" {
+    # CSR_TEST_VI_DICTIONARY_MAX=1 makes gpu-vi keep one f64 per transition,
+    # as it does for models with more than 65,536 distinct probabilities
+    for m in coin4 zeroconf csma3_2; do
+        csr=$(model_csr "$m")
+        read -r dir target <<< "$(awk -F'\t' 'NR == 2 { print $3, $4 }' "$MODELS/$m.values.tsv")"
+        run --separate-stderr gpu-vi --stats -t "$target" -m "$dir" -o "$BATS_TEST_TMPDIR/dict" "$csr"
+        assert_success
+        [[ "$stderr" == *"probabilities by dictionary"* ]] || fail "$m: $stderr"
+        CSR_TEST_VI_DICTIONARY_MAX=1 run --separate-stderr gpu-vi --stats -t "$target" -m "$dir" -o "$BATS_TEST_TMPDIR/f64" "$csr"
+        assert_success
+        [[ "$stderr" != *"probabilities by dictionary"* ]] || fail "$m: $stderr"
+        gpu-vi --cpu -t "$target" -m "$dir" -o "$BATS_TEST_TMPDIR/cpu" "$csr" > /dev/null
+        for v in dict f64; do
+            run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/$v"
+            [ "$status" -eq 0 ] || fail "$m $v: $output"
+        done
+    done
+}
