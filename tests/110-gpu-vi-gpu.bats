@@ -111,14 +111,16 @@ setup() {
     # as it does for models with more than 65,536 distinct probabilities
     for m in coin4 zeroconf csma3_2; do
         csr=$(model_csr "$m")
-        read -r dir target <<< "$(awk -F'\t' 'NR == 2 { print $3, $4 }' "$MODELS/$m.values.tsv")"
-        run --separate-stderr gpu-vi --stats -t "$target" -m "$dir" -o "$BATS_TEST_TMPDIR/dict" "$csr"
+        read -r dir target avoid <<< "$(awk -F'\t' 'NR == 2 { print $3, $4, $5 }' "$MODELS/$m.values.tsv")"
+        q=(-t "$target" -m "$dir")
+        [ "$avoid" = - ] || q+=(-a "$avoid")
+        run --separate-stderr gpu-vi --stats "${q[@]}" -o "$BATS_TEST_TMPDIR/dict" "$csr"
         assert_success
         [[ "$stderr" == *"probabilities by dictionary"* ]] || fail "$m: $stderr"
-        CSR_TEST_VI_DICTIONARY_MAX=1 run --separate-stderr gpu-vi --stats -t "$target" -m "$dir" -o "$BATS_TEST_TMPDIR/f64" "$csr"
+        CSR_TEST_VI_DICTIONARY_MAX=1 run --separate-stderr gpu-vi --stats "${q[@]}" -o "$BATS_TEST_TMPDIR/f64" "$csr"
         assert_success
         [[ "$stderr" != *"probabilities by dictionary"* ]] || fail "$m: $stderr"
-        gpu-vi --cpu -t "$target" -m "$dir" -o "$BATS_TEST_TMPDIR/cpu" "$csr" > /dev/null
+        gpu-vi --cpu "${q[@]}" -o "$BATS_TEST_TMPDIR/cpu" "$csr" > /dev/null
         for v in dict f64; do
             run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/$v"
             [ "$status" -eq 0 ] || fail "$m $v: $output"
