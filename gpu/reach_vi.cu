@@ -12,6 +12,7 @@
 #include "launch.h"
 #include "mec.h"
 #include "memory.h"
+#include "model.h"
 #include "reach_vi.h"
 #include "ref.h"
 #include "timer.h"
@@ -21,142 +22,250 @@ using gpu::grid_for;
 using gpu::thread_count;
 using gpu::thread_index;
 
-/* ---- Prob0 / Prob1 sweeps ---------------------------------------------------- */
+/* ---- Prob0 / Prob1 by backward search ----------------------------------------- */
 
+/*
+ * Each closure of Prob0/Prob1 is a backward breadth-first search over the
+ * transpose of the model (built on the GPU, with each entry's choice), level
+ * by level: a level's states are a list, and each visits its predecessors
+ * once.  Every state joins at most once per closure, so a closure costs
+ * O(t) work and one launch and one 4-byte read per level, where a sweep over
+ * all states per level cost O(t) each (coin6_4's Prob1E: 3,350 sweeps,
+ * 0.40 s).  How a predecessor s (allowed, not yet in) joins through an
+ * entry of its choice k:
+ *   JOIN_ANY:    at once (some transition enters `in`);
+ *   JOIN_ALL:    when the last of its choices gets its first transition into
+ *                `in` (a per-state count of choices still outside, a
+ *                per-choice bit);
+ *   JOIN_INSIDE: when k stays inside `u` (all of k's successors are in u).
+ */
 enum { JOIN_ANY = 0, JOIN_ALL = 1, JOIN_INSIDE = 2 };
 
-/* One sweep: state s (allowed, not yet in) joins `in` when
- *   JOIN_ANY:    a transition of one of its choices enters `in`;
- *   JOIN_ALL:    every choice has a transition into `in`;
- *   JOIN_INSIDE: a choice whose successors are all in `inside` enters `in`.
- * In place: a state may see others join in the same sweep (monotone). */
-static __global__ void prob01_join_sweep(uint64_t n, const uint64_t *__restrict__ sc, const uint64_t *__restrict__ ct,
-                                         const uint32_t *__restrict__ tg, const uint8_t *__restrict__ allowed,
-                                         const uint8_t *__restrict__ inside, uint8_t *in, int mode, int *changed)
+struct prob01_device {
+    uint64_t n = 0, c = 0;
+    const uint64_t *sc = nullptr, *ct = nullptr;
+    const uint32_t *tg = nullptr;
+    gpu::graph_transpose tr;
+    uint8_t *allowed = nullptr;    /* [n] may join */
+    uint32_t *in = nullptr;        /* [n] joined (0/1; u32 for atomicExch) */
+    uint32_t *u = nullptr;         /* [n] Prob1E: the candidate set */
+    uint32_t *remaining = nullptr; /* [n] JOIN_ALL: choices without a transition into in */
+    uint32_t *choice_bits = nullptr; /* [c/32 + 1] JOIN_ALL: entered; JOIN_INSIDE: stays in u */
+    uint32_t *level = nullptr, *next = nullptr; /* [n] the frontier lists */
+    unsigned *counter = nullptr;   /* [2]: the next level's size, a change flag */
+    uint8_t *target = nullptr;     /* [n] the query's target flags */
+    uint8_t *bytes = nullptr;      /* [n] u8 copy of a set for the host */
+    void plan(gpu::arena &a, uint64_t n_, uint64_t c_, uint64_t t_)
+    {
+        n = n_;
+        c = c_;
+        sc = a.take<uint64_t>(n + 1);
+        ct = a.take<uint64_t>(c + 1);
+        tg = a.take<uint32_t>(t_);
+        tr.plan(a, n, t_, true);
+        allowed = a.take<uint8_t>(n);
+        in = a.take<uint32_t>(n);
+        u = a.take<uint32_t>(n);
+        remaining = a.take<uint32_t>(n);
+        choice_bits = a.take<uint32_t>(c / 32 + 1);
+        level = a.take<uint32_t>(n);
+        next = a.take<uint32_t>(n);
+        counter = a.take<unsigned>(2);
+        target = a.take<uint8_t>(n);
+        bytes = a.take<uint8_t>(n);
+    }
+};
+
+static __device__ __forceinline__ bool bit_set(uint32_t *bits, uint64_t k)
 {
-    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
-        if (in[s] || !allowed[s])
-            continue;
-        int join = mode == JOIN_ALL;
-        for (uint64_t k = sc[s]; k < sc[s + 1]; k++) {
-            int enters = 0, stays = 1;
-            for (uint64_t j = ct[k]; j < ct[k + 1]; j++) {
-                uint32_t t = tg[j];
-                enters |= in[t];
-                if (mode == JOIN_INSIDE)
-                    stays &= inside[t];
+    uint32_t mask = 1u << (k & 31);
+    return atomicOr(&bits[k >> 5], mask) & mask; /* whether it was set before */
+}
+
+/* The states with in[s] into the level list (order irrelevant). */
+static __global__ void prob01_seed(uint64_t n, const uint32_t *__restrict__ in, uint32_t *level, unsigned *count)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        if (in[s])
+            level[atomicAdd(count, 1u)] = (uint32_t)s;
+}
+
+/* One level of the backward search: the predecessors of the level's states
+ * that join go to next. */
+static __global__ void prob01_expand(const uint32_t *__restrict__ level, unsigned size, const uint64_t *__restrict__ first,
+                                     const uint32_t *__restrict__ source, const uint32_t *__restrict__ choice,
+                                     const uint8_t *__restrict__ allowed, uint32_t *in, uint32_t *remaining,
+                                     uint32_t *choice_bits, int mode, uint32_t *next, unsigned *count)
+{
+    for (uint64_t i = thread_index(); i < size; i += thread_count()) {
+        uint32_t v = level[i];
+        for (uint64_t e = first[v]; e < first[v + 1]; e++) {
+            uint32_t s = source[e];
+            if (!allowed[s] || in[s])
+                continue;
+            uint32_t k = choice[e];
+            bool join;
+            if (mode == JOIN_ALL)
+                join = !bit_set(choice_bits, k) && atomicSub(&remaining[s], 1u) == 1u;
+            else if (mode == JOIN_INSIDE)
+                join = (choice_bits[k >> 5] >> (k & 31) & 1u) && atomicExch(&in[s], 1u) == 0u;
+            else
+                join = atomicExch(&in[s], 1u) == 0u;
+            if (join) {
+                in[s] = 1u;
+                next[atomicAdd(count, 1u)] = s;
             }
-            if (mode == JOIN_ALL) {
-                if (!enters) {
-                    join = 0;
-                    break;
-                }
-            } else if (enters && stays) {
-                join = 1;
-                break;
-            }
-        }
-        if (join) {
-            in[s] = 1;
-            *changed = 1;
         }
     }
 }
 
-struct prob01_device {
-    device_array<uint64_t> sc, ct;
-    device_array<uint32_t> tg;
-    device_array<uint8_t> allowed, in, inside;
-    device_array<int> changed;
-};
-
-/* Sweeps are launched PROB01_BATCH at a time without waiting; the host reads
- * whether the last of them changed anything (sweeps past the fixpoint change
- * nothing, so they cost time only: coin6_4's Prob1E takes 3,350 sweeps, and
- * a round trip per sweep doubled its time). */
-#define PROB01_BATCH 8
-
-static int closure(uint64_t n, prob01_device &d, const uint8_t *inside, int mode, uint64_t *sweeps, csr_status *status)
+/* JOIN_INSIDE: bit k set when every successor of choice k is in u. */
+static __global__ void prob01_stays(uint64_t c, const uint64_t *__restrict__ ct, const uint32_t *__restrict__ tg,
+                                    const uint32_t *__restrict__ u, uint32_t *choice_bits)
 {
-    int changed = 1;
-    while (changed) {
-        for (int b = 0; b < PROB01_BATCH; b++) {
-            if (b == PROB01_BATCH - 1)
-                CUDA_TRY(cudaMemsetAsync(d.changed.p, 0, sizeof(int)));
-            prob01_join_sweep<<<grid_for(n, 256), 256>>>(n, d.sc.p, d.ct.p, d.tg.p, d.allowed.p, inside, d.in.p,
-                                                         mode, d.changed.p);
-            CUDA_TRY_LAUNCH();
+    for (uint64_t w = thread_index(); w < c / 32 + 1; w += thread_count()) {
+        uint32_t word = 0;
+        for (uint64_t k = w * 32; k < c && k < w * 32 + 32; k++) {
+            bool stays = true;
+            for (uint64_t j = ct[k]; j < ct[k + 1] && stays; j++)
+                stays = u[tg[j]] != 0;
+            word |= (uint32_t)stays << (k & 31);
         }
-        CUDA_TRY(cudaMemcpy(&changed, d.changed.p, sizeof(int), cudaMemcpyDeviceToHost));
-        *sweeps += PROB01_BATCH;
+        choice_bits[w] = word;
+    }
+}
+
+/* JOIN_ALL: each state's count of choices. */
+static __global__ void prob01_count_choices(uint64_t n, const uint64_t *__restrict__ sc, uint32_t *remaining)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        remaining[s] = (uint32_t)(sc[s + 1] - sc[s]);
+}
+
+/* in := target (as 0/1 words). */
+static __global__ void prob01_from_flags(uint64_t n, const uint8_t *__restrict__ flags, int negate, uint32_t *in)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        in[s] = negate ? !flags[s] : flags[s] != 0;
+}
+
+/* Prob1E's outer step: u := u and in; counter[1] set when u shrank. */
+static __global__ void prob01_shrink(uint64_t n, const uint32_t *__restrict__ in, uint32_t *u, unsigned *changed)
+{
+    int shrank = 0;
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        if (u[s] && !in[s]) {
+            u[s] = 0;
+            shrank = 1;
+        }
+    if (__syncthreads_or(shrank) && threadIdx.x == 0)
+        *changed = 1;
+}
+
+/* A set of words as host bytes. */
+static __global__ void prob01_to_bytes(uint64_t n, const uint32_t *__restrict__ set, uint8_t *bytes)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        bytes[s] = set[s] != 0;
+}
+
+/* The closure of d.in (as set before) by mode; *sweeps counts its levels. */
+static int closure(prob01_device &d, int mode, uint64_t *sweeps, csr_status *status)
+{
+    const uint64_t n = d.n;
+    if (mode == JOIN_ALL) {
+        prob01_count_choices<<<grid_for(n, 256), 256>>>(n, d.sc, d.remaining);
+        CUDA_TRY_LAUNCH();
+        CUDA_TRY(cudaMemsetAsync(d.choice_bits, 0, (d.c / 32 + 1) * sizeof(uint32_t)));
+    }
+    CUDA_TRY(cudaMemsetAsync(d.counter, 0, sizeof(unsigned)));
+    prob01_seed<<<grid_for(n, 256), 256>>>(n, d.in, d.level, d.counter);
+    CUDA_TRY_LAUNCH();
+    unsigned size = 0;
+    CUDA_TRY(cudaMemcpy(&size, d.counter, sizeof size, cudaMemcpyDeviceToHost));
+    uint32_t *level = d.level, *next = d.next;
+    while (size) {
+        CUDA_TRY(cudaMemsetAsync(d.counter, 0, sizeof(unsigned)));
+        prob01_expand<<<grid_for(size, 256), 256>>>(level, size, d.tr.first, d.tr.source, d.tr.choice, d.allowed, d.in,
+                                                    d.remaining, d.choice_bits, mode, next, d.counter);
+        CUDA_TRY_LAUNCH();
+        CUDA_TRY(cudaMemcpy(&size, d.counter, sizeof size, cudaMemcpyDeviceToHost));
+        uint32_t *swap = level;
+        level = next;
+        next = swap;
+        (*sweeps)++;
     }
     return CSR_OK;
 }
 
-/* h, hv: host scratch of n bytes each. */
+/* A device set (words) to host bytes. */
+static int set_to_host(prob01_device &d, const uint32_t *set, uint8_t *host, csr_status *status)
+{
+    prob01_to_bytes<<<grid_for(d.n, 256), 256>>>(d.n, set, d.bytes);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cudaMemcpy(host, d.bytes, d.n, cudaMemcpyDeviceToHost));
+    return CSR_OK;
+}
+
+/* h: host scratch of n bytes. */
 static int prob01_run(const csr_model *m, const reach_query *q, uint8_t *cls, uint64_t *sweeps, uint8_t *h,
-                      uint8_t *hv, csr_status *status)
+                      csr_status *status)
 {
     const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
     prob01_device d;
-    int rc;
-    if ((rc = d.sc.alloc(n + 1, NULL, status)) || (rc = d.ct.alloc(c + 1, NULL, status)) ||
-        (rc = d.tg.alloc(t, NULL, status)) || (rc = d.allowed.alloc(n, NULL, status)) ||
-        (rc = d.in.alloc(n, NULL, status)) || (rc = d.inside.alloc(n, NULL, status)) ||
-        (rc = d.changed.alloc(1, NULL, status)))
-        return rc;
-    CUDA_TRY(cudaMemcpy(d.sc.p, m->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.ct.p, m->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.tg.p, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    gpu::arena arena;
+    TRY(gpu::plan_and_allocate(arena, [&](gpu::arena &a) { d.plan(a, n, c, t); }, NULL, status));
+    CUDA_TRY(cudaMemcpy((void *)d.sc, m->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy((void *)d.ct, m->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy((void *)d.tg, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    TRY(d.tr.build(n, d.sc, d.ct, d.tg, status));
+    CUDA_TRY(cudaMemcpy(d.target, q->target, n, cudaMemcpyHostToDevice));
     /* allowed: not a target, not avoided, with a choice (as ref_reach_prob01) */
     for (uint64_t s = 0; s < n; s++)
         h[s] = !q->target[s] && !(q->avoid && q->avoid[s]) && m->state_choices[s + 1] > m->state_choices[s];
-    CUDA_TRY(cudaMemcpy(d.allowed.p, h, n, cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d.in.p, q->target, n, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d.allowed, h, n, cudaMemcpyHostToDevice));
+    prob01_from_flags<<<grid_for(n, 256), 256>>>(n, d.target, 0, d.in);
+    CUDA_TRY_LAUNCH();
     uint8_t *r = cls; /* host copy of the first set */
     if (q->maximize) {
-        /* Prob0A, then Prob1E by the nested fixpoint (inside = u). */
-        if ((rc = closure(n, d, NULL, JOIN_ANY, sweeps, status)))
-            return rc;
-        CUDA_TRY(cudaMemcpy(r, d.in.p, n, cudaMemcpyDeviceToHost));
-        CUDA_TRY(cudaMemcpy(d.inside.p, d.in.p, n, cudaMemcpyDeviceToDevice));
-        uint8_t *u = h;
-        memcpy(u, r, n);
+        /* Prob0A's complement r (some scheduler reaches the target), then
+         * Prob1E by the nested fixpoint: u := r; repeat in := the states
+         * with a choice inside u that enters in (from the targets); u := u
+         * and in; until u is unchanged. */
+        TRY(closure(d, JOIN_ANY, sweeps, status));
+        TRY(set_to_host(d, d.in, r, status));
+        CUDA_TRY(cudaMemcpy(d.u, d.in, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
         for (;;) {
-            CUDA_TRY(cudaMemcpy(d.in.p, q->target, n, cudaMemcpyHostToDevice));
-            if ((rc = closure(n, d, d.inside.p, JOIN_INSIDE, sweeps, status)))
-                return rc;
-            /* u := v within u (a state joins only through a choice inside u,
-             * and targets are in u) */
-            CUDA_TRY(cudaMemcpy(hv, d.in.p, n, cudaMemcpyDeviceToHost));
-            int same = 1;
-            for (uint64_t s = 0; s < n; s++) {
-                uint8_t x = hv[s] && u[s];
-                if (x != u[s])
-                    same = 0;
-                u[s] = x;
-            }
-            if (same)
+            prob01_stays<<<grid_for(c / 32 + 1, 256), 256>>>(c, d.ct, d.tg, d.u, d.choice_bits);
+            CUDA_TRY_LAUNCH();
+            prob01_from_flags<<<grid_for(n, 256), 256>>>(n, d.target, 0, d.in);
+            CUDA_TRY_LAUNCH();
+            TRY(closure(d, JOIN_INSIDE, sweeps, status));
+            CUDA_TRY(cudaMemsetAsync(d.counter + 1, 0, sizeof(unsigned)));
+            prob01_shrink<<<grid_for(n, 256), 256>>>(n, d.in, d.u, d.counter + 1);
+            CUDA_TRY_LAUNCH();
+            unsigned shrank = 0;
+            CUDA_TRY(cudaMemcpy(&shrank, d.counter + 1, sizeof shrank, cudaMemcpyDeviceToHost));
+            if (!shrank)
                 break;
-            CUDA_TRY(cudaMemcpy(d.inside.p, u, n, cudaMemcpyHostToDevice));
         }
+        TRY(set_to_host(d, d.u, h, status));
         for (uint64_t s = 0; s < n; s++)
-            cls[s] = u[s] ? REACH_YES : r[s] ? REACH_MAYBE : REACH_NO;
+            cls[s] = h[s] ? REACH_YES : r[s] ? REACH_MAYBE : REACH_NO;
     } else {
-        /* Prob0E (every choice enters r), then Prob1A: states that can enter
-         * a Prob0E state through non-targets. */
-        if ((rc = closure(n, d, NULL, JOIN_ALL, sweeps, status)))
-            return rc;
-        CUDA_TRY(cudaMemcpy(r, d.in.p, n, cudaMemcpyDeviceToHost));
-        for (uint64_t s = 0; s < n; s++)
-            h[s] = !r[s];
-        CUDA_TRY(cudaMemcpy(d.in.p, h, n, cudaMemcpyHostToDevice));
+        /* Prob0E's complement r (every scheduler reaches the target with
+         * positive probability: every choice enters r), then Prob1A's
+         * complement: the states that can enter a Prob0E state through
+         * non-targets. */
+        TRY(closure(d, JOIN_ALL, sweeps, status));
+        TRY(set_to_host(d, d.in, r, status));
+        prob01_from_flags<<<grid_for(n, 256), 256>>>(n, d.bytes, 1, d.in); /* d.bytes still holds r */
+        CUDA_TRY_LAUNCH();
         for (uint64_t s = 0; s < n; s++)
             h[s] = !q->target[s];
-        CUDA_TRY(cudaMemcpy(d.allowed.p, h, n, cudaMemcpyHostToDevice));
-        if ((rc = closure(n, d, NULL, JOIN_ANY, sweeps, status)))
-            return rc;
-        CUDA_TRY(cudaMemcpy(h, d.in.p, n, cudaMemcpyDeviceToHost));
+        CUDA_TRY(cudaMemcpy(d.allowed, h, n, cudaMemcpyHostToDevice));
+        TRY(closure(d, JOIN_ANY, sweeps, status));
+        TRY(set_to_host(d, d.in, h, status));
         for (uint64_t s = 0; s < n; s++)
             cls[s] = !r[s] ? REACH_NO : !h[s] ? REACH_YES : REACH_MAYBE;
     }
@@ -166,11 +275,10 @@ static int prob01_run(const csr_model *m, const reach_query *q, uint8_t *cls, ui
 int gpu_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, uint64_t *sweeps, csr_status *status)
 {
     const uint64_t n = m->num_states ? m->num_states : 1;
-    uint8_t *h = (uint8_t *)malloc(n), *hv = (uint8_t *)malloc(n);
+    uint8_t *h = (uint8_t *)malloc(n);
     *sweeps = 0;
-    int rc = h && hv ? prob01_run(m, q, cls, sweeps, h, hv, status) : CSR_ERR_NOMEM;
+    int rc = h ? prob01_run(m, q, cls, sweeps, h, status) : CSR_ERR_NOMEM;
     free(h);
-    free(hv);
     return rc;
 }
 
@@ -862,7 +970,13 @@ void gpu_reach_release(gpu_reach_context *cx)
 static int backend_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, void *ctx)
 {
     gpu_reach_context *cx = (gpu_reach_context *)ctx;
-    return gpu_reach_prob01(m, q, cls, &cx->prob01_sweeps, cx->status);
+    int rc = gpu_reach_prob01(m, q, cls, &cx->prob01_sweeps, cx->status);
+    if (rc == CSR_ERR_NOMEM) { /* the model and its transpose do not fit: the same sets on the CPU */
+        memset(cx->status, 0, sizeof *cx->status);
+        cx->prob01_on_cpu = 1;
+        rc = ref_reach_prob01(m, q, cls);
+    }
+    return rc;
 }
 
 /* ids (u32, UINT32_MAX: none) widened into wide (u64, REF_NONE: none). */
