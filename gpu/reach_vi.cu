@@ -13,6 +13,7 @@
 #include "mec.h"
 #include "memory.h"
 #include "model.h"
+#include "parallel.h"
 #include "reach_vi.h"
 #include "ref.h"
 #include "timer.h"
@@ -290,158 +291,323 @@ int gpu_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, uin
  * branch from 12 to 6 bytes.  Otherwise every branch keeps its f64. */
 #define VI_DICTIONARY_MAX 65536u
 #define VI_HASH_SLOTS (4u * VI_DICTIONARY_MAX) /* open addressing, load <= 1/4 */
+/* Choice words: a deterministic choice (one kept branch of probability 1,
+ * three in four of coin6_4's maybe choices) is its successor's slot with
+ * this bit; another is the offset of its first branch, whose targets carry
+ * VI_LAST_BRANCH on the last one. */
+#define VI_DETERMINISTIC 0x80000000u
+#define VI_LAST_BRANCH 0x80000000u
+#define VI_SLOT_MASK 0x7fffffffu
 
 /*
  * The system as the iteration kernels read it.  Slots [0, nm) are the maybe
  * states (fixed[s] == 0) in the model's order; slots [nm, nm + nf) the fixed
- * successors whose bounds are not both 0, with their bounds, never written.
- * Branches into fixed states with l = u = 0 add nothing and are dropped (in
- * the whole system: every transition into a Prob0 state).  Offsets are u32:
- * a system of 2^32 or more choices or kept branches is CSR_ERR_TOO_LARGE.
+ * successors whose bounds are not both 0, with their bounds, never written;
+ * slot nm + nf is 0 (the successor of a choice whose branches all lead to
+ * states of bounds 0).  Branches into fixed states with l = u = 0 add nothing
+ * and are dropped (in the whole system: every transition into a Prob0
+ * state).  Two layouts of the choices: choice words (above; words = true),
+ * read by the kernels whose lanes take whole choices, or, for long choices
+ * (a warp per choice), choice[k] the first branch of choice k (CSR, mc + 1
+ * entries).  Offsets are u32: 2^32 choices or 2^31 kept branches or more are
+ * CSR_ERR_TOO_LARGE.
  */
 struct compact_system {
-    uint64_t nm = 0, nf = 0, mc = 0, mb = 0, np = 0; /* slots, choices, branches, distinct probabilities */
+    uint64_t nm = 0, nf = 0, mc = 0, mb = 0, np = 0; /* maybe slots, fixed slots, choices, branches, probabilities */
     uint64_t dictionary_max = VI_DICTIONARY_MAX;     /* the tests lower it (CSR_TEST_VI_DICTIONARY_MAX) */
-    bool dictionary = false;
-    uint32_t *slot_state = nullptr;   /* [nm + nf] the model's state of each slot */
-    uint32_t *state_first = nullptr;  /* [nm + 1] first choice of each maybe slot */
-    uint32_t *choice_first = nullptr; /* [mc + 1] first branch of each choice */
-    uint32_t *target = nullptr;       /* [mb] the successor's slot */
-    uint16_t *prob_index = nullptr;   /* [mb] index into table (dictionary) */
-    double *prob = nullptr;           /* [mb] each branch's probability */
-    double *table = nullptr;          /* [np] the distinct probabilities (dictionary) */
-    uint32_t *mec = nullptr;          /* [nm] MEC of each maybe slot or REACH_NO_MEC (Pmax II) */
-    uint8_t *leaving = nullptr;       /* [mc] whether the choice leaves its state's MEC (Pmax II) */
-    double *lower = nullptr, *upper = nullptr; /* [nm + nf] */
+    bool dictionary = false, words = false;
+    uint32_t *slot_state = nullptr;  /* [slots()] the model's state of each slot (UINT32_MAX: the zero slot) */
+    uint32_t *state_first = nullptr; /* [nm + 1] first choice of each maybe slot */
+    uint32_t *choice = nullptr;      /* [mc + 1] choice words, or first branches */
+    uint32_t *target = nullptr;      /* [mb] the successor's slot (| VI_LAST_BRANCH with words) */
+    uint16_t *prob_index = nullptr;  /* [mb] index into table (dictionary) */
+    double *prob = nullptr;          /* [mb] each branch's probability (no dictionary) */
+    double *table = nullptr;         /* [np] the distinct probabilities (dictionary) */
+    uint32_t *mec = nullptr;         /* [nm] MEC of each maybe slot or REACH_NO_MEC (Pmax II) */
+    uint8_t *leaving = nullptr;      /* [mc] whether the choice leaves its state's MEC (Pmax II) */
+    double *lower = nullptr, *upper = nullptr; /* [slots()] */
+    uint64_t slots() const { return nm + nf + 1; }
     compact_system() = default;
     compact_system(const compact_system &) = delete;
     compact_system &operator=(const compact_system &) = delete;
     ~compact_system()
     {
-        void *all[] = {slot_state, state_first, choice_first, target, prob_index, prob, table, mec, leaving, lower, upper};
+        void *all[] = {slot_state, state_first, choice, target, prob_index, prob, table, mec, leaving, lower, upper};
         for (void *p : all)
             free(p);
     }
 };
 
-/* A probability's dictionary index (inserting it), or -1 once more than
- * VI_DICTIONARY_MAX distinct values were seen.  keys: VI_HASH_SLOTS bit
- * patterns, UINT64_MAX empty (no probability in (0, 1] has that pattern). */
-static long dictionary_index(uint64_t *keys, uint16_t *index, compact_system *cs, double p)
-{
-    uint64_t bits;
-    memcpy(&bits, &p, sizeof bits);
-    uint64_t h = (bits * 0x9E3779B97F4A7C15ull) >> 40;
-    for (;; h++) {
-        uint64_t at = h & (VI_HASH_SLOTS - 1);
-        if (keys[at] == bits)
-            return index[at];
-        if (keys[at] == UINT64_MAX) {
-            if (cs->np >= cs->dictionary_max)
-                return -1;
-            keys[at] = bits;
-            index[at] = (uint16_t)cs->np;
-            cs->table[cs->np] = p;
-            return (long)cs->np++;
-        }
-    }
-}
-
-/* cs from system y and its bounds (f64[n] each); slot_of: scratch u32[n].
- * Errors: CSR_ERR_NOMEM, CSR_ERR_TOO_LARGE. */
-static int compact_build(const reach_system *y, const double *lower, const double *upper, bool mecs,
-                         compact_system *cs, uint32_t *slot_of, csr_status *status)
-{
-    const uint64_t n = y->num_states;
-    uint64_t nm = 0, mc = 0, mb = 0;
-    for (uint64_t s = 0; s < n; s++) {
-        slot_of[s] = UINT32_MAX;
-        if (y->fixed[s])
-            continue;
-        slot_of[s] = (uint32_t)nm++;
-        mc += y->state_choices[s + 1] - y->state_choices[s];
-        mb += y->choice_transitions[y->state_choices[s + 1]] - y->choice_transitions[y->state_choices[s]];
-    }
-    if (mc >= UINT32_MAX || mb >= UINT32_MAX)
-        return csr_fail(status, CSR_ERR_TOO_LARGE,
-                        "%llu choices and %llu transitions of maybe states: the GPU solver takes fewer than 2^32 each",
-                        (unsigned long long)mc, (unsigned long long)mb);
-    const uint64_t slots_max = nm + (n - nm < mb ? n - nm : mb);
-    cs->slot_state = (uint32_t *)malloc((slots_max ? slots_max : 1) * sizeof(uint32_t));
-    cs->state_first = (uint32_t *)malloc((nm + 1) * sizeof(uint32_t));
-    cs->choice_first = (uint32_t *)malloc((mc + 1) * sizeof(uint32_t));
-    cs->target = (uint32_t *)malloc((mb ? mb : 1) * sizeof(uint32_t));
-    cs->prob_index = (uint16_t *)malloc((mb ? mb : 1) * sizeof(uint16_t));
-    cs->prob = (double *)malloc((mb ? mb : 1) * sizeof(double));
-    cs->table = (double *)malloc(VI_DICTIONARY_MAX * sizeof(double));
-    cs->lower = (double *)malloc((slots_max ? slots_max : 1) * sizeof(double));
-    cs->upper = (double *)malloc((slots_max ? slots_max : 1) * sizeof(double));
-    uint64_t *keys = (uint64_t *)malloc(VI_HASH_SLOTS * sizeof(uint64_t));
-    uint16_t *kindex = (uint16_t *)malloc(VI_HASH_SLOTS * sizeof(uint16_t));
-    if (mecs) {
-        cs->mec = (uint32_t *)malloc((nm ? nm : 1) * sizeof(uint32_t));
-        cs->leaving = (uint8_t *)malloc(mc ? mc : 1);
-    }
-    if (!cs->slot_state || !cs->state_first || !cs->choice_first || !cs->target || !cs->prob_index || !cs->prob ||
-        !cs->table || !cs->lower || !cs->upper || !keys || !kindex || (mecs && (!cs->mec || !cs->leaving))) {
+/* Open-addressing set of probabilities (bit patterns; UINT64_MAX empty: no
+ * probability in (0, 1] has that pattern) with a u16 index each. */
+struct prob_hash {
+    uint64_t *keys = nullptr;
+    uint16_t *index = nullptr;
+    uint64_t count = 0;
+    bool full = false; /* more than VI_DICTIONARY_MAX distinct values offered */
+    ~prob_hash()
+    {
         free(keys);
-        free(kindex);
-        return CSR_ERR_NOMEM;
+        free(index);
     }
-    memset(keys, 0xff, VI_HASH_SLOTS * sizeof(uint64_t));
-    const char *test_max = getenv("CSR_TEST_VI_DICTIONARY_MAX"); /* the f64 path on models with few probabilities */
-    if (test_max && strtoull(test_max, NULL, 10) < VI_DICTIONARY_MAX)
-        cs->dictionary_max = strtoull(test_max, NULL, 10);
-    bool dictionary = true;
-    uint64_t i = 0, k2 = 0, j2 = 0, nf = 0;
-    for (uint64_t s = 0; s < n; s++) {
-        if (y->fixed[s])
-            continue;
-        cs->slot_state[i] = (uint32_t)s;
-        cs->lower[i] = lower[s];
-        cs->upper[i] = upper[s];
-        if (mecs)
-            cs->mec[i] = y->mec[s];
-        cs->state_first[i++] = (uint32_t)k2;
-        for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
-            if (mecs)
-                cs->leaving[k2] = y->leaving[k];
-            cs->choice_first[k2++] = (uint32_t)j2;
-            for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
-                uint32_t t = y->targets[j];
-                if (slot_of[t] == UINT32_MAX) { /* a fixed successor seen first */
-                    if (lower[t] == 0.0 && upper[t] == 0.0)
-                        continue;
-                    slot_of[t] = (uint32_t)(nm + nf);
-                    cs->slot_state[nm + nf] = t;
-                    cs->lower[nm + nf] = lower[t];
-                    cs->upper[nm + nf] = upper[t];
-                    nf++;
+    bool init()
+    {
+        keys = (uint64_t *)malloc(VI_HASH_SLOTS * sizeof(uint64_t));
+        index = (uint16_t *)malloc(VI_HASH_SLOTS * sizeof(uint16_t));
+        if (!keys || !index)
+            return false;
+        memset(keys, 0xff, VI_HASH_SLOTS * sizeof(uint64_t));
+        return true;
+    }
+    static uint64_t home(uint64_t bits) { return (bits * 0x9E3779B97F4A7C15ull) >> 40; }
+    /* Insert p (table: where the new value goes); its index, or -1 when full. */
+    long insert(double p, double *table)
+    {
+        uint64_t bits;
+        memcpy(&bits, &p, sizeof bits);
+        for (uint64_t h = home(bits);; h++) {
+            uint64_t at = h & (VI_HASH_SLOTS - 1);
+            if (keys[at] == bits)
+                return index[at];
+            if (keys[at] == UINT64_MAX) {
+                if (count == VI_DICTIONARY_MAX) {
+                    full = true;
+                    return -1;
                 }
-                double p = y->probabilities[j];
-                cs->target[j2] = slot_of[t];
-                cs->prob[j2] = p;
-                if (dictionary) {
-                    long x = dictionary_index(keys, kindex, cs, p);
-                    if (x < 0)
-                        dictionary = false;
-                    else
-                        cs->prob_index[j2] = (uint16_t)x;
-                }
-                j2++;
+                keys[at] = bits;
+                index[at] = (uint16_t)count;
+                if (table)
+                    table[count] = p;
+                return (long)count++;
             }
         }
     }
-    cs->state_first[nm] = (uint32_t)k2;
-    cs->choice_first[mc] = (uint32_t)j2;
-    free(keys);
-    free(kindex);
+    /* The index of a value inserted before. */
+    uint16_t find(double p) const
+    {
+        uint64_t bits;
+        memcpy(&bits, &p, sizeof bits);
+        for (uint64_t h = home(bits);; h++) {
+            uint64_t at = h & (VI_HASH_SLOTS - 1);
+            if (keys[at] == bits)
+                return index[at];
+        }
+    }
+};
+
+/* One task of the parallel compaction: the model's states [first, last). */
+struct compact_task {
+    const reach_system *y;
+    const double *lower, *upper;
+    compact_system *cs;
+    uint32_t *slot_of;
+    uint8_t *needed;
+    const prob_hash *global; /* pass 2: the merged dictionary (NULL: none) */
+    uint64_t first, last;
+    uint64_t choices, branches; /* pass 1: counts; pass 2: where this task's start */
+    prob_hash local;            /* pass 1: the distinct probabilities seen */
+    bool nomem;
+};
+
+/* Whether the branch into t is kept (its successor is not a fixed state of bounds 0). */
+static inline bool branch_kept(const reach_system *y, const double *lower, const double *upper, uint32_t t)
+{
+    return !y->fixed[t] || lower[t] != 0.0 || upper[t] != 0.0;
+}
+
+/* Pass 1: count choices and branches, mark the fixed successors kept,
+ * collect the distinct probabilities. */
+static void *compact_count(void *arg)
+{
+    compact_task *k = (compact_task *)arg;
+    const reach_system *y = k->y;
+    k->choices = k->branches = 0;
+    k->nomem = !k->local.init();
+    for (uint64_t s = k->first; s < k->last; s++) {
+        if (y->fixed[s])
+            continue;
+        for (uint64_t c = y->state_choices[s]; c < y->state_choices[s + 1]; c++) {
+            uint64_t kept = 0;
+            double only = 0.0;
+            for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++) {
+                uint32_t t = y->targets[j];
+                if (!branch_kept(y, k->lower, k->upper, t))
+                    continue;
+                if (y->fixed[t])
+                    __atomic_store_n(&k->needed[t], 1, __ATOMIC_RELAXED);
+                kept++;
+                only = y->probabilities[j];
+                if (!k->nomem && !k->local.full)
+                    k->local.insert(only, NULL);
+            }
+            k->choices++;
+            if (!k->cs->words || !(kept == 0 || (kept == 1 && only == 1.0)))
+                k->branches += kept;
+        }
+    }
+    return NULL;
+}
+
+/* Pass 2: fill this task's slots, choices and branches. */
+static void *compact_fill(void *arg)
+{
+    compact_task *k = (compact_task *)arg;
+    const reach_system *y = k->y;
+    compact_system *cs = k->cs;
+    const uint32_t zero = (uint32_t)(cs->nm + cs->nf);
+    uint64_t kc = k->choices, kb = k->branches;
+    for (uint64_t s = k->first; s < k->last; s++) {
+        if (y->fixed[s])
+            continue;
+        uint32_t i = k->slot_of[s];
+        cs->slot_state[i] = (uint32_t)s;
+        cs->lower[i] = k->lower[s];
+        cs->upper[i] = k->upper[s];
+        if (cs->mec)
+            cs->mec[i] = y->mec[s];
+        cs->state_first[i] = (uint32_t)kc;
+        for (uint64_t c = y->state_choices[s]; c < y->state_choices[s + 1]; c++, kc++) {
+            if (cs->leaving)
+                cs->leaving[kc] = y->leaving[c];
+            uint64_t kept = 0, last_kept = 0;
+            for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++)
+                if (branch_kept(y, k->lower, k->upper, y->targets[j])) {
+                    kept++;
+                    last_kept = j;
+                }
+            if (cs->words && kept == 0) {
+                cs->choice[kc] = VI_DETERMINISTIC | zero;
+                continue;
+            }
+            if (cs->words && kept == 1 && y->probabilities[last_kept] == 1.0) {
+                cs->choice[kc] = VI_DETERMINISTIC | k->slot_of[y->targets[last_kept]];
+                continue;
+            }
+            cs->choice[kc] = (uint32_t)kb;
+            for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++) {
+                uint32_t t = y->targets[j];
+                if (!branch_kept(y, k->lower, k->upper, t))
+                    continue;
+                double p = y->probabilities[j];
+                cs->target[kb] = k->slot_of[t] | (cs->words && j == last_kept ? VI_LAST_BRANCH : 0u);
+                if (k->global)
+                    cs->prob_index[kb] = k->global->find(p);
+                else
+                    cs->prob[kb] = p;
+                kb++;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* cs from system y and its bounds (f64[n] each), with choice words unless
+ * rows; slot_of: scratch u32[n], needed: scratch u8[n].  Parallel over
+ * ranges of states (parallel.h; CSR_TEST_GRAIN makes small systems take
+ * that path too).  Errors: CSR_ERR_NOMEM, CSR_ERR_TOO_LARGE. */
+static int compact_build(const reach_system *y, const double *lower, const double *upper, bool mecs, bool rows,
+                         compact_system *cs, uint32_t *slot_of, uint8_t *needed, csr_status *status)
+{
+    const uint64_t n = y->num_states;
+    cs->words = !rows;
+    const char *test_max = getenv("CSR_TEST_VI_DICTIONARY_MAX"); /* the f64 path on models with few probabilities */
+    if (test_max && strtoull(test_max, NULL, 10) < VI_DICTIONARY_MAX)
+        cs->dictionary_max = strtoull(test_max, NULL, 10);
+    uint64_t nm = 0;
+    for (uint64_t s = 0; s < n; s++) {
+        slot_of[s] = y->fixed[s] ? UINT32_MAX : (uint32_t)nm++;
+        needed[s] = 0;
+    }
     cs->nm = nm;
+    const unsigned tasks = parallel_tasks(y->num_transitions, parallel_grain(1u << 18));
+    compact_task *task = new (std::nothrow) compact_task[tasks];
+    if (!task)
+        return CSR_ERR_NOMEM;
+    for (unsigned i = 0; i < tasks; i++) {
+        task[i].y = y;
+        task[i].lower = lower;
+        task[i].upper = upper;
+        task[i].cs = cs;
+        task[i].slot_of = slot_of;
+        task[i].needed = needed;
+        task[i].global = NULL;
+        task[i].first = n * i / tasks;
+        task[i].last = n * (i + 1) / tasks;
+    }
+    parallel_run(compact_count, task, sizeof *task, tasks);
+    uint64_t mc = 0, mb = 0;
+    prob_hash global;
+    bool dictionary = global.init();
+    cs->table = (double *)malloc(VI_DICTIONARY_MAX * sizeof(double));
+    dictionary = dictionary && cs->table;
+    for (unsigned i = 0; i < tasks; i++) {
+        uint64_t c = task[i].choices, b = task[i].branches;
+        task[i].choices = mc;
+        task[i].branches = mb;
+        mc += c;
+        mb += b;
+        dictionary = dictionary && !task[i].nomem && !task[i].local.full;
+        for (uint64_t h = 0; dictionary && h < VI_HASH_SLOTS; h++)
+            if (task[i].local.keys[h] != UINT64_MAX) {
+                double p;
+                memcpy(&p, &task[i].local.keys[h], sizeof p);
+                dictionary = global.insert(p, cs->table) >= 0;
+            }
+    }
+    dictionary = dictionary && global.count <= cs->dictionary_max;
+    int rc = CSR_OK;
+    if (mc >= UINT32_MAX || mb >= VI_LAST_BRANCH)
+        rc = csr_fail(status, CSR_ERR_TOO_LARGE,
+                      "%llu choices and %llu transitions of maybe states: the GPU solver takes fewer than 2^32 "
+                      "and 2^31", (unsigned long long)mc, (unsigned long long)mb);
+    uint64_t nf = 0;
+    for (uint64_t s = 0; !rc && s < n; s++)
+        if (needed[s])
+            slot_of[s] = (uint32_t)(nm + nf++);
     cs->nf = nf;
     cs->mc = mc;
-    cs->mb = j2;
+    cs->mb = mb;
+    cs->np = dictionary ? global.count : 0;
     cs->dictionary = dictionary;
-    return CSR_OK;
+    const uint64_t slots = nm + nf + 1;
+    if (!rc) {
+        cs->slot_state = (uint32_t *)malloc(slots * sizeof(uint32_t));
+        cs->state_first = (uint32_t *)malloc((nm + 1) * sizeof(uint32_t));
+        cs->choice = (uint32_t *)malloc((mc + 1) * sizeof(uint32_t));
+        cs->target = (uint32_t *)malloc((mb ? mb : 1) * sizeof(uint32_t));
+        if (dictionary)
+            cs->prob_index = (uint16_t *)malloc((mb ? mb : 1) * sizeof(uint16_t));
+        else
+            cs->prob = (double *)malloc((mb ? mb : 1) * sizeof(double));
+        cs->lower = (double *)malloc(slots * sizeof(double));
+        cs->upper = (double *)malloc(slots * sizeof(double));
+        if (mecs) {
+            cs->mec = (uint32_t *)malloc((nm ? nm : 1) * sizeof(uint32_t));
+            cs->leaving = (uint8_t *)malloc(mc ? mc : 1);
+        }
+        if (!cs->slot_state || !cs->state_first || !cs->choice || !cs->target ||
+            (dictionary ? !cs->prob_index : !cs->prob) || !cs->lower || !cs->upper ||
+            (mecs && (!cs->mec || !cs->leaving)))
+            rc = CSR_ERR_NOMEM;
+    }
+    if (!rc) {
+        for (uint64_t s = 0; s < n; s++)
+            if (needed[s]) {
+                uint32_t f = slot_of[s];
+                cs->slot_state[f] = (uint32_t)s;
+                cs->lower[f] = lower[s];
+                cs->upper[f] = upper[s];
+            }
+        cs->slot_state[nm + nf] = UINT32_MAX;
+        cs->lower[nm + nf] = cs->upper[nm + nf] = 0.0;
+        for (unsigned i = 0; i < tasks; i++)
+            task[i].global = dictionary ? &global : NULL;
+        parallel_run(compact_fill, task, sizeof *task, tasks);
+        cs->state_first[nm] = (uint32_t)mc;
+        cs->choice[mc] = (uint32_t)mb;
+    }
+    delete[] task;
+    return rc;
 }
 
 /* ---- iteration kernels --------------------------------------------------------- */
@@ -465,7 +631,9 @@ struct vi_check {
 /* The device side of a compact_system. */
 struct vi_view {
     uint64_t nm, num_mecs;
-    const uint32_t *state_first, *choice_first, *target;
+    const uint32_t *state_first;
+    const uint32_t *choice; /* choice words (lanes over choices) or first branches (ROWS) */
+    const uint32_t *target;
     const uint16_t *prob_index; /* NULL: prob has one f64 per branch; else prob is the dictionary's table */
     const double *prob;
     const uint32_t *mec;    /* NULL: no MECs */
@@ -508,8 +676,9 @@ template <int G> struct state_groups {
 /* The best over the choices [kb, ke) of one state of sum p * lower[target]
  * (best_l, every choice) and, with BOTH, of sum p * upper[target] (best_u,
  * only the choices that leave the state's MEC when in_mec), by a group of G
- * lanes: lanes over choices (ROWS = false) or over each choice's branches
- * (ROWS = true).  No choice gives -1 (max) or 2 (min).  Every lane of the
+ * lanes: lanes over choices (ROWS = false; choice words) or over each
+ * choice's branches (ROWS = true; first branches).  No choice gives -1 (max)
+ * or 2 (min).  Every lane of the
  * warp must call it (shuffles); an idle group passes an empty range. */
 template <int G, bool ROWS, bool BOTH>
 static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t kb, uint32_t ke, unsigned lane,
@@ -520,7 +689,7 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
     if (ROWS) {
         for (uint32_t k = kb; k < ke; k++) {
             double sl = 0.0, su = 0.0;
-            for (uint32_t j = v.choice_first[k] + lane; j < v.choice_first[k + 1]; j += G) {
+            for (uint32_t j = v.choice[k] + lane; j < v.choice[k + 1]; j += G) {
                 double p = branch_prob(v, j);
                 uint32_t t = v.target[j];
                 sl += p * v.lower[t];
@@ -537,14 +706,25 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
                 best_u = better(best_u, su, mx);
         }
     } else {
+#pragma unroll 2
         for (uint32_t k = kb + lane; k < ke; k += G) {
+            const uint32_t word = v.choice[k];
             double sl = 0.0, su = 0.0;
-            for (uint32_t j = v.choice_first[k]; j < v.choice_first[k + 1]; j++) {
-                double p = branch_prob(v, j);
-                uint32_t t = v.target[j];
-                sl += p * v.lower[t];
+            if (word & VI_DETERMINISTIC) {
+                const uint32_t t = word & VI_SLOT_MASK;
+                sl = v.lower[t];
                 if (BOTH)
-                    su += p * v.upper[t];
+                    su = v.upper[t];
+            } else {
+                for (uint32_t j = word;; j++) {
+                    const uint32_t tt = v.target[j], t = tt & VI_SLOT_MASK;
+                    const double p = branch_prob(v, j);
+                    sl += p * v.lower[t];
+                    if (BOTH)
+                        su += p * v.upper[t];
+                    if (tt & VI_LAST_BRANCH)
+                        break;
+                }
             }
             best_l = better(best_l, sl, mx);
             if (BOTH && (!in_mec || v.leaving[k]))
@@ -697,7 +877,7 @@ uint64_t gpu_free_memory(void)
  * groups of the split): they grow, never shrink, and are freed by
  * gpu_reach_release. */
 struct vi_workspace {
-    device_array<uint32_t> state_first, choice_first, target, mec;
+    device_array<uint32_t> state_first, choice, target, mec;
     device_array<uint16_t> prob_index;
     device_array<double> prob, lower, upper;
     device_array<uint8_t> leaving;
@@ -711,7 +891,7 @@ struct vi_workspace {
     }
     uint64_t bytes() const
     {
-        return state_first.bytes + choice_first.bytes + target.bytes + mec.bytes + prob_index.bytes + prob.bytes +
+        return state_first.bytes + choice.bytes + target.bytes + mec.bytes + prob_index.bytes + prob.bytes +
                lower.bytes + upper.bytes + leaving.bytes + mec_best.bytes + check.bytes;
     }
 };
@@ -799,25 +979,27 @@ static int capture_batch(iteration_launcher launch, const vi_view &v, int ii, cu
 }
 
 static int vi_run(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
-                  uint64_t *iterations, double *difference, gpu_reach_context *cx, uint32_t *slot_of)
+                  uint64_t *iterations, double *difference, gpu_reach_context *cx, uint32_t *slot_of,
+                  uint8_t *needed)
 {
     csr_status *status = cx->status;
     const int ii = o->method == REACH_II, mecs = ii && y->mec && y->num_mecs;
     *iterations = 0;
     *difference = 0.0;
+    /* the mapping: long choices (8 transitions or more on average in the
+     * system) get a warp each, short ones a lane each, with as many lanes
+     * per state as the device holds threads at once for all maybe states
+     * (more lanes than that only make each thread loop over more states one
+     * after the other), at most the choices per state */
+    const bool rows = y->num_transitions >= 8 * y->num_choices;
     gpu::phase_timer timer;
     timer.begin();
     compact_system cs;
-    TRY(compact_build(y, lower, upper, mecs, &cs, slot_of, status));
+    TRY(compact_build(y, lower, upper, mecs, rows, &cs, slot_of, needed, status));
     cx->compact_s += timer.end();
-    const uint64_t nm = cs.nm, slots = cs.nm + cs.nf;
+    const uint64_t nm = cs.nm, slots = cs.slots();
     if (nm == 0)
         return CSR_OK;
-    /* the mapping: long choices get a warp each, short ones a lane each,
-     * with as many lanes per state as the device holds threads at once for
-     * all maybe states (more lanes than that only make each thread loop over
-     * more states one after the other), at most the choices per state */
-    bool rows = cs.mb >= 8 * cs.mc;
     int g = cx->threads_per_state;
     if (!g) {
         const gpu::device_geometry &dg = gpu::geometry();
@@ -841,7 +1023,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     if (!w.stream)
         CUDA_TRY(cudaStreamCreateWithFlags(&w.stream, cudaStreamNonBlocking));
     TRY(grow(w.state_first, nm + 1, status));
-    TRY(grow(w.choice_first, cs.mc + 1, status));
+    TRY(grow(w.choice, cs.mc + 1, status));
     TRY(grow(w.target, cs.mb, status));
     TRY(grow(w.lower, slots, status));
     TRY(grow(w.upper, slots, status));
@@ -861,7 +1043,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         cx->device_bytes = w.bytes();
     cudaStream_t s = w.stream;
     CUDA_TRY(cudaMemcpyAsync(w.state_first.p, cs.state_first, (nm + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
-    CUDA_TRY(cudaMemcpyAsync(w.choice_first.p, cs.choice_first, (cs.mc + 1) * sizeof(uint32_t),
+    CUDA_TRY(cudaMemcpyAsync(w.choice.p, cs.choice, (cs.mc + 1) * sizeof(uint32_t),
                              cudaMemcpyHostToDevice, s));
     CUDA_TRY(cudaMemcpyAsync(w.target.p, cs.target, cs.mb * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
     if (cs.dictionary) {
@@ -882,7 +1064,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     v.nm = nm;
     v.num_mecs = mecs ? y->num_mecs : 0;
     v.state_first = w.state_first.p;
-    v.choice_first = w.choice_first.p;
+    v.choice = w.choice.p;
     v.target = w.target.p;
     v.prob_index = cs.dictionary ? w.prob_index.p : NULL;
     v.prob = w.prob.p;
@@ -899,7 +1081,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
      * the MEC arrays */
     const uint64_t bounds = ii ? 2 : 1;
     cx->bytes_per_iteration = 4 * (nm + 1) + 4 * (cs.mc + 1) + (cs.dictionary ? 6 : 12) * cs.mb +
-                              8 * bounds * cs.mb + 16 * bounds * nm + (mecs ? 4 * nm + cs.mc + 16 * nm : 0);
+                              8 * bounds * (cs.mb + cs.mc) + 16 * bounds * nm + (mecs ? 4 * nm + cs.mc + 16 * nm : 0);
     iteration_launcher launch = pick_launcher(g, rows);
     vi_graph batch;
     if (o->max_iterations >= VI_BATCH)
@@ -954,8 +1136,11 @@ int gpu_reach_iterate(const reach_system *y, const reach_options *o, double eps,
         return csr_fail(cx->status, CSR_ERR_TOO_LARGE, "%llu states: more than the GPU solver takes",
                         (unsigned long long)y->num_states);
     uint32_t *slot_of = (uint32_t *)malloc((y->num_states ? y->num_states : 1) * sizeof(uint32_t));
-    int rc = slot_of ? vi_run(y, o, eps, lower, upper, iterations, difference, cx, slot_of) : CSR_ERR_NOMEM;
+    uint8_t *needed = (uint8_t *)malloc(y->num_states ? y->num_states : 1);
+    int rc = slot_of && needed ? vi_run(y, o, eps, lower, upper, iterations, difference, cx, slot_of, needed)
+                               : CSR_ERR_NOMEM;
     free(slot_of);
+    free(needed);
     return rc;
 }
 

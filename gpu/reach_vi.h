@@ -53,10 +53,12 @@ int gpu_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *
 /*
  * ref_reach_iterate on the GPU (a reach_solver: ctx is a gpu_reach_context),
  * after Berger 2014, chapter 3, on the maybe states' subsystem only: the
- * host compacts it (maybe states renumbered 0..nm-1, u32 offsets, the
- * branches into fixed states with both bounds 0 dropped, the others pointing
- * at constant slots; probabilities as u16 indices into a table of distinct
- * values when there are at most 65,536), uploads it once, and iterates.
+ * host compacts it, one task per CPU (maybe states renumbered 0..nm-1, u32
+ * offsets, the branches into fixed states with both bounds 0 dropped, the
+ * others pointing at constant slots; a choice with one branch of
+ * probability 1 stored as its successor alone; probabilities as u16 indices
+ * into a table of distinct values when there are at most 65,536), uploads it
+ * once, and iterates.
  * Mapping (Berger section 3.5, generalised): the choices of a state are
  * handled by a group of G threads; with short choices (fewer than 8 branches
  * on average) each thread takes whole choices and the group reduces max/min
@@ -74,10 +76,10 @@ int gpu_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *
  * iteration may run up to 15 iterations past the first that met its rule).
  * A whole iteration that changes no bound while the difference is above
  * epsilon is CSR_ERR_STALLED (the floating-point resolution of the values).
- * Device memory 4(nm + 1) + 4(mc + 1) + 6 or 12 per kept branch + 16 per
- * slot (+ 4nm + mc + 16 per MEC for Pmax), kept in ctx's workspace across
+ * Device memory 4(nm + 1) + 4(mc + 1) + 6 or 12 per kept branch (of the
+ * choices with more than one) + 16 per slot (+ 4nm + mc + 16 per MEC for Pmax), kept in ctx's workspace across
  * calls (the groups of the split).  Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE,
- * CSR_ERR_TOO_LARGE (2^32 or more maybe choices or branches),
+ * CSR_ERR_TOO_LARGE (2^32 maybe choices or 2^31 kept branches or more),
  * CSR_ERR_NOT_CONVERGED, CSR_ERR_STALLED.
  */
 int gpu_reach_iterate(const reach_system *system, const reach_options *options, double epsilon, double *lower,

@@ -106,9 +106,10 @@ setup() {
         fail "$stderr"
 }
 
-@test "GPU: gpu-vi gives the same values with probabilities by dictionary and one f64 per transition" {
+@test "GPU: gpu-vi gives the same values with probabilities by dictionary, one f64 per transition, and compacted in many tasks" {
     # CSR_TEST_VI_DICTIONARY_MAX=1 makes gpu-vi keep one f64 per transition,
-    # as it does for models with more than 65,536 distinct probabilities
+    # as it does for models with more than 65,536 distinct probabilities;
+    # CSR_TEST_GRAIN=1 splits the compaction into a task per CPU
     for m in coin4 zeroconf csma3_2; do
         csr=$(model_csr "$m")
         read -r dir target avoid <<< "$(awk -F'\t' 'NR == 2 { print $3, $4, $5 }' "$MODELS/$m.values.tsv")"
@@ -120,8 +121,10 @@ setup() {
         CSR_TEST_VI_DICTIONARY_MAX=1 run --separate-stderr gpu-vi --stats "${q[@]}" -o "$BATS_TEST_TMPDIR/f64" "$csr"
         assert_success
         [[ "$stderr" != *"probabilities by dictionary"* ]] || fail "$m: $stderr"
+        CSR_TEST_GRAIN=1 run --separate-stderr gpu-vi "${q[@]}" -o "$BATS_TEST_TMPDIR/tasks" "$csr"
+        assert_success
         gpu-vi --cpu "${q[@]}" -o "$BATS_TEST_TMPDIR/cpu" "$csr" > /dev/null
-        for v in dict f64; do
+        for v in dict f64 tasks; do
             run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/$v"
             [ "$status" -eq 0 ] || fail "$m $v: $output"
         done
