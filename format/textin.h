@@ -2,8 +2,10 @@
  * textin.h - line reader for the project's text inputs (PRISM .tra/.lab,
  * .sccs/.mecs, label and value files), plain or gzip-compressed.
  *
- * zlib detects gzip by its magic number, on files and on stdin alike, and
- * passes anything else through unchanged.  Lines are handed out in place,
+ * gzip is detected by its magic number, on files and on stdin alike, and
+ * inflated by zlib member by member; anything else passes through unchanged.
+ * Bytes after the last gzip member that do not start another one are an
+ * error (CSR_ERR_TRAILING).  Lines are handed out in place,
  * NUL-terminated, without the '\n' (and without a '\r' before it), with their
  * 1-based line number, from a buffer of TEXTIN_BUFFER_BYTES that grows for
  * longer lines up to TEXTIN_MAX_LINE_BYTES.
@@ -24,8 +26,15 @@ extern "C" {
 #define TEXTIN_BUFFER_BYTES ((size_t)1 << 20)
 #define TEXTIN_MAX_LINE_BYTES ((size_t)256 << 20)
 
+#define TEXTIN_GZIP_INPUT_BYTES ((size_t)1 << 17)
+
 typedef struct textin {
-    gzFile gz;
+    int fd;                 /* the input */
+    int gzip;               /* 1: gzip-compressed, inflated; 0: plain */
+    int inflating;          /* gzip: inside a member (0: between members or at the end) */
+    int zin_eof;            /* fd's end reached */
+    z_stream *zs;           /* gzip: the inflater; plain: next_in/avail_in hold the first bytes read */
+    unsigned char *zin;     /* TEXTIN_GZIP_INPUT_BYTES of input read from fd */
     char *buf;
     size_t cap, start, end;
     uint64_t line;          /* number of the line last returned */

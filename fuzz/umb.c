@@ -42,8 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             csr_free(&w);
         } else if (streamed == CSR_OK && whole != CSR_ERR_COMPRESSION && whole != CSR_ERR_TRUNCATED) {
-            /* the whole-file reader is the stricter: bytes after the gzip
-             * member (zlib's gzread ignores them) make its ISIZE wrong */
+            /* the whole-file reader is the stricter: it takes one gzip
+             * member only, where the stream reads further members */
             abort();
         }
     }

@@ -403,6 +403,29 @@ rejects() {
     assert_equal "$stderr" "prism2csr: $BATS_TEST_TMPDIR/m.tra.xz: bad tar archive: xz-compressed data that is not a tar archive: a UMB archive is a tar; a compressed .tra must be gzip-compressed (or decompress it first)"
 }
 
+@test "prism2csr rejects bytes after a gzip stream that do not start another member, from a file and from stdin" {
+    { gzip -c "$MODELS/coin2.tra"; printf 'garbage\n'; } > "$BATS_TEST_TMPDIR/g.tra.gz"
+    run --separate-stderr prism2csr "$BATS_TEST_TMPDIR/g.tra.gz"
+    assert_failure 1
+    assert_output ""
+    [[ "$stderr" =~ ^prism2csr:\ .*/g.tra.gz:[0-9]+:\ trailing\ data\ after\ the\ end\ of\ the\ file:\ data\ after\ the\ gzip\ stream\ that\ is\ not\ another\ gzip\ member$ ]] ||
+        fail "$stderr"
+    run --separate-stderr prism2csr < "$BATS_TEST_TMPDIR/g.tra.gz"
+    assert_failure 1
+    assert_output ""
+    [[ "$stderr" == *"trailing data after the end of the file: data after the gzip stream that is not another gzip member" ]] ||
+        fail "$stderr"
+}
+
+@test "prism2csr reads a gzip file of several members (cat a.gz b.gz) as their concatenation" {
+    head -n 1000 "$MODELS/coin2.tra" | gzip -c > "$BATS_TEST_TMPDIR/two.tra.gz"
+    tail -n +1001 "$MODELS/coin2.tra" | gzip -c >> "$BATS_TEST_TMPDIR/two.tra.gz"
+    prism2csr "$MODELS/coin2.tra" > "$BATS_TEST_TMPDIR/plain.csr"
+    prism2csr "$BATS_TEST_TMPDIR/two.tra.gz" > "$BATS_TEST_TMPDIR/two.csr"
+    cmp "$BATS_TEST_TMPDIR/plain.csr" "$BATS_TEST_TMPDIR/two.csr"
+    prism2csr < "$BATS_TEST_TMPDIR/two.tra.gz" | cmp - "$BATS_TEST_TMPDIR/plain.csr"
+}
+
 @test "prism2csr reads a line longer than its 1 MiB buffer, plain and gzip-compressed" {
     { printf '3 4 5\n0 0 1 0.5'; head -c 2000000 /dev/zero | tr '\0' ' '; printf '\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n'; } \
         > "$BATS_TEST_TMPDIR/long.tra"
