@@ -15,16 +15,6 @@ convert() { # name -> $BATS_TEST_TMPDIR/csr/name.csr
     prism2csr -l "$lab" "$(model_file "$1.tra")" > "$BATS_TEST_TMPDIR/csr/$1.csr"
 }
 
-@test "every shared model converts to a valid CSR file" {
-    local n=0
-    for m in $(model_names); do
-        convert "$m" || fail "$m: prism2csr failed"
-        csrinfo -q "$BATS_TEST_TMPDIR/csr/$m.csr" || fail "$m: csrinfo found it invalid"
-        n=$((n + 1))
-    done
-    [ "$n" -ge "$(at_least 22 16)" ] || fail "only $n models found"
-}
-
 @test "every shared model's counts agree with INDEX.tsv" {
     while IFS=$'\t' read -r name tier type states choices transitions rest; do
         [ "$name" = name ] && continue
@@ -35,24 +25,48 @@ convert() { # name -> $BATS_TEST_TMPDIR/csr/name.csr
     done < "$MODELS/INDEX.tsv"
 }
 
-@test "gpu-scc --cpu equals PRISM's SCCs on every shared model" {
-    for m in $(model_names); do
-        convert "$m"
-        gpu-scc --cpu "$BATS_TEST_TMPDIR/csr/$m.csr" > "$BATS_TEST_TMPDIR/$m.scc"
-        run labelcmp -m 3 "$BATS_TEST_TMPDIR/$m.scc" "$(model_file "$m.sccs")"
-        [ "$status" -eq 0 ] || fail "$m: $output"
-    done
+# ---- one test per model (require_test_per_model checks the list is whole) ----
+
+# model NAME: convert, validate, SCCs of gpu-scc --cpu against PRISM's, MECs
+# of the pipeline prism2csr -l | gpu-mec --cpu against PRISM's (MDPs).
+check_model() {
+    local m=$1 mecs
+    require_model "$m"
+    convert "$m" || fail "prism2csr failed"
+    csrinfo -q "$BATS_TEST_TMPDIR/csr/$m.csr" || fail "csrinfo found it invalid"
+    gpu-scc --cpu "$BATS_TEST_TMPDIR/csr/$m.csr" > "$BATS_TEST_TMPDIR/$m.scc"
+    run labelcmp -m 3 "$BATS_TEST_TMPDIR/$m.scc" "$(model_file "$m.sccs")"
+    [ "$status" -eq 0 ] || fail "SCCs: $output"
+    mecs=$(model_file "$m.mecs")
+    [ -n "$mecs" ] || return 0
+    prism2csr -l "$(model_file "$m.lab")" "$(model_file "$m.tra")" | gpu-mec --cpu > "$BATS_TEST_TMPDIR/$m.mec"
+    run labelcmp -m 3 "$BATS_TEST_TMPDIR/$m.mec" "$mecs"
+    [ "$status" -eq 0 ] || fail "MECs: $output"
 }
 
-@test "prism2csr -l m.lab m.tra | gpu-mec --cpu equals PRISM's MECs on every shared MDP" {
-    local n=0
-    for m in $(model_names); do
-        mecs=$(model_file "$m.mecs")
-        [ -n "$mecs" ] || continue
-        prism2csr -l "$(model_file "$m.lab")" "$(model_file "$m.tra")" | gpu-mec --cpu > "$BATS_TEST_TMPDIR/$m.mec"
-        run labelcmp -m 3 "$BATS_TEST_TMPDIR/$m.mec" "$mecs"
-        [ "$status" -eq 0 ] || fail "$m: $output"
-        n=$((n + 1))
-    done
-    [ "$n" -ge "$(at_least 18 13)" ] || fail "only $n MDPs with .mecs found"
+@test "every model of INDEX.tsv has a test of its own in this file" {
+    require_test_per_model "$BATS_TEST_FILENAME"
 }
+
+@test "fmsd_fig1: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model fmsd_fig1; }
+@test "dice: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model dice; }
+@test "brp: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model brp; }
+@test "herman7: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model herman7; }
+@test "coin2: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model coin2; }
+@test "coin4: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model coin4; }
+@test "leader3: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model leader3; }
+@test "leader4: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model leader4; }
+@test "csma2_2: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model csma2_2; }
+@test "firewire_dl: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model firewire_dl; }
+@test "zeroconf: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model zeroconf; }
+@test "phil3: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model phil3; }
+@test "mutual3: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model mutual3; }
+@test "phil_lss3: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model phil_lss3; }
+@test "dining_crypt3: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model dining_crypt3; }
+@test "wlan1: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model wlan1; }
+@test "leader6: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model leader6; }
+@test "coin4_6: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model coin4_6; }
+@test "wlan3: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model wlan3; }
+@test "csma3_2: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model csma3_2; }
+@test "mutual5: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model mutual5; }
+@test "dining_crypt6: converts to a valid CSR file; gpu-scc --cpu and gpu-mec --cpu equal PRISM's SCCs and MECs" { check_model dining_crypt6; }

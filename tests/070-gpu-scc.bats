@@ -24,17 +24,6 @@ setup() {
     configs_equal_cpu gpu-scc "$BATS_TEST_TMPDIR/all.csr" "the shared models" "${CONFIGS[@]}"
 }
 
-@test "GPU: gpu-scc equals PRISM's SCCs on every shared model" {
-    for m in $(model_names); do
-        prism2csr "$(model_file "$m.tra")" > "$BATS_TEST_TMPDIR/$m.csr"
-        for config in "" "--engine fb"; do
-            gpu-scc $config "$BATS_TEST_TMPDIR/$m.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
-            run labelcmp -m 3 "$BATS_TEST_TMPDIR/gpu.labels" "$(model_file "$m.sccs")"
-            [ "$status" -eq 0 ] || fail "$m $config: $output"
-        done
-    done
-}
-
 @test "GPU: gpu-scc on restructured input equals Tarjan on plain input on every shared model" {
     shared_union "$BATS_TEST_TMPDIR/all.csr"
     restructure -u 7 "$BATS_TEST_TMPDIR/all.csr" > "$BATS_TEST_TMPDIR/all.r.csr"
@@ -135,3 +124,42 @@ setup() {
         done
     done
 }
+
+# ---- one test per model (require_test_per_model checks the list) ----
+
+scc_check_gpu() {
+    require_model "$1"
+    prism2csr "$(model_file "$1.tra")" > "$BATS_TEST_TMPDIR/$1.csr"
+    for config in "" "--engine fb"; do
+        gpu-scc $config "$BATS_TEST_TMPDIR/$1.csr" > "$BATS_TEST_TMPDIR/gpu.labels"
+        run labelcmp -m 3 "$BATS_TEST_TMPDIR/gpu.labels" "$(model_file "$1.sccs")"
+        [ "$status" -eq 0 ] || fail "gpu-scc $config: $output"
+    done
+}
+
+@test "GPU: every model of INDEX.tsv has a test of its own in this file" {
+    require_test_per_model "$BATS_TEST_FILENAME"
+}
+
+@test "fmsd_fig1: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu fmsd_fig1; }
+@test "dice: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu dice; }
+@test "brp: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu brp; }
+@test "herman7: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu herman7; }
+@test "coin2: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu coin2; }
+@test "coin4: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu coin4; }
+@test "leader3: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu leader3; }
+@test "leader4: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu leader4; }
+@test "csma2_2: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu csma2_2; }
+@test "firewire_dl: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu firewire_dl; }
+@test "zeroconf: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu zeroconf; }
+@test "phil3: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu phil3; }
+@test "mutual3: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu mutual3; }
+@test "phil_lss3: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu phil_lss3; }
+@test "dining_crypt3: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu dining_crypt3; }
+@test "wlan1: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu wlan1; }
+@test "leader6: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu leader6; }
+@test "coin4_6: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu coin4_6; }
+@test "wlan3: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu wlan3; }
+@test "csma3_2: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu csma3_2; }
+@test "mutual5: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu mutual5; }
+@test "dining_crypt6: GPU: gpu-scc equals PRISM's SCCs (lp and fb)" { scc_check_gpu dining_crypt6; }

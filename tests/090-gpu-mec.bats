@@ -22,19 +22,6 @@ setup() {
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
 }
 
-@test "GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs on every shared MDP" {
-    local n=0
-    for m in $(model_names); do
-        mecs=$(model_file "$m.mecs")
-        [ -n "$mecs" ] || continue
-        prism2csr -l "$(model_file "$m.lab")" "$(model_file "$m.tra")" | restructure -u 7 | gpu-mec > "$BATS_TEST_TMPDIR/l"
-        run labelcmp "$BATS_TEST_TMPDIR/l" "$mecs"
-        [ "$status" -eq 0 ] || fail "$m: $output"
-        n=$((n + 1))
-    done
-    [ "$n" -ge "$(at_least 18 13)" ] || fail "only $n MDPs with .mecs found"
-}
-
 @test "GPU: gpu-mec equals the CPU MEC algorithm on every shared model with every scheme, engine and configuration" {
     shared_union "$BATS_TEST_TMPDIR/all.csr"
     configs_equal_cpu gpu-mec "$BATS_TEST_TMPDIR/all.csr" "the shared models" "${CONFIGS[@]}"
@@ -181,3 +168,36 @@ gpu_mecs_equal() {
         done
     done
 }
+
+# ---- one test per MDP with PRISM's MECs (require_test_per_model checks the list) ----
+
+mec_check_gpu() {
+    require_model "$1"
+    prism2csr -l "$(model_file "$1.lab")" "$(model_file "$1.tra")" | restructure -u 7 | gpu-mec > "$BATS_TEST_TMPDIR/l"
+    run labelcmp "$BATS_TEST_TMPDIR/l" "$(model_file "$1.mecs")"
+    [ "$status" -eq 0 ] || fail "$output"
+}
+
+@test "GPU: every model of INDEX.tsv with PRISM's MECs has a test of its own in this file" {
+    require_test_per_model "$BATS_TEST_FILENAME" mecs
+}
+
+@test "fmsd_fig1: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu fmsd_fig1; }
+@test "coin2: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu coin2; }
+@test "coin4: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu coin4; }
+@test "leader3: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu leader3; }
+@test "leader4: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu leader4; }
+@test "csma2_2: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu csma2_2; }
+@test "firewire_dl: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu firewire_dl; }
+@test "zeroconf: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu zeroconf; }
+@test "phil3: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu phil3; }
+@test "mutual3: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu mutual3; }
+@test "phil_lss3: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu phil_lss3; }
+@test "dining_crypt3: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu dining_crypt3; }
+@test "wlan1: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu wlan1; }
+@test "leader6: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu leader6; }
+@test "coin4_6: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu coin4_6; }
+@test "wlan3: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu wlan3; }
+@test "csma3_2: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu csma3_2; }
+@test "mutual5: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu mutual5; }
+@test "dining_crypt6: GPU: prism2csr | restructure -u 7 | gpu-mec equals PRISM's MECs" { mec_check_gpu dining_crypt6; }

@@ -21,6 +21,26 @@ require_models() {
     [ -f "$MODELS/INDEX.tsv" ] || fail "models not found at $MODELS (tests/models, or SHARED=path/to/shared)"
 }
 
+# Skip the test unless model NAME is present (tests/models holds the small
+# tier; the medium one needs SHARED).
+require_model() {
+    require_models
+    [ -n "$(model_file "$1.tra")" ] ||
+        skip "$1 is not in $MODELS (tests/models holds the small tier: SHARED=path/to/shared runs it)"
+}
+
+# Fail unless every model of INDEX.tsv (with a file of the given suffix where
+# one is given) has a test of its own in the test file: '@test "NAME: ...'.
+require_test_per_model() { # bats-file [suffix]
+    local name missing=""
+    while IFS=$'\t' read -r name _; do
+        [ "$name" = name ] && continue
+        [ -z "${2:-}" ] || [ -n "$(model_file "$name.$2")" ] || continue
+        grep -q "^@test \"$name: " "$1" || missing+=" $name"
+    done < "$MODELS/INDEX.tsv"
+    [ -z "$missing" ] || fail "models without a test of their own in ${1##*/}:$missing"
+}
+
 # The names given whose .tra is among the models (the medium ones only with SHARED).
 present_models() {
     local m
