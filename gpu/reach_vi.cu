@@ -359,40 +359,39 @@ struct prob_hash {
         memset(keys, 0xff, VI_HASH_SLOTS * sizeof(uint64_t));
         return true;
     }
-    static uint64_t home(uint64_t bits) { return (bits * 0x9E3779B97F4A7C15ull) >> 40; }
-    /* Insert p (table: where the new value goes); its index, or -1 when full. */
+    /* The slot holding bits, or the empty one where it would go. */
+    uint64_t probe(uint64_t bits) const
+    {
+        for (uint64_t h = (bits * 0x9E3779B97F4A7C15ull) >> 40;; h++) {
+            uint64_t at = h & (VI_HASH_SLOTS - 1);
+            if (keys[at] == bits || keys[at] == UINT64_MAX)
+                return at;
+        }
+    }
+    static uint64_t bits_of(double p)
+    {
+        uint64_t bits;
+        memcpy(&bits, &p, sizeof bits);
+        return bits;
+    }
+    /* Insert p (table: where a new value goes, or NULL); its index, or -1 when full. */
     long insert(double p, double *table)
     {
-        uint64_t bits;
-        memcpy(&bits, &p, sizeof bits);
-        for (uint64_t h = home(bits);; h++) {
-            uint64_t at = h & (VI_HASH_SLOTS - 1);
-            if (keys[at] == bits)
-                return index[at];
-            if (keys[at] == UINT64_MAX) {
-                if (count == VI_DICTIONARY_MAX) {
-                    full = true;
-                    return -1;
-                }
-                keys[at] = bits;
-                index[at] = (uint16_t)count;
-                if (table)
-                    table[count] = p;
-                return (long)count++;
-            }
+        const uint64_t bits = bits_of(p), at = probe(bits);
+        if (keys[at] == bits)
+            return index[at];
+        if (count == VI_DICTIONARY_MAX) {
+            full = true;
+            return -1;
         }
+        keys[at] = bits;
+        index[at] = (uint16_t)count;
+        if (table)
+            table[count] = p;
+        return (long)count++;
     }
     /* The index of a value inserted before. */
-    uint16_t find(double p) const
-    {
-        uint64_t bits;
-        memcpy(&bits, &p, sizeof bits);
-        for (uint64_t h = home(bits);; h++) {
-            uint64_t at = h & (VI_HASH_SLOTS - 1);
-            if (keys[at] == bits)
-                return index[at];
-        }
-    }
+    uint16_t find(double p) const { return index[probe(bits_of(p))]; }
 };
 
 /* One task of the parallel compaction: the model's states [first, last). */
@@ -767,28 +766,40 @@ static __device__ __forceinline__ void clear_next(const vi_view &v, int parity)
     }
 }
 
-/* One step of interval iteration, both bounds of every maybe state from one
- * read of its choices (Berger's SpMV and per-state reduction, fused): the
- * lower bound keeps the larger of old and new, the upper the smaller (both
- * operators are monotone, so each stays sound); a state of a MEC offers its
- * best leaving upper bound to its MEC's maximum (ii_mec_step takes it). */
-template <int G, bool ROWS> static __global__ void __launch_bounds__(VI_THREADS, 6) ii_step(vi_view v, int parity)
+/* One step for every maybe state from one read of its choices (Berger's
+ * SpMV and per-state reduction, fused).  Interval iteration (II): both
+ * bounds, the lower keeping the larger of old and new, the upper the
+ * smaller (both operators are monotone, so each stays sound); a state of a
+ * MEC offers its best leaving upper bound to its MEC's maximum (ii_mec_step
+ * takes it).  Plain value iteration from below (!II): the value, its change
+ * the difference. */
+template <int G, bool ROWS, bool II>
+static __global__ void __launch_bounds__(VI_THREADS, 6) iteration_step(vi_view v, int parity)
 {
     clear_next(v, parity);
-    unsigned long long *mec_best = v.mec ? v.mec_best + (parity ? v.num_mecs : 0) : NULL;
+    unsigned long long *mec_best = II && v.mec ? v.mec_best + (parity ? v.num_mecs : 0) : NULL;
     const state_groups<G> sg(v.nm);
     double difference = 0.0;
     int changed = 0;
     for (uint64_t trip = 0; trip < sg.trips; trip++) {
         uint64_t i = sg.first + trip * sg.groups;
         bool active = i < v.nm;
-        uint32_t m = active && v.mec ? v.mec[i] : REACH_NO_MEC;
+        uint32_t m = II && active && v.mec ? v.mec[i] : REACH_NO_MEC;
         double bl, bu;
-        best_choices<G, ROWS, true>(v, active ? v.state_first[i] : 0, active ? v.state_first[i + 1] : 0, sg.lane,
-                                    m != REACH_NO_MEC, bl, bu);
+        best_choices<G, ROWS, II>(v, active ? v.state_first[i] : 0, active ? v.state_first[i + 1] : 0, sg.lane,
+                                  m != REACH_NO_MEC, bl, bu);
         if (!active || sg.lane != 0)
             continue;
-        double l = v.lower[i], nl = bl > l ? bl : l;
+        double l = v.lower[i];
+        if (!II) {
+            if (bl != l) {
+                v.lower[i] = bl;
+                changed = 1;
+            }
+            difference = fmax(difference, change(bl, l, v.relative));
+            continue;
+        }
+        double nl = bl > l ? bl : l;
         if (nl != l) {
             v.lower[i] = nl;
             changed = 1;
@@ -833,32 +844,6 @@ static __global__ void ii_mec_step(vi_view v, int parity)
             changed = 1;
         }
         difference = fmax(difference, change(nu, l, v.relative));
-    }
-    report_block(v.check + parity, difference, changed);
-}
-
-/* One step of plain value iteration from below: the value of every maybe
- * state, its change the difference. */
-template <int G, bool ROWS> static __global__ void __launch_bounds__(VI_THREADS, 6) vi_step(vi_view v, int parity)
-{
-    clear_next(v, parity);
-    const state_groups<G> sg(v.nm);
-    double difference = 0.0;
-    int changed = 0;
-    for (uint64_t trip = 0; trip < sg.trips; trip++) {
-        uint64_t i = sg.first + trip * sg.groups;
-        bool active = i < v.nm;
-        double b, unused;
-        best_choices<G, ROWS, false>(v, active ? v.state_first[i] : 0, active ? v.state_first[i + 1] : 0, sg.lane,
-                                     false, b, unused);
-        if (!active || sg.lane != 0)
-            continue;
-        double old = v.lower[i];
-        if (b != old) {
-            v.lower[i] = b;
-            changed = 1;
-        }
-        difference = fmax(difference, change(b, old, v.relative));
     }
     report_block(v.check + parity, difference, changed);
 }
@@ -934,10 +919,12 @@ static unsigned iteration_blocks(const void *kernel, uint64_t items)
 template <int G, bool ROWS> static cudaError_t iteration_launch(const vi_view &v, int ii, int parity, cudaStream_t s)
 {
     if (!ii) {
-        vi_step<G, ROWS><<<iteration_blocks((const void *)vi_step<G, ROWS>, v.nm * G), VI_THREADS, 0, s>>>(v, parity);
+        iteration_step<G, ROWS, false>
+            <<<iteration_blocks((const void *)iteration_step<G, ROWS, false>, v.nm * G), VI_THREADS, 0, s>>>(v, parity);
         return cudaGetLastError();
     }
-    ii_step<G, ROWS><<<iteration_blocks((const void *)ii_step<G, ROWS>, v.nm * G), VI_THREADS, 0, s>>>(v, parity);
+    iteration_step<G, ROWS, true>
+        <<<iteration_blocks((const void *)iteration_step<G, ROWS, true>, v.nm * G), VI_THREADS, 0, s>>>(v, parity);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess && v.mec) {
         ii_mec_step<<<iteration_blocks((const void *)ii_mec_step, v.nm > v.num_mecs ? v.nm : v.num_mecs),

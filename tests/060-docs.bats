@@ -61,3 +61,13 @@ load helper
     run find "$dest" -type f
     assert_output ""
 }
+
+@test "every GPU tool's -h gives the exit status of a missing GPU or a GPU failure (3) as its man page does" {
+    for t in gpu-scc gpu-mec gpu-vi; do
+        run "$t" -h
+        assert_success
+        assert_output --partial "3 no GPU or a GPU failure"
+        man_text=$(MANWIDTH=200 man -l "$ROOT/man/$t.1" 2>/dev/null | tr -s ' \n' ' ')
+        [[ "$man_text" == *" 3 "*"CUDA"* ]] || fail "$t.1: EXIT STATUS does not give 3 for a missing CUDA device"
+    done
+}

@@ -34,7 +34,7 @@ static void usage(FILE *out)
             "The CPU reference is sequential Tarjan.\n",
             tool_name);
     gpu_tool_usage(out);
-    fputs("Exit status: 0 ok, 1 bad input, 2 usage or no GPU.\n", out);
+    fputs("Exit status: 0 ok, 1 bad input, 2 usage, 3 no GPU or a GPU failure.\n", out);
 }
 
 int main(int argc, char **argv)

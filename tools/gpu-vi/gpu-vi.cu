@@ -60,7 +60,7 @@ static void usage(FILE *out)
             tool_name, REACH_DEFAULT_MAX_ITERATIONS);
     fputs("Options of the SCC decomposition of the split (as gpu-scc):\n", out);
     gpu_tool_usage(out);
-    fputs("Exit status: 0 ok, 1 bad input or no convergence, 2 usage or no GPU.\n", out);
+    fputs("Exit status: 0 ok, 1 bad input or no convergence, 2 usage, 3 no GPU or a GPU failure.\n", out);
 }
 
 static int parse_bytes(const char *arg, uint64_t *out)
