@@ -2,6 +2,7 @@
  * gpu.cu - what the GPU tools share (gpu.h).
  */
 #include <cuda_runtime.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,25 @@ int gpu_select_device(int device)
         context.started = 1;
     else
         create_context(NULL);
+    return 0;
+}
+
+int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int device, const char **path,
+                  csr_model *model, gpu_tool_times *times)
+{
+    if (tool_input_operand(argc, argv, optind, usage, path))
+        return EXIT_USAGE;
+    if (!use_cpu && gpu_select_device(device))
+        return EXIT_DEVICE;
+    times->read_start = tool_seconds();
+    if (tool_read_csr(*path, model))
+        return EXIT_BAD_INPUT;
+    times->read_end = tool_seconds();
+    if (!use_cpu && gpu_device_ready()) {
+        csr_free(model);
+        return EXIT_DEVICE;
+    }
+    times->device_ready = tool_seconds();
     return 0;
 }
 

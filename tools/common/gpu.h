@@ -20,15 +20,33 @@ extern "C" {
 
 /* Choose CUDA device `device` (made current by gpu_device_ready).  Returns 0,
  * or prints why it cannot ("no CUDA device; use --cpu for the CPU
- * reference", "no CUDA device N") and returns EXIT_USAGE (2). */
+ * reference", "no CUDA device N") and returns EXIT_DEVICE (3). */
 int gpu_select_device(int device);
 
 /* gpu_select_device checks that the device is there and creates its CUDA
  * context on a thread of its own (0.3-0.4 s on the lent H100/H200), so that
  * the tool reads its input meanwhile; gpu_device_ready waits for it and makes
  * the device current on the calling thread, before the first other CUDA
- * call.  Returns 0, or prints "CUDA device N: what" and returns EXIT_USAGE. */
+ * call.  Returns 0, or prints "CUDA device N: what" and returns EXIT_DEVICE. */
 int gpu_device_ready(void);
+
+/* When gpu_tool_load read and waited (tool_seconds): reading began, ended,
+ * and the CUDA context was ready (= read_end with --cpu). */
+typedef struct gpu_tool_times {
+    double read_start, read_end, device_ready;
+} gpu_tool_times;
+
+/*
+ * The GPU tools' "open input" step, after their options (netpbm's skeleton:
+ * parse options, open input, work, write): the input operand (standard input
+ * when none, a usage error when more than one), the CUDA device chosen and
+ * its context started on a thread (not with --cpu), the model read while it
+ * starts, then the context waited for.  Returns 0 with *path and *model set
+ * (csr_free it), or the exit status with the message printed: EXIT_USAGE,
+ * EXIT_BAD_INPUT (unreadable or invalid model), EXIT_DEVICE.
+ */
+int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int device, const char **path,
+                  csr_model *model, gpu_tool_times *times);
 
 /* Option codes of the shared options (getopt_long's val). */
 enum {

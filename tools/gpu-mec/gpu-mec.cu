@@ -96,21 +96,12 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     const char *path;
-    if (tool_input_operand(argc, argv, optind, usage, &path))
-        return EXIT_USAGE;
-    if (!o.use_cpu && gpu_select_device(o.device))
-        return EXIT_DEVICE;
-
-    double t0 = tool_seconds();
     csr_model m;
-    if (tool_read_csr(path, &m))
-        return EXIT_BAD_INPUT;
-    double t1 = tool_seconds();
-    if (!o.use_cpu && gpu_device_ready()) {
-        csr_free(&m);
-        return EXIT_DEVICE;
-    }
-    double t1_ready = tool_seconds(); /* t1_ready - t1: waiting for the CUDA context */
+    gpu_tool_times times;
+    int exit_status = gpu_tool_load(argc, argv, usage, o.use_cpu, o.device, &path, &m, &times);
+    if (exit_status)
+        return exit_status;
+    const double t0 = times.read_start, t1 = times.read_end, t1_ready = times.device_ready;
     const uint64_t n = m.num_states;
     uint64_t *mec = (uint64_t *)malloc((n ? n : 1) * sizeof *mec);
     int rc = mec ? CSR_OK : CSR_ERR_NOMEM;
