@@ -624,8 +624,15 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
  * iteration clears the other one for the next. */
 struct vi_check {
     unsigned long long difference_bits;
-    unsigned int changed, unused;
+    unsigned int changed;
+    unsigned int flags; /* VI_UPPER_ROSE, VI_UPPER_CROSSED: what optimistic value iteration verifies */
 };
+
+/* Interval iteration's upper step found B(u)(s) > u(s) for some state s
+ * (u is not yet a pre-fixpoint: not verified), or B(u)(s) < l(s) (an
+ * optimistic guess below the value: crossed). */
+#define VI_UPPER_ROSE 1u
+#define VI_UPPER_CROSSED 2u
 
 /* The device side of a compact_system. */
 struct vi_view {
@@ -743,17 +750,21 @@ struct max_of {
 
 /* The block's largest difference and whether a bound changed into the
  * iteration's vi_check: one atomic per block.  Every thread must call it. */
-static __device__ __forceinline__ void report_block(vi_check *check, double difference, int changed)
+static __device__ __forceinline__ void report_block(vi_check *check, double difference, int changed,
+                                                    unsigned flags = 0)
 {
     using reduce = cub::BlockReduce<double, VI_THREADS>;
     __shared__ typename reduce::TempStorage temp;
     double d = reduce(temp).Reduce(difference, max_of());
     int any = __syncthreads_or(changed);
+    int rose = __syncthreads_or(flags & VI_UPPER_ROSE), crossed = __syncthreads_or(flags & VI_UPPER_CROSSED);
     if (threadIdx.x == 0) {
         if (d > 0.0)
             atomicMax(&check->difference_bits, (unsigned long long)__double_as_longlong(d));
         if (any)
             check->changed = 1;
+        if (rose || crossed)
+            atomicOr(&check->flags, (rose ? VI_UPPER_ROSE : 0u) | (crossed ? VI_UPPER_CROSSED : 0u));
     }
 }
 
@@ -763,6 +774,7 @@ static __device__ __forceinline__ void clear_next(const vi_view &v, int parity)
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         v.check[parity ^ 1].difference_bits = 0;
         v.check[parity ^ 1].changed = 0;
+        v.check[parity ^ 1].flags = 0;
     }
 }
 
@@ -781,6 +793,7 @@ static __global__ void __launch_bounds__(VI_THREADS, 6) iteration_step(vi_view v
     const state_groups<G> sg(v.nm);
     double difference = 0.0;
     int changed = 0;
+    unsigned flags = 0;
     for (uint64_t trip = 0; trip < sg.trips; trip++) {
         uint64_t i = sg.first + trip * sg.groups;
         bool active = i < v.nm;
@@ -810,15 +823,19 @@ static __global__ void __launch_bounds__(VI_THREADS, 6) iteration_step(vi_view v
             continue;
         }
         double u = v.upper[i], nu = fmin(u, bu);
-        if (nu < nl)
-            nu = nl; /* rounding only */
+        if (bu > u)
+            flags |= VI_UPPER_ROSE;
+        if (nu < nl) {
+            flags |= VI_UPPER_CROSSED; /* a guess below the value; else rounding only */
+            nu = nl;
+        }
         if (nu != u) {
             v.upper[i] = nu;
             changed = 1;
         }
         difference = fmax(difference, change(nu, nl, v.relative));
     }
-    report_block(v.check + parity, difference, changed);
+    report_block(v.check + parity, difference, changed, flags);
 }
 
 /* The states of MECs take their MEC's best leaving upper bound (the MEC
@@ -832,20 +849,36 @@ static __global__ void ii_mec_step(vi_view v, int parity)
         next[m] = 0;
     double difference = 0.0;
     int changed = 0;
+    unsigned flags = 0;
     for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
         uint32_t m = v.mec[i];
         if (m == REACH_NO_MEC)
             continue;
-        double l = v.lower[i], u = v.upper[i], nu = fmin(u, __longlong_as_double((long long)best[m]));
-        if (nu < l)
+        double l = v.lower[i], u = v.upper[i], b = __longlong_as_double((long long)best[m]), nu = fmin(u, b);
+        if (b > u)
+            flags |= VI_UPPER_ROSE;
+        if (nu < l) {
+            flags |= VI_UPPER_CROSSED;
             nu = l;
+        }
         if (nu != u) {
             v.upper[i] = nu;
             changed = 1;
         }
         difference = fmax(difference, change(nu, l, v.relative));
     }
-    report_block(v.check + parity, difference, changed);
+    report_block(v.check + parity, difference, changed, flags);
+}
+
+/* Optimistic value iteration's guess (Hartmanns & Kaminski, CAV 2020): the
+ * upper bound of every maybe state from its lower bound, u = l (1 + eps)
+ * (relative) or l + eps (absolute), at most 1. */
+static __global__ void ovi_guess(vi_view v, double eps)
+{
+    for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
+        double l = v.lower[i];
+        v.upper[i] = fmin(1.0, v.relative ? l * (1.0 + eps) : l + eps);
+    }
 }
 
 uint64_t gpu_free_memory(void)
@@ -970,7 +1003,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
                   uint8_t *needed)
 {
     csr_status *status = cx->status;
-    const int ii = o->method == REACH_II, mecs = ii && y->mec && y->num_mecs;
+    const int ii = o->method != REACH_VI, ovi = o->method == REACH_OVI, mecs = ii && y->mec && y->num_mecs;
     *iterations = 0;
     *difference = 0.0;
     /* the mapping: long choices (8 transitions or more on average in the
@@ -1070,28 +1103,68 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     cx->bytes_per_iteration = 4 * (nm + 1) + 4 * (cs.mc + 1) + (cs.dictionary ? 6 : 12) * cs.mb +
                               8 * bounds * (cs.mb + cs.mc) + 16 * bounds * nm + (mecs ? 4 * nm + cs.mc + 16 * nm : 0);
     iteration_launcher launch = pick_launcher(g, rows);
-    vi_graph batch;
-    if (o->max_iterations >= VI_BATCH)
+    vi_graph batch, vi_batch; /* the method's iterations; optimistic VI's phase from below */
+    if (o->max_iterations >= VI_BATCH) {
         TRY(capture_batch(launch, v, ii, s, &batch, status));
+        if (ovi)
+            TRY(capture_batch(launch, v, 0, s, &vi_batch, status));
+    }
     CUDA_TRY(cudaStreamSynchronize(s));
     cx->h2d_s += timer.end();
     timer.begin();
-    uint64_t it = 0;
+    /*
+     * Optimistic value iteration (Hartmanns & Kaminski, CAV 2020): value
+     * iteration from below until no value changes by more than eps_vi, then
+     * a guess u = l (1 + eps) and interval iteration from (l, u): the guess
+     * is verified once an iteration finds B(u) <= u in every state (u is
+     * then a pre-fixpoint, above the least fixpoint that the probabilities
+     * are, and stays above it), and the answer is final once verified and
+     * within eps as interval iteration's.  A guess that crosses the lower
+     * bound, or is not verified within as many iterations as value
+     * iteration took (at least 64), is dropped: value iteration goes on with
+     * eps_vi halved.  The lower bound is sound throughout; an upper bound
+     * never verified is not handed back (the caller keeps its own).
+     */
+    bool below = ovi, verified = !ovi;
+    double eps_vi = eps;
+    uint64_t it = 0, phase_start = 0, guess_at = 0;
     double diff = INFINITY;
     int rc = CSR_ERR_NOT_CONVERGED;
     while (it < o->max_iterations) {
+        const int step_ii = ii && !below;
         if (o->max_iterations - it >= VI_BATCH) {
-            CUDA_TRY(cudaGraphLaunch(batch.exec, s));
+            CUDA_TRY(cudaGraphLaunch(below ? vi_batch.exec : batch.exec, s));
             it += VI_BATCH;
         } else {
-            CUDA_TRY(launch(v, ii, (int)(it & 1), s));
+            CUDA_TRY(launch(v, step_ii, (int)(it & 1), s));
             it++;
         }
         vi_check h;
         CUDA_TRY(cudaMemcpyAsync(&h, w.check.p + ((it - 1) & 1), sizeof h, cudaMemcpyDeviceToHost, s));
         CUDA_TRY(cudaStreamSynchronize(s));
         memcpy(&diff, &h.difference_bits, sizeof diff);
-        if (diff <= eps) {
+        if (below) {
+            if (diff <= eps_vi || !h.changed) {
+                ovi_guess<<<grid_for(nm, VI_THREADS), VI_THREADS, 0, s>>>(v, eps);
+                CUDA_TRY_LAUNCH();
+                below = false;
+                guess_at = it;
+                cx->ovi_guesses++;
+            }
+            continue;
+        }
+        if (!verified) {
+            if (!(h.flags & (VI_UPPER_ROSE | VI_UPPER_CROSSED))) {
+                verified = true;
+            } else if ((h.flags & VI_UPPER_CROSSED) ||
+                       it - guess_at > (guess_at - phase_start > 64 ? guess_at - phase_start : 64)) {
+                below = true; /* the guess failed */
+                eps_vi /= 2;
+                phase_start = it;
+                continue;
+            }
+        }
+        if (verified && diff <= eps) {
             rc = CSR_OK;
             break;
         }
@@ -1107,7 +1180,8 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     CUDA_TRY(cudaStreamSynchronize(s));
     for (uint64_t i = 0; i < nm; i++) {
         lower[cs.slot_state[i]] = cs.lower[i];
-        upper[cs.slot_state[i]] = cs.upper[i];
+        if (verified)
+            upper[cs.slot_state[i]] = cs.upper[i];
     }
     cx->d2h_s += timer.end();
     *iterations = it;

@@ -30,6 +30,7 @@ typedef struct gpu_reach_context {
     uint64_t bytes_per_iteration; /* device memory one iteration reads and writes (estimate), last call */
     int used_threads, used_rows;  /* mapping of the last call */
     int used_dictionary;          /* last call: probabilities as u16 indices into a table of distinct values */
+    uint64_t ovi_guesses;         /* optimistic value iteration: upper bounds guessed (1: the first was verified) */
     double compact_s, h2d_s, iterate_s, d2h_s; /* seconds: host compaction, upload, iterations, download */
     void *workspace;              /* device buffers kept across calls: NULL at first, gpu_reach_release */
 } gpu_reach_context;

@@ -271,7 +271,7 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
                       uint64_t *iterations, double *out_difference)
 {
     const uint64_t n = y->num_states;
-    const int ii = o->method == REACH_II;
+    const int ii = o->method != REACH_VI;
     double *mec_best = NULL;
     if (ii && y->mec && y->num_mecs) {
         mec_best = malloc(y->num_mecs * sizeof *mec_best);
@@ -353,7 +353,7 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
 void reach_answer(uint64_t n, int method, const double *lower, const double *upper, double *values)
 {
     for (uint64_t s = 0; s < n; s++)
-        values[s] = method == REACH_II ? 0.5 * (lower[s] + upper[s]) : lower[s];
+        values[s] = method != REACH_VI ? 0.5 * (lower[s] + upper[s]) : lower[s];
 }
 
 /* ---- the split into groups of SCCs (Berger 2014, section 3.3) -------------- */
@@ -661,7 +661,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
     if (!rc)
         reach_count_classes(n, cls, st);
     t1 = now_s();
-    if (!rc && q->maximize && o->method == REACH_II && m->model_type == CSR_MDP && st->maybe) {
+    if (!rc && q->maximize && o->method != REACH_VI && m->model_type == CSR_MDP && st->maybe) {
         csr_model sub;
         ids = malloc(n * sizeof *ids);
         mec32 = malloc(n * sizeof *mec32);

@@ -22,6 +22,11 @@
  *    states hold no end component and the fixpoint is unique;
  *  - max: the maximal end components of the maybe states are collapsed
  *    (each MEC's upper bound is the best of its states' choices that leave it).
+ * REACH_OVI is optimistic value iteration (Hartmanns & Kaminski, CAV 2020)
+ * on the GPU (gpu_reach_iterate): value iteration from below, then a guessed
+ * upper bound verified as a pre-fixpoint (B(u) <= u) and narrowed as in
+ * interval iteration, with the same guarantee; ref_reach_iterate solves it
+ * by interval iteration.
  * REACH_VI is plain value iteration from below (PRISM's and Berger's): it
  * stops when no value changed by more than eps (relative or absolute) in one
  * iteration, which bounds nothing (PRISM's answer for coin4 is 2e-5 off).
@@ -38,7 +43,7 @@ extern "C" {
 #endif
 
 enum reach_class { REACH_MAYBE = 0, REACH_NO = 1, REACH_YES = 2 };
-enum reach_method { REACH_II = 0, REACH_VI = 1 };
+enum reach_method { REACH_II = 0, REACH_VI = 1, REACH_OVI = 2 };
 #define REACH_NO_MEC UINT32_MAX
 #define REACH_DEFAULT_EPSILON 1e-6
 #define REACH_DEFAULT_MAX_ITERATIONS 1000000u

@@ -146,13 +146,22 @@ setup() {
     csr=$(model_csr fmsd_fig1)
     for bad in "-m max" "-t s3" "-t s3 -m maybe" "-t s3 -m max -e 0" "-t s3 -m max -e x" \
                "-t s3 -m max --threads-per-state 3" "-t s3 -m max --mem-limit lots" "-t s3 -m max --max-iters 0" \
-               "-t s3 -m max --bogus"; do
+               "-t s3 -m max --bogus" "-t s3 -m max --method gs" "-t s3 -m max --method ovi"; do
         run --separate-stderr gpu-vi --cpu $bad "$csr"
         [ "$status" -eq 2 ] || fail "$bad: status $status"
         assert_output ""
     done
     run gpu-vi --cpu -t s3 -m max "$csr" "$csr"
     assert_failure 2
+}
+
+@test "gpu-vi --cpu --method ovi says that optimistic value iteration runs on the GPU, and --method vi equals --vi" {
+    csr=$(model_csr coin2)
+    run --separate-stderr gpu-vi --cpu --method ovi -t fin_c0 -m min "$csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-vi: --method ovi runs on the GPU; the CPU reference iterates ii or vi"
+    assert_equal "$(gpu-vi --cpu --method vi -t fin_c0 -m min "$csr")" "$(gpu-vi --cpu --vi -t fin_c0 -m min "$csr")"
+    assert_equal "$(gpu-vi --cpu --method ii -t fin_c0 -m min "$csr")" "$(gpu-vi --cpu -t fin_c0 -m min "$csr")"
 }
 
 @test "gpu-vi --cpu stops and says so when the precision asked is below the values' floating-point resolution" {

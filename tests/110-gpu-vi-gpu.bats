@@ -119,6 +119,35 @@ setup() {
     done
 }
 
+@test "GPU: gpu-vi --method ovi equals PRISM's value within 1e-6 on every query of every model, verifying a guess" {
+    local n=0
+    for m in $(vi_model_names); do
+        vi_check_model "$(model_csr "$m")" "$m" --method ovi
+        n=$((n + 1))
+    done
+    [ "$n" -ge "$(at_least 19 15)" ] || fail "only $n models with values found"
+    run --separate-stderr gpu-vi --method ovi --stats=json -t fin_c0 -m min "$(model_csr coin4)"
+    assert_success
+    [[ "$stderr" =~ \"ovi_guesses\":\ ([0-9]+) ]] || fail "$stderr"
+    [ "${BASH_REMATCH[1]}" -ge 1 ] || fail "no guess: $stderr"
+    [[ "$stderr" == *'"method": "ovi"'* ]] || fail "$stderr"
+}
+
+@test "GPU: gpu-vi --method ovi equals --cpu on random MDPs, whole and split" {
+    for seed in 11 12 13 14; do
+        randmdp -n 3000 -c 3 -k 3 -e 5 -l $(( seed * 6 )) -g $(( seed % 3 + 1 )) "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for dir in max min; do
+            gpu-vi --cpu -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            for opt in "" "--mem-limit 1100k"; do
+                gpu-vi --method ovi $opt -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null ||
+                    fail "seed $seed $dir $opt: gpu-vi --method ovi failed"
+                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
+                [ "$status" -eq 0 ] || fail "seed $seed $dir $opt: $output"
+            done
+        done
+    done
+}
+
 # ---- one test per model with PRISM's values ----
 
 vi_check_gpu() {

@@ -34,7 +34,7 @@
 #include "tool.h"
 
 enum {
-    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS
+    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS
 };
 
 static void usage(FILE *out)
@@ -49,9 +49,13 @@ static void usage(FILE *out)
             "  -m max|min             maximal or minimal probability (ignored for a DTMC)\n"
             "  -e EPS                 precision, default 1e-6\n"
             "  --rel, --abs           relative (default) or absolute precision\n"
-            "  --vi                   plain value iteration (stops when no value changes by\n"
-            "                         more than EPS; no guarantee) instead of interval\n"
-            "                         iteration (answer within EPS of the exact value)\n"
+            "  --method ii|ovi|vi     ii: interval iteration (the default), a lower and an\n"
+            "                         upper bound until within EPS; ovi: optimistic value\n"
+            "                         iteration (GPU only), value iteration from below and\n"
+            "                         a guessed upper bound verified, the same guarantee;\n"
+            "                         vi: plain value iteration (stops when no value\n"
+            "                         changes by more than EPS; no guarantee)\n"
+            "  --vi                   the same as --method vi\n"
             "  --max-iters N          iteration limit per system, default %u\n"
             "  --mem-limit BYTES      split into SCC groups when the system needs more\n"
             "                         device memory (suffix k, M, G); default: free memory\n"
@@ -122,6 +126,10 @@ static int cmp_pair(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* By enum reach_method. */
+static const char *const method_names[] = {"ii", "vi", "ovi"};
+static const char *const method_titles[] = {"interval iteration", "value iteration", "optimistic value iteration"};
+
 int main(int argc, char **argv)
 {
     tool_name = "gpu-vi";
@@ -137,6 +145,7 @@ int main(int argc, char **argv)
                                              {"abs", no_argument, 0, OPT_ABS},
                                              {"rel", no_argument, 0, OPT_REL},
                                              {"vi", no_argument, 0, OPT_VI},
+                                             {"method", required_argument, 0, OPT_METHOD},
                                              {"max-iters", required_argument, 0, OPT_MAX_ITERS},
                                              {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
                                              {"threads-per-state", required_argument, 0, OPT_THREADS},
@@ -171,6 +180,18 @@ int main(int argc, char **argv)
         case OPT_ABS: ro.relative = 0; break;
         case OPT_REL: ro.relative = 1; break;
         case OPT_VI: ro.method = REACH_VI; break;
+        case OPT_METHOD:
+            if (!strcmp(optarg, "ii"))
+                ro.method = REACH_II;
+            else if (!strcmp(optarg, "ovi"))
+                ro.method = REACH_OVI;
+            else if (!strcmp(optarg, "vi"))
+                ro.method = REACH_VI;
+            else {
+                tool_error("--method takes ii, ovi or vi, not \"%s\"", optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case OPT_MAX_ITERS: {
             errno = 0;
             unsigned long long v = strtoull(optarg, &end, 10);
@@ -203,6 +224,10 @@ int main(int argc, char **argv)
     }
     if (gpu_tool_finish_options(&o))
         return EXIT_USAGE;
+    if (o.use_cpu && ro.method == REACH_OVI) {
+        tool_error("--method ovi runs on the GPU; the CPU reference iterates ii or vi");
+        return EXIT_USAGE;
+    }
     if (!target) {
         tool_error("no target label: -t LABEL is required");
         usage(stderr);
@@ -316,7 +341,7 @@ int main(int argc, char **argv)
         json_object_set_new(j, "maybe", json_integer((json_int_t)rs.maybe));
         json_object_set_new(j, "mecs", json_integer((json_int_t)rs.mecs));
         json_object_set_new(j, "mec_states", json_integer((json_int_t)rs.mec_states));
-        json_object_set_new(j, "method", json_string(ro.method == REACH_II ? "ii" : "vi"));
+        json_object_set_new(j, "method", json_string(method_names[ro.method]));
         json_object_set_new(j, "split", json_boolean(rs.split));
         json_object_set_new(j, "groups", json_integer((json_int_t)rs.groups));
         json_object_set_new(j, "sccs", json_integer((json_int_t)rs.sccs));
@@ -338,6 +363,7 @@ int main(int argc, char **argv)
             json_object_set_new(j, "upload_s", json_real(cx.h2d_s));
             json_object_set_new(j, "gpu_iterate_s", json_real(cx.iterate_s));
             json_object_set_new(j, "probability_dictionary", json_boolean(cx.used_dictionary));
+            json_object_set_new(j, "ovi_guesses", json_integer((json_int_t)cx.ovi_guesses));
             json_object_set_new(j, "device_bytes", json_integer((json_int_t)cx.device_bytes));
         }
         gpu_stats_json_print(j);
@@ -351,7 +377,7 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "%s: %s, %s path: %llu groups (%llu SCCs, %llu on the CPU), %llu iterations, final difference %.3g "
                 "(%s); memory needed %llu bytes\n",
-                tool_name, ro.method == REACH_II ? "interval iteration" : "value iteration", rs.split ? "split" : "whole",
+                tool_name, method_titles[ro.method], rs.split ? "split" : "whole",
                 (unsigned long long)rs.groups, (unsigned long long)rs.sccs, (unsigned long long)rs.cpu_groups,
                 (unsigned long long)rs.iterations, rs.final_difference, ro.relative ? "relative" : "absolute",
                 (unsigned long long)rs.bytes_needed);
