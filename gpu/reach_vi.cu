@@ -1120,9 +1120,11 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
      * then a pre-fixpoint, above the least fixpoint that the probabilities
      * are, and stays above it), and the answer is final once verified and
      * within eps as interval iteration's.  A guess that crosses the lower
-     * bound, or is not verified within as many iterations as value
-     * iteration took (at least 64), is dropped: value iteration goes on with
-     * eps_vi halved.  The lower bound is sound throughout; an upper bound
+     * bound, stops changing unverified, or is not verified within as many
+     * iterations as value iteration took (at least 64), is dropped: value
+     * iteration goes on with eps_vi halved.  (A MEC's maximum of the parity
+     * last used before value iteration may be stale for the first iteration
+     * after it: larger, so the upper bound only keeps more; sound.)  The lower bound is sound throughout; an upper bound
      * never verified is not handed back (the caller keeps its own).
      */
     bool below = ovi, verified = !ovi;
@@ -1156,7 +1158,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         if (!verified) {
             if (!(h.flags & (VI_UPPER_ROSE | VI_UPPER_CROSSED))) {
                 verified = true;
-            } else if ((h.flags & VI_UPPER_CROSSED) ||
+            } else if ((h.flags & VI_UPPER_CROSSED) || !h.changed ||
                        it - guess_at > (guess_at - phase_start > 64 ? guess_at - phase_start : 64)) {
                 below = true; /* the guess failed */
                 eps_vi /= 2;
