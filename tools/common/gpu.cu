@@ -228,6 +228,18 @@ void gpu_stats_json_scc(json_t *o, const gpu_scc_stats *s)
     json_object_set_new(o, "download_s", json_real(s->download_s));
 }
 
+json_t *gpu_stats_json_begin(const csr_model *m, const gpu_tool_times *t)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "tool", json_string(tool_name));
+    json_object_set_new(j, "states", json_integer((json_int_t)m->num_states));
+    json_object_set_new(j, "choices", json_integer((json_int_t)m->num_choices));
+    json_object_set_new(j, "transitions", json_integer((json_int_t)m->num_transitions));
+    json_object_set_new(j, "read_s", json_real(t->read_end - t->read_start));
+    json_object_set_new(j, "device_wait_s", json_real(t->device_ready - t->read_end));
+    return j;
+}
+
 void gpu_stats_json_print(json_t *o)
 {
     json_dumpf(o, stderr, JSON_COMPACT | JSON_REAL_PRECISION(9));

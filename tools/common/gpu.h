@@ -100,6 +100,10 @@ void gpu_tool_usage(FILE *out);
 void gpu_stats_json_scc(json_t *object, const gpu_scc_stats *stats);
 
 /* One JSON object on stderr, compact, with a newline; consumes object. */
+/* A --stats=json object begun with what every GPU tool reports: "tool",
+ * the model's "states", "choices" and "transitions", "read_s" and
+ * "device_wait_s" from gpu_tool_load's times (seconds). */
+json_t *gpu_stats_json_begin(const csr_model *model, const gpu_tool_times *times);
 void gpu_stats_json_print(json_t *object);
 
 /* "tool: engine E: P peeled, F phases, Q passes[, C choices removed]; device

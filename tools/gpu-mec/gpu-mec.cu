@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     int exit_status = gpu_tool_load(argc, argv, usage, o.use_cpu, o.device, &path, &m, &times);
     if (exit_status)
         return exit_status;
-    const double t0 = times.read_start, t1 = times.read_end, t1_ready = times.device_ready;
+    const double t0 = times.read_start, t1 = times.read_end;
     const uint64_t n = m.num_states;
     uint64_t *mec = (uint64_t *)malloc((n ? n : 1) * sizeof *mec);
     int rc = mec ? CSR_OK : CSR_ERR_NOMEM;
@@ -140,18 +140,12 @@ int main(int argc, char **argv)
     }
     double t3 = tool_seconds();
     if (o.stats == GPU_STATS_JSON) {
-        json_t *j = json_object();
-        json_object_set_new(j, "tool", json_string(tool_name));
-        json_object_set_new(j, "states", json_integer((json_int_t)n));
-        json_object_set_new(j, "choices", json_integer((json_int_t)m.num_choices));
-        json_object_set_new(j, "transitions", json_integer((json_int_t)m.num_transitions));
+        json_t *j = gpu_stats_json_begin(&m, &times);
         json_object_set_new(j, "mecs", json_integer((json_int_t)rst.mecs));
         json_object_set_new(j, "states_in_mecs", json_integer((json_int_t)rst.states_in_mecs));
         json_object_set_new(j, "rounds", json_integer((json_int_t)rst.rounds));
         json_object_set_new(j, "removed_states", json_integer((json_int_t)rst.removed_states));
         json_object_set_new(j, "removed_choices", json_integer((json_int_t)rst.removed_choices));
-        json_object_set_new(j, "read_s", json_real(t1 - t0));
-        json_object_set_new(j, "device_wait_s", json_real(t1_ready - t1));
         json_object_set_new(j, "write_s", json_real(t3 - t2));
         json_object_set_new(j, "total_s", json_real(t3 - t0));
         if (o.use_cpu) {

@@ -331,11 +331,7 @@ int main(int argc, char **argv)
         }
     }
     if (o.stats == GPU_STATS_JSON) {
-        json_t *j = json_object();
-        json_object_set_new(j, "tool", json_string(tool_name));
-        json_object_set_new(j, "states", json_integer((json_int_t)n));
-        json_object_set_new(j, "choices", json_integer((json_int_t)nc));
-        json_object_set_new(j, "transitions", json_integer((json_int_t)m.num_transitions));
+        json_t *j = gpu_stats_json_begin(&m, &times);
         json_object_set_new(j, "yes", json_integer((json_int_t)rs.yes));
         json_object_set_new(j, "no", json_integer((json_int_t)rs.no));
         json_object_set_new(j, "maybe", json_integer((json_int_t)rs.maybe));
@@ -349,8 +345,6 @@ int main(int argc, char **argv)
         json_object_set_new(j, "iterations", json_integer((json_int_t)rs.iterations));
         json_object_set_new(j, "final_difference", json_real(rs.final_difference));
         json_object_set_new(j, "bytes_needed", json_integer((json_int_t)rs.bytes_needed));
-        json_object_set_new(j, "read_s", json_real(times.read_end - t0));
-        json_object_set_new(j, "device_wait_s", json_real(times.device_ready - times.read_end));
         json_object_set_new(j, "prob01_s", json_real(rs.prob01_s));
         json_object_set_new(j, "mec_s", json_real(rs.mec_s));
         json_object_set_new(j, "split_s", json_real(rs.split_s));
