@@ -778,6 +778,28 @@ static __device__ __forceinline__ void clear_next(const vi_view &v, int parity)
     }
 }
 
+/* Interval iteration's upper bound of maybe slot i from b (its best choice's
+ * value, or its MEC's best leaving one) and its lower bound l: u = min(u,
+ * b), at least l (below l only by rounding, or by a guess of optimistic
+ * value iteration that was too low: VI_UPPER_CROSSED); VI_UPPER_ROSE when
+ * b > u (u is not a pre-fixpoint yet).  Returns u - l as a difference. */
+static __device__ __forceinline__ double upper_update(const vi_view &v, uint64_t i, double b, double l, int &changed,
+                                                      unsigned &flags)
+{
+    double u = v.upper[i], nu = fmin(u, b);
+    if (b > u)
+        flags |= VI_UPPER_ROSE;
+    if (nu < l) {
+        flags |= VI_UPPER_CROSSED;
+        nu = l;
+    }
+    if (nu != u) {
+        v.upper[i] = nu;
+        changed = 1;
+    }
+    return change(nu, l, v.relative);
+}
+
 /* One step for every maybe state from one read of its choices (Berger's
  * SpMV and per-state reduction, fused).  Interval iteration (II): both
  * bounds, the lower keeping the larger of old and new, the upper the
@@ -822,18 +844,7 @@ static __global__ void __launch_bounds__(VI_THREADS, 6) iteration_step(vi_view v
                 atomicMax(&mec_best[m], (unsigned long long)__double_as_longlong(bu));
             continue;
         }
-        double u = v.upper[i], nu = fmin(u, bu);
-        if (bu > u)
-            flags |= VI_UPPER_ROSE;
-        if (nu < nl) {
-            flags |= VI_UPPER_CROSSED; /* a guess below the value; else rounding only */
-            nu = nl;
-        }
-        if (nu != u) {
-            v.upper[i] = nu;
-            changed = 1;
-        }
-        difference = fmax(difference, change(nu, nl, v.relative));
+        difference = fmax(difference, upper_update(v, i, bu, nl, changed, flags));
     }
     report_block(v.check + parity, difference, changed, flags);
 }
@@ -854,18 +865,8 @@ static __global__ void ii_mec_step(vi_view v, int parity)
         uint32_t m = v.mec[i];
         if (m == REACH_NO_MEC)
             continue;
-        double l = v.lower[i], u = v.upper[i], b = __longlong_as_double((long long)best[m]), nu = fmin(u, b);
-        if (b > u)
-            flags |= VI_UPPER_ROSE;
-        if (nu < l) {
-            flags |= VI_UPPER_CROSSED;
-            nu = l;
-        }
-        if (nu != u) {
-            v.upper[i] = nu;
-            changed = 1;
-        }
-        difference = fmax(difference, change(nu, l, v.relative));
+        double b = __longlong_as_double((long long)best[m]);
+        difference = fmax(difference, upper_update(v, i, b, v.lower[i], changed, flags));
     }
     report_block(v.check + parity, difference, changed, flags);
 }
