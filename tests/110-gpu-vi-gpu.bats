@@ -148,6 +148,16 @@ setup() {
     done
 }
 
+@test "GPU: gpu-vi -P answers every property of every shared model's .props as PRISM does, ii and ovi" {
+    local n=0
+    for m in $(vi_model_names); do
+        props_check "$m"
+        props_check "$m" --method ovi
+        n=$((n + 1))
+    done
+    [ "$n" -ge "$(at_least 19 15)" ] || fail "only $n models with properties found"
+}
+
 # ---- one test per model with PRISM's values ----
 
 vi_check_gpu() {

@@ -209,3 +209,26 @@ labels_by_name() { # lab
          !header { for (i = 1; i <= NF; i++) { split($i, kv, "="); gsub(/"/, "", kv[2]); name[kv[1]] = kv[2] } header = 1; next }
          { s = $1; sub(/:$/, "", s); for (i = 2; i <= NF; i++) print name[$i], s }' "$1" | sort
 }
+
+# props_check NAME options...: gpu-vi -P NAME.props equals PRISM's values
+# (NAME.values.tsv, row k for line k) within 1e-6 relative, or 1e-12.
+props_check() {
+    local m=$1
+    shift
+    run --separate-stderr gpu-vi "$@" -P "$MODELS/$m.props" "$(model_csr "$m")"
+    [ "$status" -eq 0 ] || fail "$m: gpu-vi -P failed: $stderr"
+    paste <(printf '%s\n' "$output") <(tail -n +2 "$MODELS/$m.values.tsv" | cut -f2,6) |
+        python3 -c '
+import sys
+for line in sys.stdin:
+    got, query, ref = line.rstrip("\n").split("\t")
+    text, _, values = got.rpartition(": ")
+    if text != query:
+        sys.exit("property %r printed for %r" % (text, query))
+    vals = [float(v.split("=")[-1]) for v in values.split()]
+    refs = [float(r) for r in ref.split()]
+    if len(refs) == 1:
+        refs *= len(vals)
+    if len(vals) != len(refs) or any(abs(v - r) > 1e-6 * abs(r) and abs(v - r) > 1e-12 for v, r in zip(vals, refs)):
+        sys.exit("%s: gpu-vi %s, PRISM %s" % (query, values, ref))' || fail "$m"
+}

@@ -30,7 +30,9 @@
 
 #include "gpu.h"
 #include "reach.h"
+#include "props.h"
 #include "reach_vi.h"
+#include "textin.h"
 #include "tool.h"
 
 enum {
@@ -41,9 +43,15 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: %s -t LABEL [-a LABEL] -m max|min [options] [file | -]\n"
+            "       %s -p PROPERTY... | -P FILE [options] [file | -]\n"
             "Pmax or Pmin of reaching the states labelled -t (through states not\n"
             "labelled -a) in a CSR model with probabilities and labels (prism2csr -l),\n"
             "standard input if no file.  Prints the value of each initial state.\n"
+            "  -p PROPERTY            a property in PRISM's syntax: P=?, Pmin=? or Pmax=?\n"
+            "                         [ F phi ] or [ phi U psi ], phi and psi made of\n"
+            "                         \"labels\", true, false, !, &, | and ( ); repeatable;\n"
+            "                         prints \"PROPERTY: value\" per property\n"
+            "  -P FILE                the properties of a PRISM .props file, one a line\n"
             "  -t LABEL               target label\n"
             "  -a LABEL               avoid label: the query is !a U t\n"
             "  -m max|min             maximal or minimal probability (ignored for a DTMC)\n"
@@ -61,7 +69,7 @@ static void usage(FILE *out)
             "                         device memory (suffix k, M, G); default: free memory\n"
             "  --threads-per-state N  GPU threads per state's choices (1..32, power of 2)\n"
             "  -o FILE                every state's value, one per line, original numbering\n",
-            tool_name, REACH_DEFAULT_MAX_ITERATIONS);
+            tool_name, tool_name, REACH_DEFAULT_MAX_ITERATIONS);
     fputs("Options of the SCC decomposition of the split (as gpu-scc):\n", out);
     gpu_tool_usage(out);
     fputs("Exit status: 0 ok, 1 bad input or no convergence, 2 usage, 3 no GPU or a GPU failure.\n", out);
@@ -102,6 +110,124 @@ static int label_flags(const csr_model *m, const char *name, uint8_t *flags)
     return 0;
 }
 
+/* The properties of one run: from -t/-a/-m (bare: values alone, one per
+ * line, as before -p existed) or from -p and -P (each line "PROPERTY: value",
+ * or "PROPERTY: s=value ..." with PRISM's state numbers where there are
+ * several initial states). */
+typedef struct property_list {
+    prop_property *items;
+    size_t count;
+    int bare;
+} property_list;
+
+static void property_list_free(property_list *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        prop_free(&l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->count = 0;
+}
+
+/* Parse text and append it: CSR_OK or the parser's code. */
+static int add_property(property_list *l, const char *text, csr_status *st)
+{
+    prop_property *more = (prop_property *)realloc(l->items, (l->count + 1) * sizeof *more);
+    if (!more)
+        return CSR_ERR_NOMEM;
+    l->items = more;
+    int rc = prop_parse(text, &l->items[l->count], st);
+    if (!rc)
+        l->count++;
+    return rc;
+}
+
+/* -t T [-a A] -m D as the property P{D}=? [ !"A" U "T" ]: an exit status. */
+static int query_property(const char *target, const char *avoid, const char *dir, property_list *l)
+{
+    char text[1024];
+    int len = avoid ? snprintf(text, sizeof text, "P%s=? [ !\"%s\" U \"%s\" ]", dir ? dir : "", avoid, target)
+                    : snprintf(text, sizeof text, "P%s=? [ F \"%s\" ]", dir ? dir : "", target);
+    if (len < 0 || (size_t)len >= sizeof text || strchr(target, '"') || (avoid && strchr(avoid, '"'))) {
+        tool_error("bad label name in -t or -a");
+        return EXIT_USAGE;
+    }
+    csr_status st;
+    memset(&st, 0, sizeof st);
+    if (add_property(l, text, &st)) {
+        tool_error("-t/-a: %s", st.detail);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The properties of a file, one per line (empty lines and // comments
+ * skipped): 0, or 1 with the message printed (FILE:LINE: ...). */
+static int read_properties(const char *path, property_list *l)
+{
+    textin in;
+    csr_status st;
+    memset(&st, 0, sizeof st);
+    if (textin_open(&in, path, &st)) {
+        tool_report_failure(path, st.code, &st);
+        return 1;
+    }
+    char *line;
+    size_t length;
+    int got, bad = 0;
+    while (!bad && (got = textin_next(&in, &line, &length, &st)) > 0) {
+        char *text = line + strspn(line, " \t");
+        if (!*text || strncmp(text, "//", 2) == 0)
+            continue;
+        memset(&st, 0, sizeof st);
+        if (add_property(l, text, &st)) {
+            tool_error("%s:%llu: %s%s", tool_input_name(path), (unsigned long long)in.line,
+                       st.code == CSR_ERR_SYNTAX ? "syntax error: " : "", st.detail);
+            bad = 1;
+        }
+    }
+    if (!bad && got < 0) {
+        tool_report_failure(path, -got, &st);
+        bad = 1;
+    }
+    if (!bad && l->count == 0) {
+        tool_error("%s: no property", tool_input_name(path));
+        bad = 1;
+    }
+    textin_close(&in);
+    return bad;
+}
+
+/* Target and avoid flags of one property (avoid: the states outside phi
+ * and outside the target, for phi U psi): 0 or an exit status, the message
+ * printed (an unknown label: the model's labels, status 2). */
+static int property_flags(const csr_model *m, const prop_property *p, int bare, uint8_t *target, uint8_t *avoid,
+                          csr_status *st)
+{
+    if (bare) { /* -t/-a: the message lists the model's labels as before */
+        if (label_flags(m, p->target->label, target))
+            return EXIT_USAGE;
+        if (p->avoid && label_flags(m, p->avoid->a->label, avoid))
+            return EXIT_USAGE;
+        if (p->avoid)
+            for (uint64_t s = 0; s < m->num_states; s++)
+                avoid[s] = avoid[s] ? 0 : 1; /* the formula is !"A": the avoided states are the A states */
+    } else {
+        int rc = prop_states(m, p->target, target, st);
+        if (!rc && p->avoid)
+            rc = prop_states(m, p->avoid, avoid, st);
+        if (rc) {
+            tool_error("'%s': %s", p->text, st->detail);
+            memset(st, 0, sizeof *st);
+            return rc == CSR_ERR_NOMEM ? EXIT_BAD_INPUT : EXIT_USAGE;
+        }
+    }
+    if (p->avoid)
+        for (uint64_t s = 0; s < m->num_states; s++)
+            avoid[s] = !avoid[s] && !target[s];
+    return 0;
+}
+
 static int write_values(const char *path, const csr_model *m, const double *values)
 {
     const uint64_t n = m->num_states;
@@ -138,7 +264,9 @@ int main(int argc, char **argv)
     gpu_tool_defaults(&o);
     reach_options ro;
     reach_default_options(&ro);
-    const char *target = NULL, *avoid = NULL, *dir = NULL, *out_path = NULL;
+    const char *target = NULL, *avoid = NULL, *dir = NULL, *out_path = NULL, *props_path = NULL;
+    const char *prop_args[64];
+    int num_prop_args = 0;
     uint64_t mem_limit = 0;
     int have_limit = 0, threads = 0;
     static const struct option longopts[] = {GPU_LONG_OPTIONS,
@@ -151,7 +279,7 @@ int main(int argc, char **argv)
                                              {"threads-per-state", required_argument, 0, OPT_THREADS},
                                              {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "t:a:m:e:o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "t:a:m:e:o:p:P:", longopts, NULL)) != -1) {
         int done = gpu_tool_option(c, optarg, &o);
         if (done < 0)
             return EXIT_USAGE;
@@ -160,6 +288,14 @@ int main(int argc, char **argv)
         char *end;
         switch (c) {
         case 't': target = optarg; break;
+        case 'p':
+            if (num_prop_args == (int)(sizeof prop_args / sizeof *prop_args)) {
+                tool_error("at most %d -p options (put more in a file for -P)", num_prop_args);
+                return EXIT_USAGE;
+            }
+            prop_args[num_prop_args++] = optarg;
+            break;
+        case 'P': props_path = optarg; break;
         case 'a': avoid = optarg; break;
         case 'o': out_path = optarg; break;
         case 'm':
@@ -228,36 +364,74 @@ int main(int argc, char **argv)
         tool_error("--method ovi runs on the GPU; the CPU reference iterates ii or vi");
         return EXIT_USAGE;
     }
-    if (!target) {
-        tool_error("no target label: -t LABEL is required");
+    if (!target && !num_prop_args && !props_path) {
+        tool_error("no query: give -t LABEL (with -m), -p PROPERTY or -P FILE");
         usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (target && (num_prop_args || props_path)) {
+        tool_error("-t asks one query, -p and -P properties: give one form or the other");
+        return EXIT_USAGE;
+    }
+    property_list props = {NULL, 0, !!target};
+    if (target) {
+        int ex = query_property(target, avoid, dir, &props);
+        if (ex)
+            return ex;
+    }
+    for (int i = 0; i < num_prop_args; i++) {
+        csr_status ps;
+        memset(&ps, 0, sizeof ps);
+        int ex = add_property(&props, prop_args[i], &ps);
+        if (ex) {
+            tool_error("-p '%s': %s%s", prop_args[i], ps.code == CSR_ERR_SYNTAX ? "syntax error: " : "", ps.detail);
+            property_list_free(&props);
+            return ex == CSR_ERR_NOMEM ? EXIT_BAD_INPUT : EXIT_USAGE;
+        }
+    }
+    if (props_path && read_properties(props_path, &props)) {
+        property_list_free(&props);
+        return EXIT_BAD_INPUT;
+    }
+    if (out_path && props.count != 1) {
+        tool_error("-o writes the vector of one query; %zu asked", props.count);
+        property_list_free(&props);
         return EXIT_USAGE;
     }
     const char *path;
     csr_model m;
     gpu_tool_times times;
     int exit_status = gpu_tool_load(argc, argv, usage, o.use_cpu, o.device, &path, &m, &times);
-    if (exit_status)
+    if (exit_status) {
+        property_list_free(&props);
         return exit_status;
+    }
     const double t0 = times.read_start;
     const char *name = tool_input_name(path);
     const uint64_t n = m.num_states, nc = m.num_choices;
     if (!m.probabilities) {
         tool_error("%s: no probabilities (a graph-only CSR file); convert with prism2csr", name);
         csr_free(&m);
+        property_list_free(&props);
         return EXIT_BAD_INPUT;
     }
     if (!m.labels.count) {
         tool_error("%s: no labels; convert with prism2csr -l FILE.lab", name);
         csr_free(&m);
+        property_list_free(&props);
         return EXIT_BAD_INPUT;
     }
-    if (m.model_type == CSR_MDP && !dir) {
-        tool_error("%s is an MDP: say -m max or -m min", name);
-        csr_free(&m);
-        return EXIT_USAGE;
-    }
-    uint8_t *tflags = (uint8_t *)malloc(n ? n : 1), *aflags = avoid ? (uint8_t *)malloc(n ? n : 1) : NULL;
+    for (size_t i = 0; i < props.count; i++)
+        if (m.model_type == CSR_MDP && props.items[i].direction == PROP_ANY) {
+            if (props.bare)
+                tool_error("%s is an MDP: say -m max or -m min", name);
+            else
+                tool_error("%s is an MDP: '%s' needs Pmin=? or Pmax=?", name, props.items[i].text);
+            csr_free(&m);
+            property_list_free(&props);
+            return EXIT_USAGE;
+        }
+    uint8_t *tflags = (uint8_t *)malloc(n ? n : 1), *aflags = (uint8_t *)malloc(n ? n : 1);
     double *values = (double *)malloc((n ? n : 1) * sizeof(double));
     int status_code = EXIT_OK, rc = CSR_OK;
     csr_status st;
@@ -271,17 +445,28 @@ int main(int argc, char **argv)
     cx.status = &st;
     reach_backend gpu;
     gpu_reach_backend(&cx, &gpu);
-    if (!tflags || (avoid && !aflags) || !values) {
+    if (!tflags || !aflags || !values) {
         rc = CSR_ERR_NOMEM;
         goto done;
     }
-    if ((status_code = label_flags(&m, target, tflags)) || (avoid && (status_code = label_flags(&m, avoid, aflags))))
-        goto done;
-    if (aflags)
-        for (uint64_t s = 0; s < n; s++)
-            aflags[s] = aflags[s] && !tflags[s];
+    for (size_t pi = 0; pi < props.count; pi++) /* every label known before anything is printed */
+        if ((status_code = property_flags(&m, &props.items[pi], props.bare, tflags, aflags, &st)))
+            goto done;
+    for (size_t pi = 0; pi < props.count; pi++) {
+    const prop_property *prop = &props.items[pi];
     {
-        reach_query q = {tflags, aflags, m.model_type == CSR_MDP ? !strcmp(dir, "max") : 1};
+        void *workspace = cx.workspace; /* each property's figures its own; the device buffers kept */
+        memset(&cx, 0, sizeof cx);
+        cx.threads_per_state = threads;
+        cx.scc = o.scc;
+        cx.status = &st;
+        cx.workspace = workspace;
+        memset(&rs, 0, sizeof rs);
+    }
+    if ((status_code = property_flags(&m, prop, props.bare, tflags, aflags, &st)))
+        goto done;
+    {
+        reach_query q = {tflags, prop->avoid ? aflags : NULL, m.model_type == CSR_MDP ? prop->direction == PROP_MAX : 1};
         uint64_t budget = have_limit ? mem_limit : o.use_cpu ? UINT64_MAX : gpu_free_memory() / 10 * 9;
         rc = reach_solve(&m, &q, &ro, budget, o.use_cpu ? NULL : &gpu, values, &rs);
         if (rc == CSR_ERR_STALLED) {
@@ -321,8 +506,18 @@ int main(int argc, char **argv)
             status_code = EXIT_BAD_INPUT;
             goto done;
         }
-        for (uint64_t i = 0; i < m.num_initial; i++)
-            printf("%.17g\n", values[pairs[2 * i + 1]]);
+        if (props.bare) {
+            for (uint64_t i = 0; i < m.num_initial; i++)
+                printf("%.17g\n", values[pairs[2 * i + 1]]);
+        } else {
+            printf("%s:", prop->text);
+            for (uint64_t i = 0; i < m.num_initial; i++)
+                if (m.num_initial == 1)
+                    printf(" %.17g", values[pairs[2 * i + 1]]);
+                else
+                    printf(" %llu=%.17g", (unsigned long long)pairs[2 * i], values[pairs[2 * i + 1]]);
+            putchar('\n');
+        }
         free(pairs);
         if (fflush(stdout) || ferror(stdout)) {
             tool_error("(stdout): write error");
@@ -332,6 +527,7 @@ int main(int argc, char **argv)
     }
     if (o.stats == GPU_STATS_JSON) {
         json_t *j = gpu_stats_json_begin(&m, &times);
+        json_object_set_new(j, "property", json_string(prop->text));
         json_object_set_new(j, "yes", json_integer((json_int_t)rs.yes));
         json_object_set_new(j, "no", json_integer((json_int_t)rs.no));
         json_object_set_new(j, "maybe", json_integer((json_int_t)rs.maybe));
@@ -395,6 +591,7 @@ int main(int argc, char **argv)
                                                        : 0.0,
                     cx.d2h_s, (unsigned long long)cx.device_bytes);
     }
+    }
 done:
     if (!o.use_cpu)
         gpu_reach_release(&cx);
@@ -406,5 +603,6 @@ done:
     free(aflags);
     free(values);
     csr_free(&m);
+    property_list_free(&props);
     return status_code;
 }

@@ -1,0 +1,109 @@
+#!/usr/bin/env bats
+# gpu-vi's properties in PRISM's syntax (-p, -P; format/props.h): every
+# property of the shared .props files against PRISM's values, boolean label
+# formulas against labels made by hand, and the parser's errors with their
+# column.  The GPU runs of the same are in tests/110-gpu-vi-gpu.bats.
+
+load helper
+
+setup() {
+    require_models
+}
+
+@test "gpu-vi --cpu -P answers every property of every shared model's .props as PRISM does" {
+    local n=0
+    for m in $(vi_model_names); do
+        [ "$m" = coin4_6 ] && continue # a minute on the CPU: tests/110 runs it on the GPU
+        props_check "$m" --cpu
+        n=$((n + 1))
+    done
+    [ "$n" -ge "$(at_least 18 15)" ] || fail "only $n models with properties found"
+}
+
+@test "gpu-vi prints each property with its value, and the state of each value where there are several initial states" {
+    run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" ];' -p ' Pmax=?[F"fin_c0"]' "$(model_csr coin2)"
+    assert_success
+    assert_equal "${lines[0]}" "Pmin=? [ F \"fin_c0\" ]: 0.3828125"
+    [[ "${lines[1]}" == 'Pmax=?[F"fin_c0"]: 0.555555'* ]] || fail "${lines[1]}"
+    run --separate-stderr gpu-vi --cpu -p 'Pmax=? [ F "odd" ]' "$(model_csr dining_crypt3)"
+    assert_success
+    # PRISM's values of its four initial states, in PRISM's numbering
+    [[ "$output" =~ ^Pmax=\?\ \[\ F\ \"odd\"\ \]:\ [0-9]+=[0-9.]+\ [0-9]+=[0-9.]+\ [0-9]+=[0-9.]+\ [0-9]+=[0-9.]+$ ]] || fail "$output"
+}
+
+@test "gpu-vi evaluates boolean formulas of labels as the same sets written as labels by hand" {
+    # coin2 with labels made by hand: u = fin_c0 | fin_disagree, a = !agree & !finished
+    lab=$(model_file coin2.lab)
+    python3 - "$lab" > "$BATS_TEST_TMPDIR/c.lab" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+names = {int(k): v.strip('"') for k, v in (e.split("=") for e in lines[1].split())}
+idx = {v: k for k, v in names.items()}
+u, a = len(names), len(names) + 1
+print(lines[0]); print(lines[1] + ' %d="u" %d="a"' % (u, a))
+labelled = {}
+for l in lines[2:]:
+    s, _, rest = l.partition(":")
+    labelled[int(s)] = set(int(x) for x in rest.split())
+for s in sorted(labelled):
+    ls = labelled[s]
+    extra = []
+    if idx["fin_c0"] in ls or idx["fin_disagree"] in ls: extra.append(u)
+    print("%d: %s" % (s, " ".join(str(x) for x in sorted(ls) + extra)))
+PY
+    prism2csr -l "$BATS_TEST_TMPDIR/c.lab" "$(model_file coin2.tra)" > "$BATS_TEST_TMPDIR/c.csr"
+    for dir in min max; do
+        want=$(gpu-vi --cpu -t u -m $dir "$BATS_TEST_TMPDIR/c.csr")
+        got=$(gpu-vi --cpu -p "P$dir=? [ F (\"fin_c0\" | \"fin_disagree\") ]" "$BATS_TEST_TMPDIR/c.csr")
+        assert_equal "${got##*: }" "$want"
+        want=$(gpu-vi --cpu -t fin_c0 -a agree -m $dir "$BATS_TEST_TMPDIR/c.csr")
+        got=$(gpu-vi --cpu -p "P$dir=? [ !!\"agree\" = false | !\"agree\" U \"fin_c0\" ]" "$BATS_TEST_TMPDIR/c.csr" 2>&1) &&
+            fail "a stray '=' was accepted: $got"
+        got=$(gpu-vi --cpu -p "P$dir=? [ !(\"agree\" & true) | false U \"fin_c0\" ]" "$BATS_TEST_TMPDIR/c.csr")
+        assert_equal "${got##*: }" "$want"
+    done
+}
+
+@test "gpu-vi says where a property does not parse, with its column, and prints nothing" {
+    csr=$(model_csr coin2)
+    run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" ' "$csr"
+    assert_failure 2
+    assert_output ""
+    assert_equal "$stderr" "gpu-vi: -p 'Pmin=? [ F \"fin_c0\" ': syntax error: column 21: expected ']'"
+    run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" & ]' "$csr"
+    assert_failure 2
+    [[ "$stderr" == *"column 23: expected a label in double quotes, true, false, '!' or '('" ]] || fail "$stderr"
+    run --separate-stderr gpu-vi --cpu -p 'Pmin>=0.5 [ F "fin_c0" ]' "$csr"
+    assert_failure 2
+    [[ "$stderr" == *"column 5: expected '=?'"* ]] || fail "$stderr"
+    for unsupported in 'Pmin=? [ F<=10 "fin_c0" ]' 'Pmin=? [ true U<=3 "fin_c0" ]' 'R{"steps"}min=? [ F "fin_c0" ]'; do
+        run --separate-stderr gpu-vi --cpu -p "$unsupported" "$csr"
+        assert_failure 2
+        [[ "$stderr" == *"not supported yet" ]] || fail "$unsupported: $stderr"
+    done
+    printf 'Pmin=? [ F "fin_c0" ];\n\n// a comment\nPmax=? [ F "fin_c0" U "agree" ]\n' > "$BATS_TEST_TMPDIR/bad.props"
+    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/bad.props" "$csr"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "gpu-vi: $BATS_TEST_TMPDIR/bad.props:4: syntax error: column 21: expected ']'"
+}
+
+@test "gpu-vi refuses an unknown label, P=? on an MDP, -t with -p, and -o with several properties, before printing anything" {
+    csr=$(model_csr coin2)
+    run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" ]' -p 'Pmin=? [ F "nope" ]' "$csr"
+    assert_failure 2
+    assert_output ""
+    [[ "$stderr" == *'no label "nope" in the model (it has: init, deadlock, '* ]] || fail "$stderr"
+    run --separate-stderr gpu-vi --cpu -p 'P=? [ F "fin_c0" ]' "$csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-vi: $csr is an MDP: 'P=? [ F \"fin_c0\" ]' needs Pmin=? or Pmax=?"
+    run --separate-stderr gpu-vi --cpu -t fin_c0 -m min -p 'Pmin=? [ F "fin_c0" ]' "$csr"
+    assert_failure 2
+    run --separate-stderr gpu-vi --cpu -o "$BATS_TEST_TMPDIR/v" -p 'Pmin=? [ F "fin_c0" ]' -p 'Pmax=? [ F "fin_c0" ]' "$csr"
+    assert_failure 2
+    [ ! -e "$BATS_TEST_TMPDIR/v" ] || fail "-o file written"
+    # a DTMC's P=? needs no direction
+    run gpu-vi --cpu -p 'P=? [ F "six" ]' "$(model_csr dice)"
+    assert_success
+    [[ "$output" == 'P=? [ F "six" ]: 0.1666666'* ]] || fail "$output"
+}
