@@ -185,7 +185,7 @@ check-sanitize:
 #   make fuzz                  build build-fuzz/fuzz-{tra,lab,labels,csr} and the seed corpora
 #   make fuzz-run SECONDS=N    run each target N seconds (default 60); findings in build-fuzz/crashes/
 # clang from Debian; not part of make test.
-FUZZ_TARGETS := tra tra_parallel lab labels csr umb drn
+FUZZ_TARGETS := tra tra_parallel lab labels csr umb drn props
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SECONDS      ?= 60

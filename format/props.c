@@ -9,10 +9,17 @@
 
 #include "props.h"
 
+/* Nesting of ! and ( ) at most this deep, and at most this many operators
+ * and labels in a property: the descent, prop_states and the freeing
+ * recurse on each level of the tree. */
+#define PROP_MAX_DEPTH 256
+#define PROP_MAX_NODES 4096
+
 typedef struct parser {
     const char *text, *at;
     csr_status *status;
     int rc;
+    int depth, nodes;
 } parser;
 
 static void skip_blanks(parser *p)
@@ -56,6 +63,8 @@ static int symbol(parser *p, const char *s)
 
 static prop_formula *node(parser *p, int op, prop_formula *a, prop_formula *b)
 {
+    if (++p->nodes > PROP_MAX_NODES)
+        return fail_at(p, CSR_ERR_SYNTAX, "more than 4096 labels and operators");
     prop_formula *f = calloc(1, sizeof *f);
     if (!f)
         return fail_at(p, CSR_ERR_NOMEM, "out of memory");
@@ -80,12 +89,18 @@ static prop_formula *formula(parser *p);
 static prop_formula *unary(parser *p)
 {
     skip_blanks(p);
+    if ((*p->at == '!' || *p->at == '(') && p->depth >= PROP_MAX_DEPTH)
+        return fail_at(p, CSR_ERR_SYNTAX, "nested more than 256 deep");
     if (symbol(p, "!")) {
+        p->depth++;
         prop_formula *a = unary(p);
+        p->depth--;
         return a ? node(p, PROP_NOT, a, NULL) : NULL;
     }
     if (symbol(p, "(")) {
+        p->depth++;
         prop_formula *f = formula(p);
+        p->depth--;
         if (f && !symbol(p, ")")) {
             formula_free(f);
             return fail_at(p, CSR_ERR_SYNTAX, "expected ')'");
@@ -147,7 +162,7 @@ static int bounded(parser *p)
 int prop_parse(const char *text, prop_property *out, csr_status *status)
 {
     memset(out, 0, sizeof *out);
-    parser p = {text, text, status, 0};
+    parser p = {text, text, status, 0, 0, 0};
     skip_blanks(&p);
     const char *begin = p.at;
     if (*p.at == 'R') {

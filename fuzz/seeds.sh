@@ -5,7 +5,7 @@
 set -eu
 bin=$1 out=$2
 models=${SHARED:-../shared}/models
-mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn}
+mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn,props}
 cat_model() { if [ -f "$models/$1" ]; then cat "$models/$1"; else zcat "$models/$1.gz"; fi; }
 small="fmsd_fig1 dice brp herman7 coin2 leader3 csma2_2 phil3 dining_crypt3"
 medium="leader6 coin4_6 wlan3 csma3_2 mutual5 dining_crypt6"
@@ -40,4 +40,10 @@ done
 for f in tests/data/drn/*.drn; do
     head -c 65536 "$f" > "$out/drn/$(basename "$f")"
 done
-echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr, $(ls "$out"/umb | wc -l) umb, $(ls "$out"/drn | wc -l) drn"
+# props: every shared .props line, and the fragment's shapes
+i=0
+cat "$models"/*.props | while IFS= read -r line; do
+    printf '%s' "$line" > "$out/props/p$i"; i=$((i + 1))
+done
+printf '%s' 'Pmax=? [ !("a" | false) & true U !!"b" ];' > "$out/props/shapes"
+echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr, $(ls "$out"/umb | wc -l) umb, $(ls "$out"/drn | wc -l) drn, $(ls "$out"/props | wc -l) props"

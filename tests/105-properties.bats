@@ -107,3 +107,21 @@ PY
     assert_success
     [[ "$output" == 'P=? [ F "six" ]: 0.1666666'* ]] || fail "$output"
 }
+
+@test "gpu-vi refuses properties nested too deep or too long instead of running out of stack" {
+    csr=$(model_csr coin2)
+    python3 -c "print('Pmin=? [ F ' + '(' * 100000 + '\"fin_c0\"' + ')' * 100000 + ' ]')" > "$BATS_TEST_TMPDIR/deep.props"
+    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/deep.props" "$csr"
+    assert_failure 1
+    [[ "$stderr" == *":1: syntax error: column 268: nested more than 256 deep" ]] || fail "$stderr"
+    python3 -c "print('Pmin=? [ F ' + '\"fin_c0\" & ' * 100000 + 'true ]')" > "$BATS_TEST_TMPDIR/wide.props"
+    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/wide.props" "$csr"
+    assert_failure 1
+    [[ "$stderr" == *"more than 4096 labels and operators" ]] || fail "$stderr"
+    # 200 levels and 2,000 operators are fine
+    python3 -c "print('Pmin=? [ F ' + '!' * 200 + '\"fin_c0\" ]'); print('Pmin=? [ F ' + '\"fin_c0\" & ' * 2000 + 'true ]')" > "$BATS_TEST_TMPDIR/ok.props"
+    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/ok.props" "$csr"
+    assert_success
+    [ "${#lines[@]}" -eq 2 ] || fail "$output"
+    [[ "${lines[0]}" == *": 0.3828125" ]] || fail "${lines[0]}"
+}
