@@ -95,7 +95,10 @@ static prop_formula *unary(parser *p)
         p->depth++;
         prop_formula *a = unary(p);
         p->depth--;
-        return a ? node(p, PROP_NOT, a, NULL) : NULL;
+        prop_formula *f = a ? node(p, PROP_NOT, a, NULL) : NULL;
+        if (!f)
+            formula_free(a);
+        return f;
     }
     if (symbol(p, "(")) {
         p->depth++;

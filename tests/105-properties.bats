@@ -118,6 +118,11 @@ PY
     run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/wide.props" "$csr"
     assert_failure 1
     [[ "$stderr" == *"more than 4096 labels and operators" ]] || fail "$stderr"
+    # the cap reached by the ! of the 4097th node (its operand was leaked: fuzz/props, check-sanitize)
+    python3 -c "print('Pmin=? [ F ' + ' | '.join(['\"fin_c0\"'] * 2048) + ' | !\"fin_c0\" ]')" > "$BATS_TEST_TMPDIR/cap.props"
+    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/cap.props" "$csr"
+    assert_failure 1
+    [[ "$stderr" == *"more than 4096 labels and operators" ]] || fail "$stderr"
     # 200 levels and 2,000 operators are fine
     python3 -c "print('Pmin=? [ F ' + '!' * 200 + '\"fin_c0\" ]'); print('Pmin=? [ F ' + '\"fin_c0\" & ' * 2000 + 'true ]')" > "$BATS_TEST_TMPDIR/ok.props"
     run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/ok.props" "$csr"
