@@ -130,3 +130,29 @@ PY
     [ "${#lines[@]}" -eq 2 ] || fail "$output"
     [[ "${lines[0]}" == *": 0.3828125" ]] || fail "${lines[0]}"
 }
+
+@test "gpu-vi --json gives every property's values as the text output does, in one JSON object" {
+    csr=$(model_csr dining_crypt3)
+    text=$(gpu-vi --cpu -P "$MODELS/dining_crypt3.props" "$csr")
+    run --separate-stderr gpu-vi --cpu --json -P "$MODELS/dining_crypt3.props" "$csr"
+    assert_success
+    [ "${#lines[@]}" -eq 1 ] || fail "not one line: $output"
+    python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["tool"] == "gpu-vi" and j["method"] == "ii", j
+lines = sys.argv[2].splitlines()
+assert len(lines) == len(j["properties"]), (lines, j)
+for line, p in zip(lines, j["properties"]):
+    text, _, values = line.rpartition(": ")
+    assert text == p["property"], (text, p)
+    want = [(int(s), float(v)) for s, v in (x.split("=") for x in values.split())]
+    got = [(i["state"], i["value"]) for i in p["initial"]]
+    assert want == got, (want, got)
+    assert p["iterations"] >= 0 and p["maybe"] >= 0
+' "$output" "$text" || fail "$output"
+    # nothing is printed when one property fails
+    run --separate-stderr gpu-vi --cpu --json --max-iters 1 -p 'Pmax=? [ F "odd" ]' -p 'Pmin=? [ F "done" ]' "$csr"
+    assert_failure 1
+    assert_output ""
+}

@@ -36,7 +36,7 @@
 #include "tool.h"
 
 enum {
-    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS
+    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS, OPT_JSON
 };
 
 static void usage(FILE *out)
@@ -52,6 +52,7 @@ static void usage(FILE *out)
             "                         \"labels\", true, false, !, &, | and ( ); repeatable;\n"
             "                         prints \"PROPERTY: value\" per property\n"
             "  -P FILE                the properties of a PRISM .props file, one a line\n"
+            "  --json                 the answers as one JSON object on standard output\n"
             "  -t LABEL               target label\n"
             "  -a LABEL               avoid label: the query is !a U t\n"
             "  -m max|min             maximal or minimal probability (ignored for a DTMC)\n"
@@ -268,7 +269,7 @@ int main(int argc, char **argv)
     const char *prop_args[64];
     int num_prop_args = 0;
     uint64_t mem_limit = 0;
-    int have_limit = 0, threads = 0;
+    int have_limit = 0, threads = 0, json_out = 0;
     static const struct option longopts[] = {GPU_LONG_OPTIONS,
                                              {"abs", no_argument, 0, OPT_ABS},
                                              {"rel", no_argument, 0, OPT_REL},
@@ -277,6 +278,7 @@ int main(int argc, char **argv)
                                              {"max-iters", required_argument, 0, OPT_MAX_ITERS},
                                              {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
                                              {"threads-per-state", required_argument, 0, OPT_THREADS},
+                                             {"json", no_argument, 0, OPT_JSON},
                                              {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "t:a:m:e:o:p:P:", longopts, NULL)) != -1) {
@@ -316,6 +318,7 @@ int main(int argc, char **argv)
         case OPT_ABS: ro.relative = 0; break;
         case OPT_REL: ro.relative = 1; break;
         case OPT_VI: ro.method = REACH_VI; break;
+        case OPT_JSON: json_out = 1; break;
         case OPT_METHOD:
             if (!strcmp(optarg, "ii"))
                 ro.method = REACH_II;
@@ -434,6 +437,7 @@ int main(int argc, char **argv)
     uint8_t *tflags = (uint8_t *)malloc(n ? n : 1), *aflags = (uint8_t *)malloc(n ? n : 1);
     double *values = (double *)malloc((n ? n : 1) * sizeof(double));
     int status_code = EXIT_OK, rc = CSR_OK;
+    json_t *results = NULL; /* --json: one object per property, printed when all are answered */
     csr_status st;
     memset(&st, 0, sizeof st);
     reach_stats rs;
@@ -449,6 +453,7 @@ int main(int argc, char **argv)
         rc = CSR_ERR_NOMEM;
         goto done;
     }
+    results = json_out ? json_array() : NULL;
     for (size_t pi = 0; pi < props.count; pi++) /* every label known before anything is printed */
         if ((status_code = property_flags(&m, &props.items[pi], props.bare, tflags, aflags, &st)))
             goto done;
@@ -506,7 +511,22 @@ int main(int argc, char **argv)
             status_code = EXIT_BAD_INPUT;
             goto done;
         }
-        if (props.bare) {
+        if (results) {
+            json_t *r = json_object(), *vs = json_array();
+            json_object_set_new(r, "property", json_string(prop->text));
+            for (uint64_t i = 0; i < m.num_initial; i++) {
+                json_t *v = json_object();
+                json_object_set_new(v, "state", json_integer((json_int_t)pairs[2 * i]));
+                json_object_set_new(v, "value", json_real(values[pairs[2 * i + 1]]));
+                json_array_append_new(vs, v);
+            }
+            json_object_set_new(r, "initial", vs);
+            json_object_set_new(r, "maybe", json_integer((json_int_t)rs.maybe));
+            json_object_set_new(r, "iterations", json_integer((json_int_t)rs.iterations));
+            json_object_set_new(r, "final_difference", json_real(rs.final_difference));
+            json_object_set_new(r, "seconds", json_real(rs.total_s));
+            json_array_append_new(results, r);
+        } else if (props.bare) {
             for (uint64_t i = 0; i < m.num_initial; i++)
                 printf("%.17g\n", values[pairs[2 * i + 1]]);
         } else {
@@ -592,7 +612,24 @@ int main(int argc, char **argv)
                     cx.d2h_s, (unsigned long long)cx.device_bytes);
     }
     }
+    if (results) {
+        json_t *j = json_object();
+        json_object_set_new(j, "tool", json_string(tool_name));
+        json_object_set_new(j, "model", json_string(name));
+        json_object_set_new(j, "method", json_string(method_names[ro.method]));
+        json_object_set_new(j, "epsilon", json_real(ro.epsilon));
+        json_object_set_new(j, "relative", json_boolean(ro.relative));
+        json_object_set_new(j, "properties", results);
+        results = NULL;
+        int bad = json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0;
+        json_decref(j);
+        if (bad || putchar('\n') == EOF || fflush(stdout) || ferror(stdout)) {
+            tool_error("(stdout): write error");
+            status_code = EXIT_BAD_INPUT;
+        }
+    }
 done:
+    json_decref(results);
     if (!o.use_cpu)
         gpu_reach_release(&cx);
     if (rc) {
