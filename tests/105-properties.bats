@@ -108,21 +108,24 @@ PY
     [[ "$output" == 'P=? [ F "six" ]: 0.1666666'* ]] || fail "$output"
 }
 
+# refuses_property CSR PYTHON-EXPRESSION MESSAGE: gpu-vi --cpu -P of the
+# property the expression makes fails with status 1 and a message ending in
+# MESSAGE.
+refuses_property() {
+    python3 -c "print($2)" > "$BATS_TEST_TMPDIR/refused.props"
+    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/refused.props" "$1"
+    assert_failure 1
+    [[ "$stderr" == *"$3" ]] || fail "$stderr"
+}
+
 @test "gpu-vi refuses properties nested too deep or too long instead of running out of stack" {
     csr=$(model_csr coin2)
-    python3 -c "print('Pmin=? [ F ' + '(' * 100000 + '\"fin_c0\"' + ')' * 100000 + ' ]')" > "$BATS_TEST_TMPDIR/deep.props"
-    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/deep.props" "$csr"
-    assert_failure 1
-    [[ "$stderr" == *":1: syntax error: column 268: nested more than 256 deep" ]] || fail "$stderr"
-    python3 -c "print('Pmin=? [ F ' + '\"fin_c0\" & ' * 100000 + 'true ]')" > "$BATS_TEST_TMPDIR/wide.props"
-    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/wide.props" "$csr"
-    assert_failure 1
-    [[ "$stderr" == *"more than 4096 labels and operators" ]] || fail "$stderr"
+    refuses_property "$csr" "'Pmin=? [ F ' + '(' * 100000 + '\"fin_c0\"' + ')' * 100000 + ' ]'" \
+        ":1: syntax error: column 268: nested more than 256 deep"
+    refuses_property "$csr" "'Pmin=? [ F ' + '\"fin_c0\" & ' * 100000 + 'true ]'" "more than 4096 labels and operators"
     # the cap reached by the ! of the 4097th node (its operand was leaked: fuzz/props, check-sanitize)
-    python3 -c "print('Pmin=? [ F ' + ' | '.join(['\"fin_c0\"'] * 2048) + ' | !\"fin_c0\" ]')" > "$BATS_TEST_TMPDIR/cap.props"
-    run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/cap.props" "$csr"
-    assert_failure 1
-    [[ "$stderr" == *"more than 4096 labels and operators" ]] || fail "$stderr"
+    refuses_property "$csr" "'Pmin=? [ F ' + ' | '.join(['\"fin_c0\"'] * 2048) + ' | !\"fin_c0\" ]'" \
+        "more than 4096 labels and operators"
     # 200 levels and 2,000 operators are fine
     python3 -c "print('Pmin=? [ F ' + '!' * 200 + '\"fin_c0\" ]'); print('Pmin=? [ F ' + '\"fin_c0\" & ' * 2000 + 'true ]')" > "$BATS_TEST_TMPDIR/ok.props"
     run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/ok.props" "$csr"

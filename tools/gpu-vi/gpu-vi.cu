@@ -95,19 +95,16 @@ static int parse_bytes(const char *arg, uint64_t *out)
 }
 
 /* A label's states as flags, or a usage error that lists the labels present. */
-static int label_flags(const csr_model *m, const char *name, uint8_t *flags)
+/* Whether the model has label name; if not, says so with the model's labels
+ * (the message of -t and -a). */
+static int label_known(const csr_model *m, const char *name)
 {
-    int64_t l = csr_find_label(m, name);
-    if (l < 0) {
-        fprintf(stderr, "%s: no label \"%s\"; the model's labels:", tool_name, name);
-        for (uint64_t i = 0; i < m->labels.count; i++)
-            fprintf(stderr, " %s", m->labels.names[i]);
-        fputc('\n', stderr);
-        return EXIT_USAGE;
-    }
-    memset(flags, 0, m->num_states);
-    for (uint64_t j = m->label_first[l]; j < m->label_first[l + 1]; j++)
-        flags[m->label_states[j]] = 1;
+    if (csr_find_label(m, name) >= 0)
+        return 1;
+    fprintf(stderr, "%s: no label \"%s\"; the model's labels:", tool_name, name);
+    for (uint64_t i = 0; i < m->labels.count; i++)
+        fprintf(stderr, " %s", m->labels.names[i]);
+    fputc('\n', stderr);
     return 0;
 }
 
@@ -205,23 +202,16 @@ static int read_properties(const char *path, property_list *l)
 static int property_flags(const csr_model *m, const prop_property *p, int bare, uint8_t *target, uint8_t *avoid,
                           csr_status *st)
 {
-    if (bare) { /* -t/-a: the message lists the model's labels as before */
-        if (label_flags(m, p->target->label, target))
-            return EXIT_USAGE;
-        if (p->avoid && label_flags(m, p->avoid->a->label, avoid))
-            return EXIT_USAGE;
-        if (p->avoid)
-            for (uint64_t s = 0; s < m->num_states; s++)
-                avoid[s] = avoid[s] ? 0 : 1; /* the formula is !"A": the avoided states are the A states */
-    } else {
-        int rc = prop_states(m, p->target, target, st);
-        if (!rc && p->avoid)
-            rc = prop_states(m, p->avoid, avoid, st);
-        if (rc) {
-            tool_error("'%s': %s", p->text, st->detail);
-            memset(st, 0, sizeof *st);
-            return rc == CSR_ERR_NOMEM ? EXIT_BAD_INPUT : EXIT_USAGE;
-        }
+    /* -t/-a: an unknown label's message lists the model's labels, as before -p */
+    if (bare && (!label_known(m, p->target->label) || (p->avoid && !label_known(m, p->avoid->a->label))))
+        return EXIT_USAGE;
+    int rc = prop_states(m, p->target, target, st);
+    if (!rc && p->avoid)
+        rc = prop_states(m, p->avoid, avoid, st);
+    if (rc) {
+        tool_error("'%s': %s", p->text, st->detail);
+        memset(st, 0, sizeof *st);
+        return rc == CSR_ERR_NOMEM ? EXIT_BAD_INPUT : EXIT_USAGE;
     }
     if (p->avoid)
         for (uint64_t s = 0; s < m->num_states; s++)
