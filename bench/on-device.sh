@@ -4,8 +4,9 @@
 #   .deb/     apt-get download bats bats-assert bats-support zlib1g-dev libbsd-dev libmd-dev libbsd0 libmd0
 #             libarchive-dev libarchive13 libjansson-dev libjansson4 libdeflate-dev libdeflate0 libnettle8
 #             libxml2 libacl1 liblz4-1 libzstd1 (and libicu72 where the machine lacks libxml2's ICU)
-#   .shared/  a copy of ../shared/models (the models do not travel otherwise; the GPU tests
-#             need no *.umb, so they can stay behind to save room)
+#   .shared/  a copy of ../shared/models (the models do not travel otherwise; of the *.umb
+#             the GPU tests need only those of tests/data/storm-values.tsv's models: the
+#             others can stay behind to save room)
 #   .stormpy/ and .large/  for paper-scale models (bench/large.sh): the packed stormpy of
 #             ../shared/tools/slim-stormpy, and build-large, large.tsv and src/ of ../shared/models
 # and carried with the call:

@@ -10,6 +10,10 @@
  *   initial_states      u32[i]    strictly ascending
  *   labels              L names; label_first u64[L+1]; label_states u32[...] (ascending per label)
  *   actions             A names (name 0 is "", no action); choice_actions u32[c] (may be NULL)
+ *   rewards             R reward structures (1.2): names; reward_info u32[R] (CSR_REWARD_STATES,
+ *                       CSR_REWARD_CHOICES); state_rewards f64[n * S] and choice_rewards
+ *                       f64[c * C] (S, C: the structures with state / choice rewards, in order);
+ *                       csr_reward_arrays() finds one structure's arrays
  *   permutation         u32[n]: original (PRISM) number of each state, or NULL (identity)
  *   segments            the segment-interval layout of restructure: states [0, interleaved_states)
  *                       in segments of 32; segment g's entries [segment_first[g], ..[g+1]) hold
@@ -34,7 +38,7 @@ extern "C" {
 #endif
 
 #define CSR_VERSION_MAJOR 1
-#define CSR_VERSION_MINOR 1
+#define CSR_VERSION_MINOR 2
 #define CSR_MAGIC "\x89" "CSR\r\n\x1a\n"
 #define CSR_MAGIC_LENGTH 8
 #define CSR_FIXED_HEADER_BYTES 64
@@ -63,8 +67,15 @@ enum csr_section_type {
     CSR_SEC_SEGMENT_FIRST = 18,
     CSR_SEC_SEGMENT_TARGETS = 19,
     CSR_SEC_SEGMENT_CHOICES = 20,
+    /* 1.2: reward structures (issue 16) */
+    CSR_SEC_REWARD_NAMES = 21,
+    CSR_SEC_REWARD_INFO = 22,
+    CSR_SEC_STATE_REWARDS = 23,
+    CSR_SEC_CHOICE_REWARDS = 24,
 };
-#define CSR_SEC_LAST CSR_SEC_SEGMENT_CHOICES
+#define CSR_SEC_LAST CSR_SEC_CHOICE_REWARDS
+#define CSR_REWARD_STATES 1u  /* REWARD_INFO bit: the structure has state rewards */
+#define CSR_REWARD_CHOICES 2u /* REWARD_INFO bit: the structure has choice rewards */
 #define CSR_SEGMENT_LANES 32             /* states per segment: one warp */
 #define CSR_SEGMENT_EMPTY 0xFFFFFFFFu    /* padding entry of SEGMENT_TARGETS */
 #define CSR_SEGMENT_NO_CHOICE 0xFFu      /* padding entry of SEGMENT_CHOICES */
@@ -115,6 +126,11 @@ typedef struct csr_model {
 
     csr_strings actions; /* actions.count == 0: no action section */
     const uint32_t *choice_actions;
+
+    csr_strings rewards;           /* reward structure names; rewards.count == 0: none (1.2) */
+    const uint32_t *reward_info;   /* u32[R]: CSR_REWARD_STATES | CSR_REWARD_CHOICES */
+    const double *state_rewards;   /* f64[n * S], NULL when S = 0 */
+    const double *choice_rewards;  /* f64[c * C], NULL when C = 0 */
 
     const uint32_t *permutation; /* NULL: the original numbering */
 
@@ -182,6 +198,15 @@ double csr_max_sum_error(const csr_model *model, double tolerance, uint64_t *fir
 
 /* Index of a label by name, or -1. */
 int64_t csr_find_label(const csr_model *model, const char *name);
+
+/* Index of a reward structure by name, or -1. */
+int64_t csr_find_reward(const csr_model *model, const char *name);
+
+/*
+ * The arrays of reward structure r (< rewards.count): *state f64[n] (NULL:
+ * no state rewards, all 0) and *choice f64[c] (NULL: no choice rewards).
+ */
+void csr_reward_arrays(const csr_model *model, uint64_t r, const double **state, const double **choice);
 
 /* Take ownership of a malloc'd block (freed by csr_free). CSR_ERR_NOMEM if full. */
 int csr_adopt(csr_model *model, void *block);

@@ -43,6 +43,10 @@ const char *csr_section_name(uint32_t type)
     case CSR_SEC_SEGMENT_FIRST: return "SEGMENT_FIRST";
     case CSR_SEC_SEGMENT_TARGETS: return "SEGMENT_TARGETS";
     case CSR_SEC_SEGMENT_CHOICES: return "SEGMENT_CHOICES";
+    case CSR_SEC_REWARD_NAMES: return "REWARD_NAMES";
+    case CSR_SEC_REWARD_INFO: return "REWARD_INFO";
+    case CSR_SEC_STATE_REWARDS: return "STATE_REWARDS";
+    case CSR_SEC_CHOICE_REWARDS: return "CHOICE_REWARDS";
     default: return "UNKNOWN";
     }
 }
@@ -50,7 +54,7 @@ const char *csr_section_name(uint32_t type)
 int csr_section_known(uint32_t type)
 {
     return (type >= CSR_SEC_STATE_CHOICES && type <= CSR_SEC_CHOICE_ACTIONS) ||
-           (type >= CSR_SEC_PERMUTATION && type <= CSR_SEC_SEGMENT_CHOICES);
+           (type >= CSR_SEC_PERMUTATION && type <= CSR_SEC_CHOICE_REWARDS);
 }
 
 int csr_fail(csr_status *status, int code, const char *fmt, ...)
@@ -89,6 +93,7 @@ void csr_free(csr_model *model)
         free(model->owned[i]);
     free((void *)model->labels.names);
     free((void *)model->actions.names);
+    free((void *)model->rewards.names);
     if (model->map_base)
         munmap(model->map_base, model->map_length);
     memset(model, 0, sizeof *model);
@@ -100,4 +105,23 @@ int64_t csr_find_label(const csr_model *model, const char *name)
         if (strcmp(model->labels.names[i], name) == 0)
             return (int64_t)i;
     return -1;
+}
+
+int64_t csr_find_reward(const csr_model *model, const char *name)
+{
+    for (uint64_t i = 0; i < model->rewards.count; i++)
+        if (strcmp(model->rewards.names[i], name) == 0)
+            return (int64_t)i;
+    return -1;
+}
+
+void csr_reward_arrays(const csr_model *model, uint64_t r, const double **state, const double **choice)
+{
+    uint64_t s = 0, c = 0; /* structures before r with state / choice rewards */
+    for (uint64_t i = 0; i < r; i++) {
+        s += (model->reward_info[i] & CSR_REWARD_STATES) != 0;
+        c += (model->reward_info[i] & CSR_REWARD_CHOICES) != 0;
+    }
+    *state = model->reward_info[r] & CSR_REWARD_STATES ? model->state_rewards + s * model->num_states : NULL;
+    *choice = model->reward_info[r] & CSR_REWARD_CHOICES ? model->choice_rewards + c * model->num_choices : NULL;
 }

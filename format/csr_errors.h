@@ -47,6 +47,7 @@
     X(CSR_ERR_PERMUTATION, "state permutation is not a bijection")                 \
     X(CSR_ERR_SEGMENTS, "segment layout does not match the transitions")           \
     X(CSR_ERR_TARGET_ORDER, "targets of a choice not strictly ascending")          \
+    X(CSR_ERR_REWARD, "reward not finite or negative")                             \
     /* text readers (PRISM .tra/.lab, label and value files) */                    \
     X(CSR_ERR_SYNTAX, "syntax error")                                              \
     X(CSR_ERR_NUMBER, "malformed number")                                          \

@@ -280,6 +280,42 @@ static int attach_sections(csr_model *m, const uint8_t *const *data, csr_status 
             return rc;
         m->choice_actions = (const uint32_t *)by_type[CSR_SEC_CHOICE_ACTIONS];
     }
+    if (present[CSR_SEC_REWARD_NAMES] != present[CSR_SEC_REWARD_INFO])
+        return csr_fail(st, CSR_ERR_SECTION_MISSING, "REWARD_NAMES and REWARD_INFO come together");
+    if (present[CSR_SEC_REWARD_NAMES]) {
+        if ((rc = parse_strings(&m->rewards, (const char *)by_type[CSR_SEC_REWARD_NAMES],
+                                length[CSR_SEC_REWARD_NAMES], "REWARD_NAMES", st)))
+            return rc;
+        if (m->rewards.count == 0 || length[CSR_SEC_REWARD_INFO] != m->rewards.count * 4)
+            return csr_fail(st, CSR_ERR_SECTION_LENGTH, "REWARD_INFO: %llu bytes for %llu reward structures",
+                            (unsigned long long)length[CSR_SEC_REWARD_INFO], (unsigned long long)m->rewards.count);
+        m->reward_info = (const uint32_t *)by_type[CSR_SEC_REWARD_INFO];
+        uint64_t with_state = 0, with_choice = 0, want;
+        for (uint64_t r = 0; r < m->rewards.count; r++) {
+            if (m->reward_info[r] & ~(CSR_REWARD_STATES | CSR_REWARD_CHOICES))
+                return csr_fail(st, CSR_ERR_RESERVED, "REWARD_INFO of reward structure %llu: reserved bits 0x%x set",
+                                (unsigned long long)r, m->reward_info[r]);
+            with_state += (m->reward_info[r] & CSR_REWARD_STATES) != 0;
+            with_choice += (m->reward_info[r] & CSR_REWARD_CHOICES) != 0;
+        }
+        if (present[CSR_SEC_STATE_REWARDS] != (with_state > 0) || present[CSR_SEC_CHOICE_REWARDS] != (with_choice > 0))
+            return csr_fail(st, CSR_ERR_SECTION_MISSING,
+                            "STATE_REWARDS / CHOICE_REWARDS do not match REWARD_INFO (%llu and %llu structures)",
+                            (unsigned long long)with_state, (unsigned long long)with_choice);
+        if (with_state && (csr_mul_u64(with_state * 8, m->num_states, &want) || want != length[CSR_SEC_STATE_REWARDS]))
+            return csr_fail(st, CSR_ERR_SECTION_LENGTH, "STATE_REWARDS: %llu bytes, expected %llu states x %llu",
+                            (unsigned long long)length[CSR_SEC_STATE_REWARDS], (unsigned long long)m->num_states,
+                            (unsigned long long)with_state);
+        if (with_choice &&
+            (csr_mul_u64(with_choice * 8, m->num_choices, &want) || want != length[CSR_SEC_CHOICE_REWARDS]))
+            return csr_fail(st, CSR_ERR_SECTION_LENGTH, "CHOICE_REWARDS: %llu bytes, expected %llu choices x %llu",
+                            (unsigned long long)length[CSR_SEC_CHOICE_REWARDS], (unsigned long long)m->num_choices,
+                            (unsigned long long)with_choice);
+        m->state_rewards = (const double *)by_type[CSR_SEC_STATE_REWARDS];
+        m->choice_rewards = (const double *)by_type[CSR_SEC_CHOICE_REWARDS];
+    } else if (present[CSR_SEC_STATE_REWARDS] || present[CSR_SEC_CHOICE_REWARDS]) {
+        return csr_fail(st, CSR_ERR_SECTION_MISSING, "reward values without REWARD_NAMES");
+    }
     m->permutation = (const uint32_t *)by_type[CSR_SEC_PERMUTATION];
     int segment_parts = present[CSR_SEC_SEGMENT_INFO] + present[CSR_SEC_SEGMENT_FIRST] +
                         present[CSR_SEC_SEGMENT_TARGETS] + present[CSR_SEC_SEGMENT_CHOICES];

@@ -29,13 +29,20 @@ int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out
     uint32_t *init = malloc((in->num_initial ? in->num_initial : 1) * sizeof *init);
     uint64_t labelled = in->labels.count ? in->label_first[in->labels.count] : 0;
     uint32_t *ls = malloc((labelled ? labelled : 1) * sizeof *ls);
+    uint64_t with_state = 0, with_choice = 0; /* reward structures with state / choice rewards */
+    for (uint64_t r = 0; r < in->rewards.count; r++) {
+        with_state += (in->reward_info[r] & CSR_REWARD_STATES) != 0;
+        with_choice += (in->reward_info[r] & CSR_REWARD_CHOICES) != 0;
+    }
+    double *srew = with_state ? malloc(with_state * n * sizeof *srew) : NULL;
+    double *crew = with_choice ? malloc(with_choice * c * sizeof *crew) : NULL;
     int rc = CSR_OK;
-    void *blocks[] = {sc, ct, tg, perm, pr, ca, init, ls};
+    void *blocks[] = {sc, ct, tg, perm, pr, ca, init, ls, srew, crew};
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
         if (csr_adopt(out, blocks[b]))
             rc = CSR_ERR_NOMEM;
     if (!new_of_old || !sc || !ct || !tg || !perm || (in->probabilities && !pr) || (in->choice_actions && !ca) ||
-        !init || !ls || rc) {
+        !init || !ls || (with_state && !srew) || (with_choice && !crew) || rc) {
         free(new_of_old);
         return CSR_ERR_NOMEM;
     }
@@ -46,10 +53,14 @@ int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out
         uint64_t s = old_of_new[i];
         perm[i] = in->permutation ? in->permutation[s] : (uint32_t)s;
         sc[i] = k;
+        for (uint64_t r = 0; r < with_state; r++)
+            srew[r * n + i] = in->state_rewards[r * n + s];
         for (uint64_t j = in->state_choices[s]; j < in->state_choices[s + 1]; j++, k++) {
             ct[k] = x;
             if (ca)
                 ca[k] = in->choice_actions[j];
+            for (uint64_t r = 0; r < with_choice; r++)
+                crew[r * c + k] = in->choice_rewards[r * c + j];
             for (uint64_t e = in->choice_transitions[j]; e < in->choice_transitions[j + 1]; e++, x++) {
                 tg[x] = new_of_old[in->targets[e]];
                 if (pr)
@@ -80,6 +91,10 @@ int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out
     out->labels = in->labels;
     out->label_first = in->label_first;
     out->label_states = ls;
+    out->rewards = in->rewards; /* names borrowed as the labels' */
+    out->reward_info = in->reward_info;
+    out->state_rewards = srew;
+    out->choice_rewards = crew;
     /* The identity needs no permutation section. */
     int identity = 1;
     for (uint64_t i = 0; i < n && identity; i++)
@@ -107,6 +122,7 @@ int csr_original_numbering(const csr_model *in, csr_model *out)
 void csr_free_renumbered(csr_model *out)
 {
     out->labels.names = NULL; /* borrowed from the model renumbered */
+    out->rewards.names = NULL;
     out->actions.names = NULL;
     csr_free(out);
 }

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,6 +301,25 @@ int csr_validate(const csr_model *m, csr_status *st)
                 return csr_fail(st, CSR_ERR_ACTION_RANGE, "CHOICE_ACTIONS: choice %llu: %u >= %llu names",
                                 (unsigned long long)k, m->choice_actions[k],
                                 (unsigned long long)m->actions.count);
+    }
+    if (m->rewards.count) {
+        if ((rc = check_names(&m->rewards, 0, "REWARD_NAMES", st)))
+            return rc;
+        uint64_t with_state = 0, with_choice = 0;
+        for (uint64_t r = 0; r < m->rewards.count; r++) {
+            with_state += (m->reward_info[r] & CSR_REWARD_STATES) != 0;
+            with_choice += (m->reward_info[r] & CSR_REWARD_CHOICES) != 0;
+        }
+        for (uint64_t i = 0; i < with_state * m->num_states; i++)
+            if (!(m->state_rewards[i] >= 0.0 && m->state_rewards[i] <= DBL_MAX)) /* also rejects NaN */
+                return csr_fail(st, CSR_ERR_REWARD, "STATE_REWARDS: state %llu of structure %llu: %g",
+                                (unsigned long long)(i % m->num_states), (unsigned long long)(i / m->num_states),
+                                m->state_rewards[i]);
+        for (uint64_t i = 0; i < with_choice * m->num_choices; i++)
+            if (!(m->choice_rewards[i] >= 0.0 && m->choice_rewards[i] <= DBL_MAX))
+                return csr_fail(st, CSR_ERR_REWARD, "CHOICE_REWARDS: choice %llu of structure %llu: %g",
+                                (unsigned long long)(i % m->num_choices), (unsigned long long)(i / m->num_choices),
+                                m->choice_rewards[i]);
     }
     if (m->permutation && (rc = check_permutation(m, st)))
         return rc;

@@ -206,6 +206,30 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
         sec[n++] = (struct out_section){CSR_SEC_SEGMENT_TARGETS, m->segment_targets, entries * 4};
         sec[n++] = (struct out_section){CSR_SEC_SEGMENT_CHOICES, m->segment_choices, entries};
     }
+    char *reward_table = NULL;
+    uint64_t reward_table_len = 0;
+    if (m->rewards.count) {
+        uint64_t with_state = 0, with_choice = 0, sr_len, cr_len;
+        for (uint64_t r = 0; r < m->rewards.count; r++) {
+            with_state += (m->reward_info[r] & CSR_REWARD_STATES) != 0;
+            with_choice += (m->reward_info[r] & CSR_REWARD_CHOICES) != 0;
+        }
+        if (csr_mul_u64(with_state * 8, m->num_states, &sr_len) || csr_mul_u64(with_choice * 8, m->num_choices, &cr_len)) {
+            rc = csr_fail(st, CSR_ERR_TOO_LARGE, "reward sections overflow 64 bits");
+            goto out;
+        }
+        reward_table = join_strings(&m->rewards, &reward_table_len);
+        if (!reward_table) {
+            rc = csr_fail(st, CSR_ERR_NOMEM, "string tables");
+            goto out;
+        }
+        sec[n++] = (struct out_section){CSR_SEC_REWARD_NAMES, reward_table, reward_table_len};
+        sec[n++] = (struct out_section){CSR_SEC_REWARD_INFO, m->reward_info, m->rewards.count * 4};
+        if (with_state)
+            sec[n++] = (struct out_section){CSR_SEC_STATE_REWARDS, m->state_rewards, sr_len};
+        if (with_choice)
+            sec[n++] = (struct out_section){CSR_SEC_CHOICE_REWARDS, m->choice_rewards, cr_len};
+    }
     if ((m->labels.count && !label_table) || (m->choice_actions && !action_table)) {
         rc = csr_fail(st, CSR_ERR_NOMEM, "string tables");
         goto out;
@@ -231,8 +255,8 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
     }
     memcpy(hdr, CSR_MAGIC, CSR_MAGIC_LENGTH);
     put_u16(hdr + 8, CSR_VERSION_MAJOR);
-    /* 1.0 when nothing of 1.1 is used, so that plain files stay readable by 1.0 readers. */
-    put_u16(hdr + 10, m->permutation || m->segment_bound ? 1 : 0);
+    /* the lowest minor version whose sections the file uses (1.0 readers read plain files) */
+    put_u16(hdr + 10, m->rewards.count ? 2 : m->permutation || m->segment_bound ? 1 : 0);
     put_u32(hdr + 12, (uint32_t)header_length);
     put_u32(hdr + 16, 0);
     put_u32(hdr + 20, m->model_type);
@@ -265,5 +289,6 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
 out:
     free(label_table);
     free(action_table);
+    free(reward_table);
     return rc;
 }

@@ -151,12 +151,77 @@ static prop_formula *chain(parser *p, prop_formula *(*operand)(parser *), const 
 static prop_formula *conjunction(parser *p) { return chain(p, unary, "&", PROP_AND); }
 static prop_formula *formula(parser *p) { return chain(p, conjunction, "|", PROP_OR); }
 
-/* Refuse a step bound after F or U. */
-static int bounded(parser *p)
+/* An optional step bound after F or U: "<=k" or "<k" (k - 1 steps) with k a
+ * decimal integer; *steps = -1 when there is none.  Other bounds (>=, [a,b])
+ * and bounds of reward properties are refused. */
+static int step_bound(parser *p, int allowed, int64_t *steps)
 {
+    *steps = -1;
     skip_blanks(p);
-    if (p->at[0] == '<' || p->at[0] == '>' || p->at[0] == '[') {
-        fail_at(p, CSR_ERR_UNSUPPORTED, "bounded reachability (F<=k, U<=k) is not supported yet");
+    if (p->at[0] != '<' && p->at[0] != '>' && p->at[0] != '[')
+        return 0;
+    if (!allowed) {
+        fail_at(p, CSR_ERR_UNSUPPORTED, "a step bound on a reward property (R [ F<=k ], and cumulative rewards C<=k) is not supported yet");
+        return 1;
+    }
+    if (p->at[0] != '<') {
+        fail_at(p, CSR_ERR_UNSUPPORTED, "lower step bounds (F>=k, F[a,b]) are not supported yet");
+        return 1;
+    }
+    int strict = !symbol(p, "<=");
+    if (strict)
+        symbol(p, "<");
+    skip_blanks(p);
+    if (!isdigit((unsigned char)*p->at)) {
+        fail_at(p, CSR_ERR_SYNTAX, "expected a number of steps (a non-negative integer)");
+        return 1;
+    }
+    int64_t k = 0;
+    while (isdigit((unsigned char)*p->at)) {
+        if (k > (INT64_C(1) << 40)) {
+            fail_at(p, CSR_ERR_SYNTAX, "a step bound above 2^40");
+            return 1;
+        }
+        k = 10 * k + (*p->at++ - '0');
+    }
+    if (strict && k == 0) {
+        fail_at(p, CSR_ERR_SYNTAX, "a bound < 0 holds for no path");
+        return 1;
+    }
+    *steps = strict ? k - 1 : k;
+    return 0;
+}
+
+/* R{"name"}, R{k} (1-based) or R: the reward structure. */
+static int reward_structure(parser *p, prop_property *out)
+{
+    out->reward_index = -1;
+    if (!symbol(p, "{"))
+        return 0;
+    skip_blanks(p);
+    if (*p->at == '"') {
+        const char *start = ++p->at, *end = strchr(start, '"');
+        if (!end) {
+            p->at--;
+            fail_at(p, CSR_ERR_SYNTAX, "a reward structure's name without its closing '\"'");
+            return 1;
+        }
+        if (!(out->reward_name = strndup(start, (size_t)(end - start)))) {
+            fail_at(p, CSR_ERR_NOMEM, "out of memory");
+            return 1;
+        }
+        p->at = end + 1;
+    } else if (isdigit((unsigned char)*p->at) && *p->at != '0') {
+        int64_t k = 0;
+        while (isdigit((unsigned char)*p->at) && k < 1000000)
+            k = 10 * k + (*p->at++ - '0');
+        out->reward_index = k - 1;
+    } else {
+        fail_at(p, CSR_ERR_SYNTAX, "expected a reward structure's name in double quotes or its number (from 1)");
+        return 1;
+    }
+    if (!symbol(p, "}")) {
+        fail_at(p, CSR_ERR_SYNTAX, "expected '}'");
         return 1;
     }
     return 0;
@@ -165,34 +230,50 @@ static int bounded(parser *p)
 int prop_parse(const char *text, prop_property *out, csr_status *status)
 {
     memset(out, 0, sizeof *out);
+    out->steps = -1;
+    out->reward_index = -1;
     parser p = {text, text, status, 0, 0, 0};
     skip_blanks(&p);
     const char *begin = p.at;
-    if (*p.at == 'R') {
-        fail_at(&p, CSR_ERR_UNSUPPORTED, "reward properties (R=?) are not supported yet");
-        return p.rc;
-    }
-    if (!symbol(&p, "P")) {
-        fail_at(&p, CSR_ERR_SYNTAX, "expected a property P=?, Pmin=? or Pmax=?");
+    if (symbol(&p, "R")) {
+        out->reward = 1;
+        if (reward_structure(&p, out)) {
+            prop_free(out);
+            return p.rc;
+        }
+    } else if (!symbol(&p, "P")) {
+        fail_at(&p, CSR_ERR_SYNTAX, "expected a property P=?, Pmin=?, Pmax=?, R=?, Rmin=? or Rmax=?");
         return p.rc;
     }
     out->direction = symbol(&p, "min") ? PROP_MIN : symbol(&p, "max") ? PROP_MAX : PROP_ANY;
     if (!symbol(&p, "=?")) {
         fail_at(&p, CSR_ERR_SYNTAX, "expected '=?' (a query: bounds such as P>=0.5 are not supported)");
+        prop_free(out);
         return p.rc;
     }
     if (!symbol(&p, "[")) {
         fail_at(&p, CSR_ERR_SYNTAX, "expected '['");
+        prop_free(out);
         return p.rc;
     }
-    if (word(&p, "F")) {
-        if (!bounded(&p))
+    if (out->reward) {
+        skip_blanks(&p);
+        if ((p.at[0] == 'C' || p.at[0] == 'I' || p.at[0] == 'S') && !isalnum((unsigned char)p.at[1]) &&
+            p.at[1] != '_' && p.at[1] != '"')
+            fail_at(&p, CSR_ERR_UNSUPPORTED,
+                    "cumulative, instantaneous and steady-state rewards (C, I, S) are not supported yet");
+        else if (!word(&p, "F"))
+            fail_at(&p, CSR_ERR_SYNTAX, "expected 'F' (a reward property R=? [ F phi ])");
+        else if (!step_bound(&p, 0, &out->steps))
+            out->target = formula(&p);
+    } else if (word(&p, "F")) {
+        if (!step_bound(&p, 1, &out->steps))
             out->target = formula(&p);
     } else {
         out->avoid = formula(&p);
         if (out->avoid && !word(&p, "U"))
             fail_at(&p, CSR_ERR_SYNTAX, "expected 'U' (or a path F phi)");
-        else if (out->avoid && !bounded(&p))
+        else if (out->avoid && !step_bound(&p, 1, &out->steps))
             out->target = formula(&p);
     }
     if (!p.rc && !symbol(&p, "]"))
@@ -216,6 +297,7 @@ void prop_free(prop_property *p)
     formula_free(p->avoid);
     formula_free(p->target);
     free(p->text);
+    free(p->reward_name);
     memset(p, 0, sizeof *p);
 }
 

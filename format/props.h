@@ -1,10 +1,15 @@
 /*
  * props.h - reachability properties in PRISM's syntax, for the fragment the
  * tools solve (issue 16): P=? [ F phi ], Pmin=? / Pmax=? [ F phi ] and
- * [ phi U psi ], with phi and psi boolean combinations of labels:
+ * [ phi U psi ], their step-bounded forms [ F<=k phi ] and [ phi U<=k psi ]
+ * (F<k is F<=k-1), and expected reachability rewards R{"name"}=? [ F phi ]
+ * (also Rmin, Rmax, R{k} for the k-th structure from 1, R for the first),
+ * with phi and psi boolean combinations of labels:
  *
- *   property := 'P' ( 'min' | 'max' )? '=?' '[' path ']' ';'?
- *   path     := 'F' formula | formula 'U' formula
+ *   property := ( 'P' | 'R' reward? ) ( 'min' | 'max' )? '=?' '[' path ']' ';'?
+ *   reward   := '{' ( '"' name '"' | number ) '}'
+ *   path     := 'F' bound? formula | formula 'U' bound? formula   (R: F only, no bound)
+ *   bound    := ( '<=' | '<' ) number
  *   formula  := conj ( '|' conj )*
  *   conj     := unary ( '&' unary )*
  *   unary    := '!' unary | '"' label '"' | 'true' | 'false' | '(' formula ')'
@@ -12,8 +17,9 @@
  * (PRISM's precedence: ! binds tighter than &, & tighter than |.)  A hand-
  * written recursive descent: the fragment is a dozen productions, its
  * errors name the column of the first unexpected character, and it needs no
- * generator at build time.  Bounded paths (F<=k, U<=k) and reward
- * properties (R=?) are recognised and refused as not supported yet.
+ * generator at build time.  Lower step bounds (F>=k, F[a,b]), cumulative,
+ * instantaneous and steady-state rewards (C, I, S) are recognised and
+ * refused as not supported yet.
  *
  * A properties file (PRISM's .props) holds one property per line; empty
  * lines and // comments are skipped.
@@ -40,7 +46,11 @@ typedef struct prop_formula {
 enum prop_direction { PROP_ANY = -1, PROP_MIN = 0, PROP_MAX = 1 };
 
 typedef struct prop_property {
-    int direction;       /* PROP_MIN, PROP_MAX, or PROP_ANY (P=?: a DTMC's) */
+    int reward;          /* 0: a probability (P); 1: an expected reward (R) */
+    char *reward_name;   /* R{"name"}: the structure's name, else NULL */
+    int64_t reward_index; /* R{k}: k - 1; -1 otherwise (R without braces: the first structure) */
+    int64_t steps;       /* F<=k, U<=k: k; -1: unbounded */
+    int direction;       /* PROP_MIN, PROP_MAX, or PROP_ANY (P=?, R=?: a DTMC's) */
     prop_formula *avoid; /* phi U psi: phi (NULL: F psi, that is true U psi) */
     prop_formula *target;
     char *text;          /* the property as written, without a final ';' and outer blanks */
@@ -49,8 +59,8 @@ typedef struct prop_property {
 /*
  * Parse one property.  Errors: CSR_ERR_SYNTAX with status->offset the
  * 1-based column of the first character that does not fit and the detail
- * saying what was expected; CSR_ERR_UNSUPPORTED for bounded paths and reward
- * properties; CSR_ERR_NOMEM.  On success free with prop_free.
+ * saying what was expected; CSR_ERR_UNSUPPORTED for lower step bounds and
+ * reward operators other than F; CSR_ERR_NOMEM.  On success free with prop_free.
  */
 int prop_parse(const char *text, prop_property *property, csr_status *status);
 void prop_free(prop_property *property);

@@ -23,9 +23,12 @@
  * "deadlock" (the AP of that name, or empty) and the other state APs in the
  * order of index.json, named by their alias (else their ID), which is the
  * order and content of PRISM's .lab; action names are renumbered in order of
- * first use with "" first, as prism2csr does for a .tra.  Valuations, rewards,
- * observations and other annotation groups have no place in the CSR format:
- * they are skipped and reported in umb_report.skipped.
+ * first use with "" first, as prism2csr does for a .tra.  Reward annotations
+ * of type double become the CSR's reward structures (1.2), named by alias
+ * (else ID): state rewards as they are, choice rewards plus each choice's
+ * expected branch reward (sum of probability x reward).  Valuations, rewards
+ * of other types, observations and other annotation groups have no place in
+ * the CSR format: they are skipped and reported in umb_report.skipped.
  *
  * Errors: csr_error codes with a csr_status (detail names the member), never
  * printed.  Compression other than gzip, xz or none: CSR_ERR_COMPRESSION; a
@@ -61,7 +64,7 @@ enum umb_input_kind {
 /* Things a UMB file held that the CSR format has no place for (umb_report.skipped). */
 enum umb_skipped {
     UMB_SKIPPED_VALUATIONS = 1 << 0,
-    UMB_SKIPPED_REWARDS = 1 << 1,
+    UMB_SKIPPED_REWARDS = 1 << 1,        /* rewards not of type double, or of what is neither states, choices nor branches */
     UMB_SKIPPED_OBSERVATIONS = 1 << 2,
     UMB_SKIPPED_ANNOTATIONS = 1 << 3,   /* other groups, or APs not of states */
     UMB_SKIPPED_BRANCH_ACTIONS = 1 << 4, /* branch actions that differ within a choice */

@@ -7,6 +7,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <float.h>
 #include <jansson.h>
 #include <libdeflate.h>
 #include <zlib.h>
@@ -46,6 +47,12 @@ typedef struct umb_index {
         char id[UMB_MAX_AP_ID + 1];
         const char *name; /* alias, else id; points into the JSON tree */
     } *aps;
+    size_t num_rewards;
+    struct reward {
+        char id[UMB_MAX_AP_ID + 1];
+        const char *name;            /* alias, else id; points into the JSON tree */
+        int states, choices, branches; /* what it applies to */
+    } *rewards;
 } umb_index;
 
 typedef struct reader {
@@ -143,8 +150,15 @@ static int wanted_member(const char *name)
             return 1;
     size_t len = strlen(name);
     const char *tail = "/states/values.bin";
-    return strncmp(name, "annotations/aps/", 16) == 0 && len > 16 + strlen(tail) &&
-           strcmp(name + len - strlen(tail), tail) == 0;
+    if (strncmp(name, "annotations/aps/", 16) == 0 && len > 16 + strlen(tail) &&
+        strcmp(name + len - strlen(tail), tail) == 0)
+        return 1;
+    static const char *const reward_tails[] = {"/states/values.bin", "/choices/values.bin", "/branches/values.bin"};
+    for (size_t i = 0; i < 3; i++)
+        if (strncmp(name, "annotations/rewards/", 20) == 0 && len > 20 + strlen(reward_tails[i]) &&
+            strcmp(name + len - strlen(reward_tails[i]), reward_tails[i]) == 0)
+            return 1;
+    return 0;
 }
 
 static void note_skipped(reader *r, const char *name)
@@ -360,6 +374,66 @@ static int parse_aps(reader *r, json_t *aps)
     return CSR_OK;
 }
 
+/* The reward annotations (PRISM 4.10 and Storm 2.0 write them): of type
+ * double, for states, choices and/or branches.  Other types are skipped
+ * (reported). */
+static int parse_rewards(reader *r, json_t *rewards)
+{
+    if (!json_is_object(rewards))
+        return index_error(r, "annotations: \"rewards\" is not an object%s%s", "", "");
+    size_t count = json_object_size(rewards);
+    r->index.rewards = calloc(count ? count : 1, sizeof *r->index.rewards);
+    if (!r->index.rewards)
+        return csr_fail(r->st, CSR_ERR_NOMEM, "reward structures");
+    const char *id;
+    json_t *rw;
+    json_object_foreach(rewards, id, rw) {
+        char where[UMB_MAX_AP_ID + 40];
+        snprintf(where, sizeof where, "annotations: reward \"%.*s\"", UMB_MAX_AP_ID, id);
+        if (!*id || strlen(id) > UMB_MAX_AP_ID || strchr(id, '/'))
+            return index_error(r, "%s: the ID must be 1 to 200 characters without '/'%s", where, "");
+        if (!json_is_object(rw))
+            return index_error(r, "%s: not an object%s", where, "");
+        json_t *applies = json_object_get(rw, "applies-to");
+        if (!json_is_array(applies))
+            return index_error(r, "%s: \"applies-to\" is not an array%s", where, "");
+        struct reward *w = &r->index.rewards[r->index.num_rewards];
+        memset(w, 0, sizeof *w);
+        size_t i;
+        json_t *e;
+        json_array_foreach(applies, i, e) {
+            if (!json_is_string(e))
+                return index_error(r, "%s: \"applies-to\" holds a non-string%s", where, "");
+            const char *what = json_string_value(e);
+            if (strcmp(what, "states") == 0)
+                w->states = 1;
+            else if (strcmp(what, "choices") == 0)
+                w->choices = 1;
+            else if (strcmp(what, "branches") == 0)
+                w->branches = 1;
+            else
+                r->report->skipped |= UMB_SKIPPED_REWARDS;
+        }
+        const char *type;
+        int64_t size;
+        int rc = get_type(r, json_object_get(rw, "type"), where, &type, &size);
+        if (rc)
+            return rc;
+        if (strcmp(type, "double") != 0 || (size != 0 && size != 64)) {
+            r->report->skipped |= UMB_SKIPPED_REWARDS; /* rational or interval rewards */
+            continue;
+        }
+        json_t *alias = json_object_get(rw, "alias");
+        if (alias && (!json_is_string(alias) || json_string_length(alias) == 0 ||
+                      strlen(json_string_value(alias)) != json_string_length(alias)))
+            return index_error(r, "%s: \"alias\" is not a non-empty string without NUL%s", where, "");
+        memcpy(w->id, id, strlen(id) + 1);
+        w->name = alias ? json_string_value(alias) : w->id;
+        r->index.num_rewards++;
+    }
+    return CSR_OK;
+}
+
 static int parse_index(reader *r, const member *m)
 {
     json_error_t err;
@@ -445,7 +519,8 @@ static int parse_index(reader *r, const member *m)
                 if ((rc = parse_aps(r, g)))
                     return rc;
             } else if (strcmp(group, "rewards") == 0) {
-                r->report->skipped |= UMB_SKIPPED_REWARDS;
+                if ((rc = parse_rewards(r, g)))
+                    return rc;
             } else {
                 r->report->skipped |= UMB_SKIPPED_ANNOTATIONS;
             }
@@ -847,6 +922,84 @@ static int sort_branches(reader *r, csr_model *model, uint32_t *targets, double 
 }
 
 /* The csr_model from the members and the index. */
+/* One reward member's values (f64[count]), checked finite and non-negative. */
+static int reward_values(reader *r, const struct reward *w, const char *of, uint64_t count, const double **out)
+{
+    char path[UMB_MAX_AP_ID + 64];
+    snprintf(path, sizeof path, "annotations/rewards/%s/%s/values.bin", w->id, of);
+    member *m;
+    int rc = get_array(r, path, count * 8, 1, &m);
+    if (rc)
+        return rc;
+    const double *v = (const double *)m->data;
+    for (uint64_t i = 0; i < count; i++)
+        if (!(v[i] >= 0.0 && v[i] <= DBL_MAX))
+            return csr_fail(r->st, CSR_ERR_REWARD, "%s: entry %llu is %g (rewards must be finite and non-negative)",
+                            path, (unsigned long long)i, v[i]);
+    *out = v;
+    return CSR_OK;
+}
+
+/* The reward structures (format/CSR.md 1.2): state rewards as they are,
+ * choice rewards plus each choice's expected branch reward (sum of
+ * probability x reward over its branches, taken before the branches are
+ * sorted). */
+static int build_rewards(reader *r, csr_model *model, const double *probabilities)
+{
+    const umb_index *x = &r->index;
+    if (x->num_rewards == 0)
+        return CSR_OK;
+    uint64_t n = model->num_states, c = model->num_choices, with_state = 0, with_choice = 0;
+    for (size_t i = 0; i < x->num_rewards; i++) {
+        with_state += x->rewards[i].states;
+        with_choice += x->rewards[i].choices || x->rewards[i].branches;
+    }
+    const char **names = malloc(x->num_rewards * sizeof *names);
+    uint32_t *info = malloc(x->num_rewards * sizeof *info);
+    double *srew = with_state ? malloc(with_state * n * sizeof *srew + 1) : NULL;
+    double *crew = with_choice ? malloc(with_choice * c * sizeof *crew + 1) : NULL;
+    if (!names || !info || (with_state && !srew) || (with_choice && !crew) || csr_adopt(model, info) ||
+        csr_adopt(model, srew) || csr_adopt(model, crew)) {
+        free(names);
+        return csr_fail(r->st, CSR_ERR_NOMEM, "reward structures");
+    }
+    model->rewards.names = names;
+    model->rewards.count = x->num_rewards;
+    uint64_t si = 0, ci = 0;
+    for (size_t i = 0; i < x->num_rewards; i++) {
+        const struct reward *w = &x->rewards[i];
+        names[i] = w->name;
+        info[i] = (w->states ? CSR_REWARD_STATES : 0) | (w->choices || w->branches ? CSR_REWARD_CHOICES : 0);
+        const double *v;
+        int rc;
+        if (w->states) {
+            if ((rc = reward_values(r, w, "states", n, &v)))
+                return rc;
+            memcpy(srew + si++ * n, v, n * sizeof *v);
+        }
+        if (!(w->choices || w->branches))
+            continue;
+        double *out = crew + ci++ * c;
+        memset(out, 0, c * sizeof *out);
+        if (w->choices) {
+            if ((rc = reward_values(r, w, "choices", c, &v)))
+                return rc;
+            memcpy(out, v, c * sizeof *v);
+        }
+        if (w->branches) {
+            if ((rc = reward_values(r, w, "branches", model->num_transitions, &v)))
+                return rc;
+            for (uint64_t k = 0; k < c; k++)
+                for (uint64_t b = model->choice_transitions[k]; b < model->choice_transitions[k + 1]; b++)
+                    out[k] += probabilities[b] * v[b];
+        }
+    }
+    model->reward_info = info;
+    model->state_rewards = srew;
+    model->choice_rewards = crew;
+    return CSR_OK;
+}
+
 static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
 {
     const umb_index *x = &r->index;
@@ -928,7 +1081,7 @@ static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
     model->initial_states = initial;
     model->num_initial = num_initial;
     if ((rc = build_labels(r, model)) || (rc = build_actions(r, model)) ||
-        (rc = sort_branches(r, model, targets, probabilities)))
+        (rc = build_rewards(r, model, probabilities)) || (rc = sort_branches(r, model, targets, probabilities)))
         return rc;
     if ((rc = csr_validate(model, r->st)))
         return rc;
@@ -949,6 +1102,26 @@ static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
         }
     }
     return CSR_OK;
+}
+
+/* Copy the names of s into one block the model owns; 1 when out of memory. */
+static int own_names(csr_strings *s, csr_model *model)
+{
+    size_t total = 0;
+    for (uint64_t l = 0; l < s->count; l++)
+        total += strlen(s->names[l]) + 1;
+    if (!s->count)
+        return 0;
+    char *blob = malloc(total);
+    if (!blob || csr_adopt(model, blob))
+        return 1;
+    for (uint64_t l = 0; l < s->count; l++) {
+        size_t len = strlen(s->names[l]) + 1;
+        memcpy(blob, s->names[l], len);
+        s->names[l] = blob;
+        blob += len;
+    }
+    return 0;
 }
 
 /*
@@ -1042,24 +1215,10 @@ static int read_archive(reader *r, int (*open_input)(reader *, struct archive *)
 done:
     if (a)
         archive_read_free(a);
-    /* Names of labels and actions point into the JSON tree or the members: keep what the model uses. */
-    if (!rc && model->labels.count) {
-        /* Copy the label names out of the JSON tree, which is freed below. */
-        size_t total = 0;
-        for (uint64_t l = 0; l < model->labels.count; l++)
-            total += strlen(model->labels.names[l]) + 1;
-        char *blob = malloc(total);
-        if (!blob || csr_adopt(model, blob)) {
-            rc = csr_fail(st, CSR_ERR_NOMEM, "label names");
-        } else {
-            for (uint64_t l = 0; l < model->labels.count; l++) {
-                size_t len = strlen(model->labels.names[l]) + 1;
-                memcpy(blob, model->labels.names[l], len);
-                model->labels.names[l] = blob;
-                blob += len;
-            }
-        }
-    }
+    /* Names of labels and reward structures point into the JSON tree, which
+     * is freed below: copy them into blocks of the model's own. */
+    if (!rc && (own_names(&model->labels, model) || own_names(&model->rewards, model)))
+        rc = csr_fail(st, CSR_ERR_NOMEM, "label and reward names");
     for (size_t i = 0; i < r->num_members; i++) {
         free(r->members[i].name);
         if (!r->members[i].borrowed)
@@ -1067,6 +1226,7 @@ done:
     }
     free(r->members);
     free(r->index.aps);
+    free(r->index.rewards);
     if (r->json)
         json_decref(r->json);
     if (rc)

@@ -116,14 +116,14 @@ static int write_strings(writer *w, const char *dir, const csr_strings *names)
 }
 
 /* UMB's IDs: [a-z0-9_-], made unique by appending '_' (UMBFormat.toValidUniqueID). */
-static char **ap_ids(const csr_model *m)
+static char **ap_ids(const csr_strings *names)
 {
-    uint64_t count = m->labels.count;
+    uint64_t count = names->count;
     char **ids = calloc(count ? count : 1, sizeof *ids);
     if (!ids)
         return NULL;
     for (uint64_t l = 0; l < count; l++) {
-        size_t len = strlen(m->labels.names[l]);
+        size_t len = strlen(names->names[l]);
         char *id = malloc(len + count + 2);
         if (!id) {
             for (uint64_t k = 0; k < l; k++)
@@ -132,7 +132,7 @@ static char **ap_ids(const csr_model *m)
             return NULL;
         }
         for (size_t i = 0; i < len; i++) {
-            unsigned char ch = (unsigned char)tolower((unsigned char)m->labels.names[l][i]);
+            unsigned char ch = (unsigned char)tolower((unsigned char)names->names[l][i]);
             id[i] = (char)((isalnum(ch) && ch < 128) || ch == '_' || ch == '-' ? ch : '_');
         }
         id[len] = '\0';
@@ -151,7 +151,7 @@ static json_t *type_object(const char *type, int size)
     return json_pack("{s:s, s:i}", "type", type, "size", size);
 }
 
-static json_t *build_index(const csr_model *m, char **ids)
+static json_t *build_index(const csr_model *m, char **ids, char **reward_ids)
 {
     int dtmc = m->model_type == CSR_DTMC;
     uint64_t actions = m->choice_actions ? m->actions.count : 0;
@@ -175,6 +175,27 @@ static json_t *build_index(const csr_model *m, char **ids)
     json_t *root = json_pack("{s:i, s:i, s:{}, s:{s:s, s:s}, s:o, s:{s:o}}", "format-version", UMB_FORMAT_VERSION,
                              "format-revision", UMB_FORMAT_REVISION, "model-data", "file-data", "tool", "csrexport",
                              "tool-version", "1.0", "transition-system", ts, "annotations", "aps", aps);
+    if (root && m->rewards.count) {
+        json_t *rewards = json_object();
+        for (uint64_t r = 0; rewards && r < m->rewards.count; r++) {
+            json_t *applies = json_array();
+            if (applies && (m->reward_info[r] & CSR_REWARD_STATES))
+                json_array_append_new(applies, json_string("states"));
+            if (applies && (m->reward_info[r] & CSR_REWARD_CHOICES))
+                json_array_append_new(applies, json_string("choices"));
+            json_t *rw = applies ? json_pack("{s:s, s:o, s:o}", "alias", m->rewards.names[r], "applies-to", applies,
+                                             "type", type_object("double", 64))
+                                 : NULL;
+            if (!rw || json_object_set_new(rewards, reward_ids[r], rw)) {
+                json_decref(rewards);
+                rewards = NULL;
+            }
+        }
+        if (!rewards || json_object_set_new(json_object_get(root, "annotations"), "rewards", rewards)) {
+            json_decref(root);
+            root = NULL;
+        }
+    }
     return root;
 }
 
@@ -184,8 +205,8 @@ int umb_write_fd(int fd, const csr_model *m, csr_status *st)
         return csr_fail(st, CSR_ERR_USAGE, "the model is renumbered: write its original numbering");
     if (!m->probabilities)
         return csr_fail(st, CSR_ERR_USAGE, "the model has no probabilities (a graph only)");
-    char **ids = ap_ids(m);
-    json_t *index = ids ? build_index(m, ids) : NULL;
+    char **ids = ap_ids(&m->labels), **reward_ids = ap_ids(&m->rewards);
+    json_t *index = ids && reward_ids ? build_index(m, ids, reward_ids) : NULL;
     char *json = index ? json_dumps(index, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     writer w = {.a = archive_write_new(), .st = st};
     if (!json || !w.a) {
@@ -235,6 +256,17 @@ int umb_write_fd(int fd, const csr_model *m, csr_status *st)
         snprintf(path, sizeof path, "annotations/aps/%s/states/values.bin", ids[l]);
         write_bits(&w, path, m->label_states + m->label_first[l], m->label_first[l + 1] - m->label_first[l], n);
     }
+    for (uint64_t r = 0; r < m->rewards.count; r++) {
+        const double *sr, *cr;
+        csr_reward_arrays(m, r, &sr, &cr);
+        char path[64 + 4096];
+        snprintf(path, sizeof path, "annotations/rewards/%s/states/values.bin", reward_ids[r]);
+        if (sr)
+            write_member(&w, path, sr, n * 8);
+        snprintf(path, sizeof path, "annotations/rewards/%s/choices/values.bin", reward_ids[r]);
+        if (cr)
+            write_member(&w, path, cr, c * 8);
+    }
     if (!w.rc && archive_write_close(w.a) != ARCHIVE_OK)
         archive_error(&w, "(output)");
 done:
@@ -246,5 +278,8 @@ done:
     for (uint64_t l = 0; ids && l < m->labels.count; l++)
         free(ids[l]);
     free(ids);
+    for (uint64_t r = 0; reward_ids && r < m->rewards.count; r++)
+        free(reward_ids[r]);
+    free(reward_ids);
     return w.rc;
 }

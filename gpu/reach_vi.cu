@@ -4,6 +4,7 @@
  */
 #include <cub/cub.cuh>
 #include <math.h>
+#include <math_constants.h>
 #include <new>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +326,7 @@ struct compact_system {
     double *table = nullptr;         /* [np] the distinct probabilities (dictionary) */
     uint32_t *mec = nullptr;         /* [nm] MEC of each maybe slot or REACH_NO_MEC (Pmax II) */
     uint8_t *leaving = nullptr;      /* [mc] whether the choice leaves its state's MEC (Pmax II) */
+    double *reward = nullptr;        /* [mc] each choice's reward (expected rewards), NULL: probabilities */
     double *lower = nullptr, *upper = nullptr; /* [slots()] */
     uint64_t slots() const { return nm + nf + 1; }
     compact_system() = default;
@@ -332,7 +334,7 @@ struct compact_system {
     compact_system &operator=(const compact_system &) = delete;
     ~compact_system()
     {
-        void *all[] = {slot_state, state_first, choice, target, prob_index, prob, table, mec, leaving, lower, upper};
+        void *all[] = {slot_state, state_first, choice, target, prob_index, prob, table, mec, leaving, reward, lower, upper};
         for (void *p : all)
             free(p);
     }
@@ -468,6 +470,8 @@ static void *compact_fill(void *arg)
         for (uint64_t c = y->state_choices[s]; c < y->state_choices[s + 1]; c++, kc++) {
             if (cs->leaving)
                 cs->leaving[kc] = y->leaving[c];
+            if (cs->reward)
+                cs->reward[kc] = y->choice_reward[c];
             uint64_t kept = 0, last_kept = 0;
             for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++)
                 if (branch_kept(y, k->lower, k->upper, y->targets[j])) {
@@ -584,9 +588,11 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
             cs->mec = (uint32_t *)malloc((nm ? nm : 1) * sizeof(uint32_t));
             cs->leaving = (uint8_t *)malloc(mc ? mc : 1);
         }
+        if (y->choice_reward)
+            cs->reward = (double *)malloc((mc ? mc : 1) * sizeof(double));
         if (!cs->slot_state || !cs->state_first || !cs->choice || !cs->target ||
             (dictionary ? !cs->prob_index : !cs->prob) || !cs->lower || !cs->upper ||
-            (mecs && (!cs->mec || !cs->leaving)))
+            (mecs && (!cs->mec || !cs->leaving)) || (y->choice_reward && !cs->reward))
             rc = CSR_ERR_NOMEM;
     }
     if (!rc) {
@@ -644,6 +650,7 @@ struct vi_view {
     const double *prob;
     const uint32_t *mec;    /* NULL: no MECs */
     const uint8_t *leaving; /* with mec */
+    const double *reward;   /* NULL: probabilities; else each choice's reward, added to its value */
     double *lower, *upper;
     unsigned long long *mec_best; /* 2 num_mecs: each MEC's best leaving upper bound (bits), by parity */
     vi_check *check;              /* 2 */
@@ -683,15 +690,16 @@ template <int G> struct state_groups {
  * (best_l, every choice) and, with BOTH, of sum p * upper[target] (best_u,
  * only the choices that leave the state's MEC when in_mec), by a group of G
  * lanes: lanes over choices (ROWS = false; choice words) or over each
- * choice's branches (ROWS = true; first branches).  No choice gives -1 (max)
- * or 2 (min).  Every lane of the
+ * choice's branches (ROWS = true; first branches), each choice's reward
+ * added (expected rewards).  No choice gives -1 (max) or 2 (min; infinity
+ * for rewards).  Every lane of the
  * warp must call it (shuffles); an idle group passes an empty range. */
 template <int G, bool ROWS, bool BOTH>
 static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t kb, uint32_t ke, unsigned lane,
                                                     bool in_mec, double &best_l, double &best_u)
 {
     const int mx = v.maximize;
-    best_l = best_u = mx ? -1.0 : 2.0;
+    best_l = best_u = mx ? -1.0 : v.reward ? CUDART_INF : 2.0;
     if (ROWS) {
         for (uint32_t k = kb; k < ke; k++) {
             double sl = 0.0, su = 0.0;
@@ -707,6 +715,10 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
                 if (BOTH)
                     su += __shfl_xor_sync(0xffffffffu, su, o, G);
             }
+            if (v.reward) {
+                sl += v.reward[k];
+                su += v.reward[k];
+            }
             best_l = better(best_l, sl, mx);
             if (BOTH && (!in_mec || v.leaving[k]))
                 best_u = better(best_u, su, mx);
@@ -715,12 +727,12 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
 #pragma unroll 2
         for (uint32_t k = kb + lane; k < ke; k += G) {
             const uint32_t word = v.choice[k];
-            double sl = 0.0, su = 0.0;
+            double sl = v.reward ? v.reward[k] : 0.0, su = sl;
             if (word & VI_DETERMINISTIC) {
                 const uint32_t t = word & VI_SLOT_MASK;
-                sl = v.lower[t];
+                sl += v.lower[t];
                 if (BOTH)
-                    su = v.upper[t];
+                    su += v.upper[t];
             } else {
                 for (uint32_t j = word;; j++) {
                     const uint32_t tt = v.target[j], t = tt & VI_SLOT_MASK;
@@ -873,12 +885,12 @@ static __global__ void ii_mec_step(vi_view v, int parity)
 
 /* Optimistic value iteration's guess (Hartmanns & Kaminski, CAV 2020): the
  * upper bound of every maybe state from its lower bound, u = l (1 + eps)
- * (relative) or l + eps (absolute), at most 1. */
+ * (relative) or l + eps (absolute), at most 1 for probabilities. */
 static __global__ void ovi_guess(vi_view v, double eps)
 {
     for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
         double l = v.lower[i];
-        v.upper[i] = fmin(1.0, v.relative ? l * (1.0 + eps) : l + eps);
+        v.upper[i] = fmin(v.reward ? CUDART_INF : 1.0, v.relative ? l * (1.0 + eps) : l + eps);
     }
 }
 
@@ -898,7 +910,7 @@ uint64_t gpu_free_memory(void)
 struct vi_workspace {
     device_array<uint32_t> state_first, choice, target, mec;
     device_array<uint16_t> prob_index;
-    device_array<double> prob, lower, upper;
+    device_array<double> prob, lower, upper, reward;
     device_array<uint8_t> leaving;
     device_array<unsigned long long> mec_best;
     device_array<vi_check> check;
@@ -911,7 +923,7 @@ struct vi_workspace {
     uint64_t bytes() const
     {
         return state_first.bytes + choice.bytes + target.bytes + mec.bytes + prob_index.bytes + prob.bytes +
-               lower.bytes + upper.bytes + leaving.bytes + mec_best.bytes + check.bytes;
+               lower.bytes + upper.bytes + reward.bytes + leaving.bytes + mec_best.bytes + check.bytes;
     }
 };
 
@@ -1055,6 +1067,8 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     } else {
         TRY(grow(w.prob, cs.mb, status));
     }
+    if (cs.reward)
+        TRY(grow(w.reward, cs.mc, status));
     if (mecs) {
         TRY(grow(w.mec, nm, status));
         TRY(grow(w.leaving, cs.mc, status));
@@ -1076,6 +1090,8 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     CUDA_TRY(cudaMemcpyAsync(w.lower.p, cs.lower, slots * sizeof(double), cudaMemcpyHostToDevice, s));
     CUDA_TRY(cudaMemcpyAsync(w.upper.p, cs.upper, slots * sizeof(double), cudaMemcpyHostToDevice, s));
     CUDA_TRY(cudaMemsetAsync(w.check.p, 0, 2 * sizeof(vi_check), s));
+    if (cs.reward)
+        CUDA_TRY(cudaMemcpyAsync(w.reward.p, cs.reward, cs.mc * sizeof(double), cudaMemcpyHostToDevice, s));
     if (mecs) {
         CUDA_TRY(cudaMemcpyAsync(w.mec.p, cs.mec, nm * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
         CUDA_TRY(cudaMemcpyAsync(w.leaving.p, cs.leaving, cs.mc, cudaMemcpyHostToDevice, s));
@@ -1091,6 +1107,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     v.prob = w.prob.p;
     v.mec = mecs ? w.mec.p : NULL;
     v.leaving = mecs ? w.leaving.p : NULL;
+    v.reward = cs.reward ? w.reward.p : NULL;
     v.lower = w.lower.p;
     v.upper = w.upper.p;
     v.mec_best = mecs ? w.mec_best.p : NULL;
@@ -1102,7 +1119,8 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
      * the MEC arrays */
     const uint64_t bounds = ii ? 2 : 1;
     cx->bytes_per_iteration = 4 * (nm + 1) + 4 * (cs.mc + 1) + (cs.dictionary ? 6 : 12) * cs.mb +
-                              8 * bounds * (cs.mb + cs.mc) + 16 * bounds * nm + (mecs ? 4 * nm + cs.mc + 16 * nm : 0);
+                              8 * bounds * (cs.mb + cs.mc) + 16 * bounds * nm + (mecs ? 4 * nm + cs.mc + 16 * nm : 0) +
+                              (cs.reward ? 8 * cs.mc : 0);
     iteration_launcher launch = pick_launcher(g, rows);
     vi_graph batch, vi_batch; /* the method's iterations; optimistic VI's phase from below */
     if (o->max_iterations >= VI_BATCH) {
@@ -1267,8 +1285,89 @@ static int backend_sccs(const csr_model *m, uint64_t budget, uint64_t *scc, void
     return rc;
 }
 
+/* ---- step-bounded reachability ---------------------------------------------- */
+
+/* One Jacobi step of ref_reach_bounded: y(s) = opt over s's choices of sum
+ * p x(t), or x(s) where s is fixed (a target, avoided, without choices).
+ * A thread per state, grid-stride. */
+static __global__ void bounded_step(uint64_t n, const uint64_t *__restrict__ sc, const uint64_t *__restrict__ ct,
+                                    const uint32_t *__restrict__ tg, const double *__restrict__ pr,
+                                    const uint8_t *__restrict__ fixed, int maximize, const double *__restrict__ x,
+                                    double *__restrict__ y)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+        if (fixed[s]) {
+            y[s] = x[s];
+            continue;
+        }
+        double best = maximize ? 0.0 : 1.0;
+        for (uint64_t k = sc[s]; k < sc[s + 1]; k++) {
+            double sum = 0.0;
+            for (uint64_t j = ct[k]; j < ct[k + 1]; j++)
+                sum += pr[j] * x[tg[j]];
+            best = maximize ? fmax(best, sum) : fmin(best, sum);
+        }
+        y[s] = best;
+    }
+}
+
+int gpu_reach_bounded(const csr_model *m, const reach_query *q, uint64_t steps, double *values, csr_status *status)
+{
+    const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
+    uint8_t *fixed = (uint8_t *)malloc(n ? n : 1);
+    if (!fixed)
+        return CSR_ERR_NOMEM;
+    for (uint64_t s = 0; s < n; s++) {
+        fixed[s] = q->target[s] || (q->avoid && q->avoid[s]) || m->state_choices[s + 1] == m->state_choices[s];
+        values[s] = q->target[s] ? 1.0 : 0.0;
+    }
+    device_array<uint64_t> sc, ct;
+    device_array<uint32_t> tg;
+    device_array<double> pr, x, y;
+    device_array<uint8_t> fx;
+    int rc = CSR_OK;
+    if ((rc = sc.alloc(n + 1, NULL, status)) || (rc = ct.alloc(c + 1, NULL, status)) || (rc = tg.alloc(t, NULL, status)) ||
+        (rc = pr.alloc(t, NULL, status)) || (rc = x.alloc(n, NULL, status)) || (rc = y.alloc(n, NULL, status)) ||
+        (rc = fx.alloc(n, NULL, status))) {
+        free(fixed);
+        return rc;
+    }
+    cudaError_t e = cudaMemcpy(sc.p, m->state_choices, (n + 1) * 8, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(ct.p, m->choice_transitions, (c + 1) * 8, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(tg.p, m->targets, t * 4, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(pr.p, m->probabilities, t * 8, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(fx.p, fixed, n, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(x.p, values, n * 8, cudaMemcpyHostToDevice);
+    free(fixed);
+    const unsigned blocks = grid_for(n, VI_THREADS);
+    double *from = x.p, *to = y.p;
+    for (uint64_t i = 0; e == cudaSuccess && i < steps; i++) {
+        bounded_step<<<blocks, VI_THREADS>>>(n, sc.p, ct.p, tg.p, pr.p, fx.p, q->maximize, from, to);
+        e = cudaGetLastError();
+        double *swap = from;
+        from = to;
+        to = swap;
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpy(values, from, n * 8, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+        return csr_fail(status, CSR_ERR_DEVICE, "step-bounded iteration: %s", cudaGetErrorString(e));
+    return CSR_OK;
+}
+
+static int backend_bounded(const csr_model *m, const reach_query *q, uint64_t steps, double *values, void *ctx)
+{
+    return gpu_reach_bounded(m, q, steps, values, ((gpu_reach_context *)ctx)->status);
+}
+
 void gpu_reach_backend(gpu_reach_context *cx, reach_backend *b)
 {
+    b->bounded = backend_bounded;
     b->prob01 = backend_prob01;
     b->mecs = backend_mecs;
     b->sccs = backend_sccs;

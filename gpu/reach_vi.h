@@ -87,11 +87,22 @@ int gpu_reach_iterate(const reach_system *system, const reach_options *options, 
                       double *upper, uint64_t *iterations, double *difference, void *ctx);
 
 /*
+ * ref_reach_bounded on the GPU: the model (u64 offsets, targets,
+ * probabilities) and two value vectors on the device, one Jacobi step a
+ * launch (a thread per state, grid-stride), the same operations in the same
+ * order per state as the CPU, so the same values.  Device memory 8(n + 1) +
+ * 8(c + 1) + 12t + 17n bytes.  Errors: CSR_ERR_NOMEM (device memory),
+ * CSR_ERR_DEVICE (CUDA, text in status).
+ */
+int gpu_reach_bounded(const csr_model *model, const reach_query *query, uint64_t steps, double *values,
+                      csr_status *status);
+
+/*
  * The GPU steps of reach_solve (ctx: the gpu_reach_context): Prob0/Prob1 by
  * gpu_reach_prob01, MECs by gpu_mec_decompose, SCCs by gpu_scc_decompose (by
  * Tarjan on the CPU when the SCC decomposition's memory, gpu_scc_bytes_needed,
  * exceeds the budget),
- * systems by gpu_reach_iterate.
+ * systems by gpu_reach_iterate, step-bounded queries by gpu_reach_bounded.
  */
 void gpu_reach_backend(gpu_reach_context *cx, reach_backend *backend);
 

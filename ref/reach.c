@@ -146,7 +146,7 @@ void reach_count_classes(uint64_t n, const uint8_t *cls, reach_stats *st)
 
 /* ---- MECs of the maybe states -------------------------------------------- */
 
-int reach_maybe_graph(const csr_model *m, const uint8_t *cls, csr_model *sub)
+int reach_maybe_graph(const csr_model *m, const uint8_t *cls, const double *choice_reward, csr_model *sub)
 {
     const uint64_t n = m->num_states;
     memset(sub, 0, sizeof *sub);
@@ -159,6 +159,8 @@ int reach_maybe_graph(const csr_model *m, const uint8_t *cls, csr_model *sub)
         if (cls[s] != REACH_MAYBE)
             continue;
         for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            if (choice_reward && choice_reward[k] != 0.0)
+                continue;
             uint64_t j = m->choice_transitions[k], e = m->choice_transitions[k + 1];
             while (j < e && cls[m->targets[j]] == REACH_MAYBE)
                 j++;
@@ -183,6 +185,8 @@ int reach_maybe_graph(const csr_model *m, const uint8_t *cls, csr_model *sub)
         if (cls[s] != REACH_MAYBE)
             continue;
         for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            if (choice_reward && choice_reward[k] != 0.0)
+                continue;
             uint64_t b = m->choice_transitions[k], e = m->choice_transitions[k + 1], j = b;
             while (j < e && cls[m->targets[j]] == REACH_MAYBE)
                 j++;
@@ -252,7 +256,7 @@ static double best_choice(const reach_system *y, uint64_t s, const double *x, co
     for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
         if (leaving && !leaving[k])
             continue;
-        double sum = 0.0;
+        double sum = y->choice_reward ? y->choice_reward[k] : 0.0;
         for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++)
             sum += y->probabilities[j] * x[y->targets[j]];
         if (best < 0.0 || (y->maximize ? sum > best : sum < best))
@@ -267,9 +271,110 @@ static double difference(double newer, double older, int relative)
     return relative && d > 0.0 ? d / fabs(newer > older ? newer : older) : d;
 }
 
+/*
+ * Optimistic value iteration (Hartmanns & Kaminski, CAV 2020) on the CPU,
+ * as gpu_reach_iterate runs it (one Gauss-Seidel sweep for an iteration):
+ * value iteration from below until no value changes by more than eps_vi,
+ * then a guess u = l (1 + eps) (relative) or l + eps (absolute), at most 1
+ * for probabilities, and sweeps of both bounds, u = min(u, B(u)); the guess
+ * is verified by a sweep in which no state's B(u) exceeds its u (in place,
+ * every state decreasing: u is then a pre-fixpoint, above the least
+ * fixpoint).  A guess that crosses l, stops changing unverified, or is not
+ * verified within as many sweeps as value iteration took (at least 64) is
+ * dropped and value iteration goes on with eps_vi halved.  No MEC quotient:
+ * the systems given to it (expected rewards) have a unique fixpoint.  An
+ * upper bound never verified is not handed back (upper keeps what it held).
+ */
+static int ovi_iterate(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
+                       uint64_t *iterations, double *out_difference)
+{
+    const uint64_t n = y->num_states;
+    const double cap = y->choice_reward ? INFINITY : 1.0;
+    double *kept = malloc((n ? n : 1) * sizeof *kept);
+    if (!kept)
+        return CSR_ERR_NOMEM;
+    memcpy(kept, upper, n * sizeof *kept);
+    int below = 1, verified = 0, rc = CSR_ERR_NOT_CONVERGED;
+    double eps_vi = eps, diff = INFINITY;
+    uint64_t it = 0, phase_start = 0, guess_at = 0;
+    while (it < o->max_iterations) {
+        it++;
+        diff = 0.0;
+        int changed = 0, rose = 0, crossed = 0;
+        for (uint64_t s = 0; s < n; s++) {
+            if (y->fixed[s])
+                continue;
+            double b = best_choice(y, s, lower, NULL);
+            if (below) {
+                double d = difference(b, lower[s], o->relative);
+                if (d > diff)
+                    diff = d;
+            }
+            if (b > lower[s]) {
+                lower[s] = b;
+                changed = 1;
+            }
+        }
+        if (below) {
+            if (diff <= eps_vi || !changed) {
+                for (uint64_t s = 0; s < n; s++)
+                    if (!y->fixed[s])
+                        upper[s] = fmin(cap, o->relative ? lower[s] * (1.0 + eps) : lower[s] + eps);
+                below = 0;
+                guess_at = it;
+            }
+            continue;
+        }
+        for (uint64_t s = 0; s < n; s++) {
+            if (y->fixed[s])
+                continue;
+            double b = best_choice(y, s, upper, NULL), nu = fmin(upper[s], b);
+            rose |= b > upper[s];
+            if (nu < lower[s]) {
+                crossed = 1;
+                nu = lower[s];
+            }
+            if (nu != upper[s]) {
+                upper[s] = nu;
+                changed = 1;
+            }
+            double d = difference(nu, lower[s], o->relative);
+            if (d > diff)
+                diff = d;
+        }
+        if (!verified) {
+            if (!rose && !crossed) {
+                verified = 1;
+            } else if (crossed || !changed ||
+                       it - guess_at > (guess_at - phase_start > 64 ? guess_at - phase_start : 64)) {
+                below = 1; /* the guess failed */
+                eps_vi /= 2;
+                phase_start = it;
+                continue;
+            }
+        }
+        if (verified && diff <= eps) {
+            rc = CSR_OK;
+            break;
+        }
+        if (!changed) {
+            rc = CSR_ERR_STALLED;
+            break;
+        }
+    }
+    if (!verified)
+        memcpy(upper, kept, n * sizeof *kept);
+    free(kept);
+    *iterations = it;
+    *out_difference = diff;
+    return rc;
+}
+
 int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
                       uint64_t *iterations, double *out_difference)
 {
+    if (y->choice_reward && o->method != REACH_VI)
+        return ovi_iterate(y, o, eps, lower, upper, iterations, out_difference);
     const uint64_t n = y->num_states;
     const int ii = o->method != REACH_VI;
     double *mec_best = NULL;
@@ -375,8 +480,8 @@ typedef struct scc_info {
  * [0, count), then the successors outside it as fixed states. */
 static int build_group(const csr_model *m, const uint32_t *members, uint64_t count, const double *lower,
                        const double *upper, const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving,
-                       int maximize, uint32_t *local_of, reach_system *y, uint32_t **states_out, double **l_out,
-                       double **u_out, void **owned)
+                       int maximize, const double *choice_reward, uint32_t *local_of, reach_system *y,
+                       uint32_t **states_out, double **l_out, double **u_out, void **owned)
 {
     uint64_t c = 0, t = 0;
     for (uint64_t i = 0; i < count; i++) {
@@ -391,10 +496,12 @@ static int build_group(const csr_model *m, const uint32_t *members, uint64_t cou
     double *pr = malloc((t ? t : 1) * sizeof *pr);
     double *l = malloc((cap ? cap : 1) * sizeof *l), *u = malloc((cap ? cap : 1) * sizeof *u);
     uint8_t *fixed = malloc(cap ? cap : 1), *lv = leaving ? malloc(c ? c : 1) : NULL;
-    void *all[] = {states, sc, ct, tg, mec, pr, l, u, fixed, lv};
-    for (int i = 0; i < 10; i++)
+    double *rw = choice_reward ? malloc((c ? c : 1) * sizeof *rw) : NULL;
+    void *all[] = {states, sc, ct, tg, mec, pr, l, u, fixed, lv, rw};
+    for (int i = 0; i < 11; i++)
         owned[i] = all[i];
-    if (!states || !sc || !ct || !tg || (mec32 && !mec) || !pr || !l || !u || !fixed || (leaving && !lv))
+    if (!states || !sc || !ct || !tg || (mec32 && !mec) || !pr || !l || !u || !fixed || (leaving && !lv) ||
+        (choice_reward && !rw))
         return CSR_ERR_NOMEM;
     uint64_t nl = count;
     for (uint64_t i = 0; i < count; i++) {
@@ -418,6 +525,8 @@ static int build_group(const csr_model *m, const uint32_t *members, uint64_t cou
             }
             if (lv)
                 lv[c] = leaving[k];
+            if (rw)
+                rw[c] = choice_reward[k];
             ct[++c] = t;
         }
     }
@@ -432,7 +541,7 @@ static int build_group(const csr_model *m, const uint32_t *members, uint64_t cou
             mec[i] = i < count ? mec32[s] : REACH_NO_MEC;
         local_of[s] = UINT32_MAX;
     }
-    reach_system g = {nl, c, t, sc, ct, tg, pr, fixed, mec, lv, num_mecs, maximize};
+    reach_system g = {nl, c, t, sc, ct, tg, pr, fixed, mec, lv, num_mecs, maximize, rw};
     *y = g;
     *states_out = states;
     *l_out = l;
@@ -442,8 +551,8 @@ static int build_group(const csr_model *m, const uint32_t *members, uint64_t cou
 
 int reach_solve_split(const csr_model *m, const uint8_t *cls, const uint64_t *scc, uint64_t budget,
                       const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving, int maximize,
-                      const reach_options *o, reach_solver solve, void *ctx, double *lower, double *upper,
-                      reach_stats *st)
+                      const double *choice_reward, const reach_options *o, reach_solver solve, void *ctx,
+                      double *lower, double *upper, reach_stats *st)
 {
     const uint64_t n = m->num_states;
     uint32_t *sidx = malloc((n ? n : 1) * sizeof *sidx), *local_of = malloc((n ? n : 1) * sizeof *local_of);
@@ -596,10 +705,10 @@ int reach_solve_split(const csr_model *m, const uint8_t *cls, const uint64_t *sc
         reach_system y;
         uint32_t *states = NULL;
         double *l = NULL, *u = NULL;
-        void *owned[10] = {0};
+        void *owned[11] = {0};
         uint64_t count = gfirst[g + 1] - gfirst[g];
-        rc = build_group(m, members + gfirst[g], count, lower, upper, mec32, num_mecs, leaving, maximize, local_of,
-                         &y, &states, &l, &u, owned);
+        rc = build_group(m, members + gfirst[g], count, lower, upper, mec32, num_mecs, leaving, maximize,
+                         choice_reward, local_of, &y, &states, &l, &u, owned);
         uint64_t its = 0;
         double diff = 0.0, eps = o->epsilon * (double)(g + 1) / (double)G;
         if (!rc) {
@@ -616,7 +725,7 @@ int reach_solve_split(const csr_model *m, const uint8_t *cls, const uint64_t *sc
                 upper[states[i]] = u[i];
             }
         }
-        for (int i = 0; i < 10; i++)
+        for (int i = 0; i < 11; i++)
             free(owned[i]);
     }
 out:
@@ -666,7 +775,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
         ids = malloc(n * sizeof *ids);
         mec32 = malloc(n * sizeof *mec32);
         leaving = malloc(c ? c : 1);
-        rc = ids && mec32 && leaving ? reach_maybe_graph(m, cls, &sub) : CSR_ERR_NOMEM;
+        rc = ids && mec32 && leaving ? reach_maybe_graph(m, cls, NULL, &sub) : CSR_ERR_NOMEM;
         if (!rc) {
             ref_mec_stats ms;
             rc = b->mecs ? b->mecs(&sub, ids, b->ctx) : ref_mec_basic(&sub, ids, &ms);
@@ -682,7 +791,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
         if (st->bytes_needed <= budget) {
             /* cls doubles as the fixed flags: REACH_MAYBE is 0. */
             reach_system y = {n, c, m->num_transitions, m->state_choices, m->choice_transitions, m->targets,
-                              m->probabilities, cls, mec32, leaving, st->mecs, q->maximize};
+                              m->probabilities, cls, mec32, leaving, st->mecs, q->maximize, NULL};
             st->groups = 1;
             st->split = 0;
             rc = b->solve ? b->solve(&y, o, o->epsilon, lower, upper, &st->iterations, &st->final_difference, b->ctx)
@@ -698,8 +807,8 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
                            : ref_scc_tarjan(m, NULL, NULL, ids, &ss);
             t3 = now_s();
             if (!rc)
-                rc = reach_solve_split(m, cls, ids, budget, mec32, st->mecs, leaving, q->maximize, o, b->solve,
-                                       b->ctx, lower, upper, st);
+                rc = reach_solve_split(m, cls, ids, budget, mec32, st->mecs, leaving, q->maximize, NULL, o,
+                                       b->solve, b->ctx, lower, upper, st);
         }
         if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
             reach_answer(n, o->method, lower, upper, values);
@@ -716,5 +825,271 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
     free(ids);
     free(lower);
     free(upper);
+    return rc;
+}
+
+/* ---- expected reachability rewards ------------------------------------------ */
+
+/*
+ * The quotient of Rmin's system by its zero-reward MECs: each MEC (ids[s] =
+ * its smallest state, REF_NONE outside MECs) becomes its smallest state,
+ * which takes every choice of its members except the zero-reward choices
+ * that stay inside (those would let a scheduler stay forever at no cost:
+ * the least fixpoint from 0 would be 0, the value is not); every transition
+ * into a member goes to that state; the other members keep no choice and
+ * are fixed (the caller copies the value back).  q's arrays are its own
+ * (csr_free); reward f64[qc]; fixed u8[n] from cls.
+ */
+static int zero_reward_quotient(const csr_model *m, const uint8_t *cls, const uint64_t *ids, const double *reward,
+                                csr_model *q, double **reward_out, uint8_t *fixed)
+{
+    const uint64_t n = m->num_states;
+    memset(q, 0, sizeof *q);
+    /* next_member[u]: the next state of u's MEC in increasing order (the
+     * representative, the smallest, first), UINT32_MAX after the last */
+    uint32_t *next_member = malloc((n ? n : 1) * sizeof *next_member), *last = malloc((n ? n : 1) * sizeof *last);
+    if (!next_member || !last) {
+        free(next_member);
+        free(last);
+        return CSR_ERR_NOMEM;
+    }
+    for (uint64_t u = 0; u < n; u++) {
+        next_member[u] = UINT32_MAX;
+        if (ids[u] != REF_NONE) {
+            if (ids[u] != u)
+                next_member[last[ids[u]]] = (uint32_t)u;
+            last[ids[u]] = (uint32_t)u;
+        }
+    }
+    free(last);
+    uint64_t c = 0, t = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t *sc = pass ? (uint64_t *)q->state_choices : NULL, *ct = pass ? (uint64_t *)q->choice_transitions : NULL;
+        uint32_t *tg = pass ? (uint32_t *)q->targets : NULL;
+        double *pr = pass ? (double *)q->probabilities : NULL, *rw = pass ? *reward_out : NULL;
+        c = t = 0;
+        if (pass)
+            ct[0] = 0;
+        /* the representative s collects the choices of every u with ids[u] == s */
+        for (uint64_t s = 0; s < n; s++) {
+            if (pass)
+                sc[s] = c;
+            if (ids[s] != REF_NONE && ids[s] != s)
+                continue; /* a member: its choices go to its representative */
+            uint64_t u = s;
+            for (;;) {
+                for (uint64_t k = m->state_choices[u]; k < m->state_choices[u + 1]; k++) {
+                    int inside = ids[s] != REF_NONE && reward[k] == 0.0;
+                    for (uint64_t j = m->choice_transitions[k]; inside && j < m->choice_transitions[k + 1]; j++)
+                        inside = ids[m->targets[j]] == ids[s];
+                    if (inside)
+                        continue;
+                    for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++) {
+                        if (pass) {
+                            uint32_t v = m->targets[j];
+                            tg[t] = ids[v] != REF_NONE ? (uint32_t)ids[v] : v;
+                            pr[t] = m->probabilities[j];
+                        }
+                        t++;
+                    }
+                    if (pass) {
+                        rw[c] = reward[k];
+                        ct[c + 1] = t;
+                    }
+                    c++;
+                }
+                if (ids[s] == REF_NONE || next_member[u] == UINT32_MAX)
+                    break;
+                u = next_member[u];
+            }
+        }
+        if (pass) {
+            sc[n] = c;
+            break;
+        }
+        uint64_t *nsc = malloc((n + 1) * sizeof *nsc), *nct = malloc((c + 1) * sizeof *nct);
+        uint32_t *ntg = malloc((t ? t : 1) * sizeof *ntg);
+        double *npr = malloc((t ? t : 1) * sizeof *npr);
+        *reward_out = malloc((c ? c : 1) * sizeof **reward_out);
+        void *all[] = {nsc, nct, ntg, npr};
+        for (int i = 0; i < 4; i++)
+            q->owned[q->num_owned++] = all[i];
+        if (!nsc || !nct || !ntg || !npr || !*reward_out) {
+            free(next_member);
+            csr_free(q);
+            free(*reward_out);
+            *reward_out = NULL;
+            return CSR_ERR_NOMEM;
+        }
+        q->state_choices = nsc;
+        q->choice_transitions = nct;
+        q->targets = ntg;
+        q->probabilities = npr;
+    }
+    free(next_member);
+    q->model_type = CSR_MDP;
+    q->num_states = n;
+    q->num_choices = c;
+    q->num_transitions = t;
+    for (uint64_t s = 0; s < n; s++)
+        fixed[s] = cls[s] != REACH_MAYBE || (ids[s] != REF_NONE && ids[s] != s);
+    return CSR_OK;
+}
+
+int reach_solve_reward(const csr_model *m, const reach_query *q, const double *state_reward,
+                       const double *choice_reward, const reach_options *o, uint64_t budget, const reach_backend *b,
+                       double *values, reach_stats *st)
+{
+    static const reach_backend cpu = {0};
+    if (!b)
+        b = &cpu;
+    const uint64_t n = m->num_states, c = m->num_choices;
+    uint8_t *cls = malloc(n ? n : 1), *fixed = malloc(n ? n : 1);
+    double *reward = malloc((c ? c : 1) * sizeof *reward), *qreward = NULL;
+    double *lower = malloc((n ? n : 1) * sizeof *lower), *upper = malloc((n ? n : 1) * sizeof *upper);
+    uint64_t *ids = NULL;
+    csr_model quotient = {0};
+    const csr_model *solved = m;
+    int rc = cls && fixed && reward && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
+    reach_options ro = *o;
+    if (ro.method != REACH_VI)
+        ro.method = REACH_OVI; /* no a-priori upper bound: optimistic value iteration */
+    double t0 = now_s(), t1 = t0, t2 = t0, t3 = t0;
+    /* 1. Finite values: Rmin where some scheduler reaches the target almost
+     * surely (Prob1E), Rmax where all do (Prob1A); the rest is infinite. */
+    reach_query pq = {q->target, NULL, !q->maximize};
+    if (!rc)
+        rc = b->prob01 ? b->prob01(m, &pq, cls, b->ctx) : ref_reach_prob01(m, &pq, cls);
+    if (!rc) {
+        for (uint64_t s = 0; s < n; s++)
+            cls[s] = q->target[s] ? REACH_YES : cls[s] == REACH_YES ? REACH_MAYBE : REACH_NO;
+        reach_count_classes(n, cls, st);
+        for (uint64_t s = 0; s < n; s++)
+            for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++)
+                reward[k] = (state_reward ? state_reward[s] : 0.0) + (choice_reward ? choice_reward[k] : 0.0);
+        for (uint64_t s = 0; s < n; s++) {
+            fixed[s] = cls[s] != REACH_MAYBE;
+            lower[s] = cls[s] == REACH_NO ? INFINITY : 0.0;
+            upper[s] = cls[s] == REACH_YES ? 0.0 : INFINITY;
+        }
+    }
+    t1 = now_s();
+    /* 2. Rmin on an MDP: collapse the zero-reward MECs of the finite states. */
+    if (!rc && !q->maximize && m->model_type == CSR_MDP && st->maybe) {
+        csr_model sub;
+        ids = malloc(n * sizeof *ids);
+        rc = ids ? reach_maybe_graph(m, cls, reward, &sub) : CSR_ERR_NOMEM;
+        if (!rc) {
+            ref_mec_stats ms;
+            rc = b->mecs ? b->mecs(&sub, ids, b->ctx) : ref_mec_basic(&sub, ids, &ms);
+            csr_free(&sub);
+        }
+        uint64_t in = 0;
+        for (uint64_t s = 0; !rc && s < n; s++)
+            if (ids[s] != REF_NONE) {
+                in++;
+                st->mecs += ids[s] == s;
+            }
+        st->mec_states = in;
+        if (!rc && in) {
+            rc = zero_reward_quotient(m, cls, ids, reward, &quotient, &qreward, fixed);
+            solved = &quotient;
+        }
+    }
+    t2 = t3 = now_s();
+    const double *solved_reward = solved == m ? reward : qreward;
+    st->bytes_needed = reach_system_bytes(n, solved->num_choices, solved->num_transitions) + 8 * solved->num_choices;
+    if (!rc) {
+        if (st->bytes_needed <= budget) {
+            reach_system y = {n, solved->num_choices, solved->num_transitions, solved->state_choices,
+                              solved->choice_transitions, solved->targets, solved->probabilities, fixed, NULL,
+                              NULL, 0, q->maximize, solved_reward};
+            st->groups = 1;
+            st->split = 0;
+            rc = b->solve ? b->solve(&y, &ro, ro.epsilon, lower, upper, &st->iterations, &st->final_difference, b->ctx)
+                          : ref_reach_iterate(&y, &ro, ro.epsilon, lower, upper, &st->iterations,
+                                              &st->final_difference);
+        } else {
+            st->split = 1;
+            uint64_t *scc = malloc(n * sizeof *scc);
+            ref_scc_stats ss;
+            rc = !scc      ? CSR_ERR_NOMEM
+                 : b->sccs ? b->sccs(solved, budget, scc, b->ctx)
+                           : ref_scc_tarjan(solved, NULL, NULL, scc, &ss);
+            t3 = now_s();
+            /* fixed doubles as the classes of the split: 0 (REACH_MAYBE) is solved */
+            if (!rc)
+                rc = reach_solve_split(solved, fixed, scc, budget, NULL, 0, NULL, q->maximize, solved_reward, &ro,
+                                       b->solve, b->ctx, lower, upper, st);
+            free(scc);
+        }
+        if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED) {
+            for (uint64_t s = 0; ids && s < n; s++)
+                if (ids[s] != REF_NONE && ids[s] != s) {
+                    lower[s] = lower[ids[s]];
+                    upper[s] = upper[ids[s]];
+                }
+            /* an upper bound never verified is infinite: the answer is then the lower bound */
+            for (uint64_t s = 0; s < n; s++)
+                values[s] = ro.method == REACH_VI || isinf(upper[s]) ? lower[s] : 0.5 * (lower[s] + upper[s]);
+        }
+    }
+    double t4 = now_s();
+    st->prob01_s = t1 - t0;
+    st->mec_s = t2 - t1;
+    st->split_s = t3 - t2;
+    st->iterate_s = t4 - t3;
+    st->total_s = t4 - t0;
+    csr_free(&quotient);
+    free(qreward);
+    free(cls);
+    free(fixed);
+    free(reward);
+    free(lower);
+    free(upper);
+    free(ids);
+    return rc;
+}
+
+/* ---- step-bounded reachability ---------------------------------------------- */
+
+int ref_reach_bounded(const csr_model *m, const reach_query *q, uint64_t steps, double *values)
+{
+    const uint64_t n = m->num_states;
+    double *next = malloc((n ? n : 1) * sizeof *next);
+    if (!next)
+        return CSR_ERR_NOMEM;
+    for (uint64_t s = 0; s < n; s++)
+        values[s] = q->target[s] ? 1.0 : 0.0;
+    for (uint64_t i = 0; i < steps; i++) {
+        for (uint64_t s = 0; s < n; s++) {
+            uint64_t kb = m->state_choices[s], ke = m->state_choices[s + 1];
+            if (q->target[s] || is_avoid(q, s) || kb == ke) {
+                next[s] = values[s];
+                continue;
+            }
+            double best = q->maximize ? 0.0 : 1.0;
+            for (uint64_t k = kb; k < ke; k++) {
+                double sum = 0.0;
+                for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
+                    sum += m->probabilities[j] * values[m->targets[j]];
+                best = q->maximize ? fmax(best, sum) : fmin(best, sum);
+            }
+            next[s] = best;
+        }
+        memcpy(values, next, n * sizeof *values);
+    }
+    free(next);
+    return CSR_OK;
+}
+
+int reach_solve_bounded(const csr_model *m, const reach_query *q, uint64_t steps, const reach_backend *b,
+                        double *values, reach_stats *st)
+{
+    double t0 = now_s();
+    int rc = b && b->bounded ? b->bounded(m, q, steps, values, b->ctx) : ref_reach_bounded(m, q, steps, values);
+    st->iterations = steps;
+    st->groups = 1;
+    st->iterate_s = st->total_s = now_s() - t0;
     return rc;
 }

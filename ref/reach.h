@@ -82,6 +82,10 @@ typedef struct reach_system {
     const uint8_t *leaving;
     uint64_t num_mecs; /* mec ids are dense: [0, num_mecs) */
     int maximize;
+    /* Expected rewards: f64[c], choice k's reward (its state's reward plus its
+     * own), added to each choice's value: x(s) = opt_k (r(k) + sum p x(t)).
+     * NULL: probabilities.  Fixed states may hold INFINITY (both bounds). */
+    const double *choice_reward;
 } reach_system;
 
 typedef struct reach_stats {
@@ -116,10 +120,11 @@ void reach_count_classes(uint64_t n, const uint8_t *cls, reach_stats *stats);
  * The model's choices between maybe states as a graph for MEC decomposition:
  * every state is kept, but only the choices of maybe states whose successors
  * are all maybe states (a choice that may leave the maybe states is never
- * part of their end components).  sub gets its own arrays (csr_free).
- * Errors: CSR_ERR_NOMEM.
+ * part of their end components) and, when choice_reward (f64[c]) is given,
+ * whose reward is 0 (Rmin's zero-reward end components).  sub gets its own
+ * arrays (csr_free).  Errors: CSR_ERR_NOMEM.
  */
-int reach_maybe_graph(const csr_model *model, const uint8_t *cls, csr_model *sub);
+int reach_maybe_graph(const csr_model *model, const uint8_t *cls, const double *choice_reward, csr_model *sub);
 
 /*
  * From the MEC ids of the maybe graph (smallest state or UINT64_MAX; a mec
@@ -178,27 +183,29 @@ typedef int (*reach_solver)(const reach_system *system, const reach_options *opt
  * epsilon * (g + 1) / G, so that the bounds passed on from earlier groups
  * never keep a later group from reaching its own (and the last reaches
  * epsilon).  lower/upper (f64[n]) hold the initial bounds, receive the final
- * ones.  mec32/leaving: as reach_system, for the model's states (or NULL).
+ * ones.  mec32/leaving: as reach_system, for the model's states (or NULL);
+ * choice_reward: as reach_system, for the model's choices (or NULL).
  * stats: groups, sccs, cpu_groups, iterations, final_difference.
  * Errors: CSR_ERR_NOMEM, CSR_ERR_NOT_CONVERGED, the solver's.
  */
 int reach_solve_split(const csr_model *model, const uint8_t *cls, const uint64_t *scc, uint64_t budget,
                       const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving, int maximize,
-                      const reach_options *options, reach_solver solve, void *ctx, double *lower, double *upper,
-                      reach_stats *stats);
+                      const double *choice_reward, const reach_options *options, reach_solver solve, void *ctx,
+                      double *lower, double *upper, reach_stats *stats);
 
 /*
  * Where the steps of reach_solve run: NULL members (or a NULL backend) are
  * the CPU references.  prob01: ref_reach_prob01's contract; mecs: MEC ids of
  * a graph as ref_mec_basic gives them (smallest state or REF_NONE); sccs: SCC
  * ids of the model (smallest state), given the memory budget; solve: a
- * reach_solver.  ctx is passed to each.
+ * reach_solver; bounded: ref_reach_bounded's contract.  ctx is passed to each.
  */
 typedef struct reach_backend {
     int (*prob01)(const csr_model *model, const reach_query *query, uint8_t *cls, void *ctx);
     int (*mecs)(const csr_model *graph, uint64_t *mec, void *ctx);
     int (*sccs)(const csr_model *model, uint64_t budget, uint64_t *scc, void *ctx);
     reach_solver solve;
+    int (*bounded)(const csr_model *model, const reach_query *query, uint64_t steps, double *values, void *ctx);
     void *ctx;
 } reach_backend;
 
@@ -215,6 +222,42 @@ typedef struct reach_backend {
  */
 int reach_solve(const csr_model *model, const reach_query *query, const reach_options *options, uint64_t budget,
                 const reach_backend *backend, double *values, reach_stats *stats);
+
+/*
+ * Expected reachability reward R{r}opt=? [ F target ] (PRISM's and Storm's
+ * semantics, Baier & Katoen ch. 10.5; Forejt, Kwiatkowska, Norman & Parker,
+ * SFM 2011, section 3.4): the reward accumulated until the first target
+ * state, state_reward (f64[n], of each state left, or NULL) plus
+ * choice_reward (f64[c], of each choice taken, or NULL), non-negative;
+ * INFINITY where the target is not reached almost surely under some
+ * scheduler (Rmax: outside Prob1A) or under every scheduler (Rmin: outside
+ * Prob1E).  Rmin on an MDP first collapses the end components of the finite
+ * states that use only zero-reward choices (a scheduler staying in one pays
+ * nothing but never arrives: without the quotient the least fixpoint from 0
+ * is too low).  The system then has a unique fixpoint and is solved by
+ * optimistic value iteration (REACH_II and REACH_OVI; no a-priori upper
+ * bound is needed) or plain value iteration (REACH_VI), whole or split as
+ * reach_solve.  values f64[n]; stats as reach_solve (yes: the targets, no:
+ * the infinite states, mecs: the zero-reward MECs).  Errors: as reach_solve.
+ */
+int reach_solve_reward(const csr_model *model, const reach_query *query, const double *state_reward,
+                       const double *choice_reward, const reach_options *options, uint64_t budget,
+                       const reach_backend *backend, double *values, reach_stats *stats);
+
+/*
+ * Step-bounded reachability P_opt [ avoid-free U<=steps target ]: exactly
+ * steps Jacobi iterations x_{i+1}(s) = opt_k sum p x_i(t) from x_0 = the
+ * target flags, targets fixed at 1, avoid states and states without choices
+ * at 0 (Baier & Katoen, ch. 10.6.1: the value is exact, no stopping rule).
+ * values f64[n].  O(steps * t) time, 8n bytes besides values.  Errors:
+ * CSR_ERR_NOMEM.
+ */
+int ref_reach_bounded(const csr_model *model, const reach_query *query, uint64_t steps, double *values);
+
+/* ref_reach_bounded through the backend's bounded (NULL: the CPU); stats:
+ * iterations (= steps), iterate_s and total_s. */
+int reach_solve_bounded(const csr_model *model, const reach_query *query, uint64_t steps,
+                        const reach_backend *backend, double *values, reach_stats *stats);
 
 #ifdef __cplusplus
 }

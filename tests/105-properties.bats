@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # gpu-vi's properties in PRISM's syntax (-p, -P; format/props.h): every
-# property of the shared .props files against PRISM's values, boolean label
-# formulas against labels made by hand, and the parser's errors with their
-# column.  The GPU runs of the same are in tests/110-gpu-vi-gpu.bats.
+# property of the shared .props files against PRISM's values, expected
+# rewards and step-bounded reachability against Storm's values
+# (tests/data/storm-values.tsv), boolean label formulas against labels made
+# by hand, and the parser's errors with their column.  The GPU runs of the same are in tests/110-gpu-vi-gpu.bats.
 
 load helper
 
@@ -76,10 +77,11 @@ PY
     run --separate-stderr gpu-vi --cpu -p 'Pmin>=0.5 [ F "fin_c0" ]' "$csr"
     assert_failure 2
     [[ "$stderr" == *"column 5: expected '=?'"* ]] || fail "$stderr"
-    for unsupported in 'Pmin=? [ F<=10 "fin_c0" ]' 'Pmin=? [ true U<=3 "fin_c0" ]' 'R{"steps"}min=? [ F "fin_c0" ]'; do
+    for unsupported in 'Pmin=? [ F>=10 "fin_c0" ]' 'Pmin=? [ true U[2,3] "fin_c0" ]' 'R{"steps"}min=? [ C<=5 ]' \
+        'R{"steps"}min=? [ F<=4 "fin_c0" ]' 'R{"steps"}=? [ S ]' 'R{"steps"}=? [ I=3 ]'; do
         run --separate-stderr gpu-vi --cpu -p "$unsupported" "$csr"
         assert_failure 2
-        [[ "$stderr" == *"not supported yet" ]] || fail "$unsupported: $stderr"
+        [[ "$stderr" == *"not supported yet"* ]] || fail "$unsupported: $stderr"
     done
     printf 'Pmin=? [ F "fin_c0" ];\n\n// a comment\nPmax=? [ F "fin_c0" U "agree" ]\n' > "$BATS_TEST_TMPDIR/bad.props"
     run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/bad.props" "$csr"
@@ -158,4 +160,70 @@ for line, p in zip(lines, j["properties"]):
     run --separate-stderr gpu-vi --cpu --json --max-iters 1 -p 'Pmax=? [ F "odd" ]' -p 'Pmin=? [ F "done" ]' "$csr"
     assert_failure 1
     assert_output ""
+}
+
+@test "gpu-vi --cpu answers Storm's expected rewards and step-bounded probabilities on every shared model with a UMB export" {
+    n=$(storm_check --cpu)
+    [ "$n" -ge "$(at_least 36 20)" ] || fail "only $n properties checked"
+    # plain value iteration of rewards still answers within the tests' tolerance on coin2
+    run gpu-vi --cpu --vi -e 1e-10 -p 'R{"steps"}max=? [ F "finished" ]' "$BATS_TEST_TMPDIR/coin2.umb.csr"
+    assert_success
+    [[ "$output" == 'R{"steps"}max=? [ F "finished" ]: 74.99999'* ]] || fail "$output"
+}
+
+@test "gpu-vi R, R{1} and R{\"name\"} name the same reward structure, and Rmin on a restructured model is the plain one's" {
+    prism2csr "$MODELS/leader3.umb" > "$BATS_TEST_TMPDIR/l.csr"
+    a=$(gpu-vi --cpu -p 'Rmin=? [ F "elected" ]' "$BATS_TEST_TMPDIR/l.csr")
+    b=$(gpu-vi --cpu -p 'R{1}min=? [ F "elected" ]' "$BATS_TEST_TMPDIR/l.csr")
+    c=$(gpu-vi --cpu -p 'R{"1"}min=? [ F "elected" ]' "$BATS_TEST_TMPDIR/l.csr")
+    assert_equal "${a##*: }" "${b##*: }"
+    assert_equal "${a##*: }" "${c##*: }"
+    # wlan1's collisions: zero-reward end components (Rmin 0) and three structures; restructure keeps them
+    prism2csr "$MODELS/wlan1.umb" > "$BATS_TEST_TMPDIR/w.csr"
+    restructure -u 3 "$BATS_TEST_TMPDIR/w.csr" > "$BATS_TEST_TMPDIR/w3.csr"
+    for p in 'R{"collisions"}min=? [ F "both_sent" ]' 'R{3}min=? [ F "both_sent" ]' 'R{"time"}max=? [ F "both_sent" ]'; do
+        want=$(gpu-vi --cpu -p "$p" "$BATS_TEST_TMPDIR/w.csr")
+        got=$(gpu-vi --cpu -p "$p" "$BATS_TEST_TMPDIR/w3.csr")
+        python3 -c 'import sys; a, b = (float(x.rpartition(": ")[2]) for x in sys.argv[1:]); assert abs(a - b) <= 1e-6 * max(abs(a), 1e-12) or a == b, (a, b)' "$want" "$got" ||
+            fail "$p: $want vs $got"
+    done
+    run gpu-vi --cpu -p 'R{2}max=? [ F "both_sent" ]' "$BATS_TEST_TMPDIR/w.csr"
+    [[ "$output" == *": 3865.1"* ]] || fail "R{2} is not \"time\": $output"
+}
+
+@test "gpu-vi refuses a reward property on a model without rewards, or naming a structure the model lacks" {
+    run --separate-stderr gpu-vi --cpu -p 'R{"steps"}max=? [ F "finished" ]' "$(model_csr coin2)"
+    assert_failure 2
+    assert_output ""
+    [[ "$stderr" == *"the model has no reward structure"* ]] || fail "$stderr"
+    prism2csr "$MODELS/wlan1.umb" > "$BATS_TEST_TMPDIR/w.csr"
+    for p in 'R{"steps"}max=? [ F "both_sent" ]' 'R{4}max=? [ F "both_sent" ]'; do
+        run --separate-stderr gpu-vi --cpu -p "$p" "$BATS_TEST_TMPDIR/w.csr"
+        assert_failure 2
+        [[ "$stderr" == *'no such reward structure; the model'"'"'s: 1="collisions" 2="time" 3="cost"' ]] || fail "$stderr"
+    done
+    run --separate-stderr gpu-vi --cpu -p 'R=? [ F "both_sent" ]' "$BATS_TEST_TMPDIR/w.csr"
+    assert_failure 2
+    [[ "$stderr" == *"needs Rmin=? or Rmax=?" ]] || fail "$stderr"
+}
+
+@test "gpu-vi's step bounds: F<k is F<=k-1, F<=0 is the target itself, and values grow with the bound to the unbounded one" {
+    csr=$(model_csr coin2)
+    a=$(gpu-vi --cpu -p 'Pmax=? [ F<=19 "finished" ]' "$csr")
+    b=$(gpu-vi --cpu -p 'Pmax=? [ F<20 "finished" ]' "$csr")
+    assert_equal "${a##*: }" "${b##*: }"
+    run gpu-vi --cpu -p 'Pmax=? [ F<=0 "finished" ]' -p 'Pmax=? [ F<=0 !"finished" ]' "$csr"
+    assert_line 'Pmax=? [ F<=0 "finished" ]: 0'
+    assert_line 'Pmax=? [ F<=0 !"finished" ]: 1'
+    run --separate-stderr gpu-vi --cpu -p 'Pmax=? [ F<0 "finished" ]' "$csr"
+    assert_failure 2
+    [[ "$stderr" == *"a bound < 0 holds for no path" ]] || fail "$stderr"
+    python3 - "$csr" <<'PY' || fail "not monotone"
+import subprocess, sys
+vals = [float(subprocess.check_output(["gpu-vi", "--cpu", "-p", 'Pmin=? [ F<=%d "fin_c0" ]' % k, sys.argv[1]]).decode().rpartition(": ")[2])
+        for k in (0, 5, 10, 40, 160, 640, 2560)]
+unbounded = float(subprocess.check_output(["gpu-vi", "--cpu", "-e", "1e-9", "-p", 'Pmin=? [ F "fin_c0" ]', sys.argv[1]]).decode().rpartition(": ")[2])
+assert all(a <= b for a, b in zip(vals, vals[1:])), vals
+assert vals[-1] <= unbounded + 1e-9 and unbounded - vals[-1] < 1e-6, (vals, unbounded)
+PY
 }

@@ -168,6 +168,52 @@ vi_check_gpu() {
     vi_check_model "$BATS_TEST_TMPDIR/$1.u7.csr" "$1"
 }
 
+@test "GPU: gpu-vi answers Storm's expected rewards and step-bounded probabilities, whole, split and by plain VI" {
+    n=$(storm_check)
+    [ "$n" -ge 36 ] || fail "only $n properties checked"
+    n=$(storm_check --mem-limit 2M)
+    [ "$n" -ge 36 ] || fail "only $n properties checked (split)"
+    n=$(storm_check --threads-per-state 32)
+    [ "$n" -ge 36 ] || fail "only $n properties checked (32 threads a state)"
+    # the split really splits a reward system into groups solved on the GPU
+    run --separate-stderr gpu-vi --mem-limit 1M --stats -p 'R{"steps"}min=? [ F "finished" ]' "$BATS_TEST_TMPDIR/coin4.umb.csr"
+    assert_success
+    [[ "$stderr" =~ split\ path:\ ([0-9]+)\ groups\ \([0-9]+\ SCCs,\ 0\ on\ the\ CPU\) ]] || fail "$stderr"
+    [ "${BASH_REMATCH[1]}" -gt 1 ] || fail "$stderr"
+}
+
+@test "GPU: gpu-vi's step-bounded values equal --cpu's to the last bit" {
+    for m in coin4 csma2_2 wlan1 brp; do
+        prism2csr "$MODELS/$m.umb" > "$BATS_TEST_TMPDIR/$m.csr"
+    done
+    for q in 'coin4|Pmin=? [ F<=300 "finished" ]' 'coin4|Pmax=? [ !"agree" U<=77 "fin_c0" ]' \
+        'csma2_2|Pmax=? [ F<=500 "all_delivered" ]' 'wlan1|Pmin=? [ F<=1000 "both_sent" ]' 'brp|P=? [ F<=1000 "sfail" ]'; do
+        m=${q%%|*} p=${q#*|}
+        gpu-vi -o "$BATS_TEST_TMPDIR/gpu.vec" -p "$p" "$BATS_TEST_TMPDIR/$m.csr" > /dev/null
+        gpu-vi --cpu -o "$BATS_TEST_TMPDIR/cpu.vec" -p "$p" "$BATS_TEST_TMPDIR/$m.csr" > /dev/null
+        cmp "$BATS_TEST_TMPDIR/gpu.vec" "$BATS_TEST_TMPDIR/cpu.vec" || fail "$m: $p"
+    done
+}
+
+@test "GPU: gpu-vi expected rewards equal --cpu's on random MDPs with rewards, Rmin and Rmax, whole and split" {
+    for seed in 1 2 3; do
+        randmdp -n 3000 -c 3 -k 3 -e 2 -l 60 -g 3 -r $((seed * 15)) "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for p in 'Rmin=? [ F "goal" ]' 'Rmax=? [ F "goal" ]'; do
+            gpu-vi --cpu -e 1e-9 -o "$BATS_TEST_TMPDIR/cpu.vec" -p "$p" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            for opt in "" "--mem-limit 200k"; do
+                gpu-vi $opt -e 1e-9 -o "$BATS_TEST_TMPDIR/gpu.vec" -p "$p" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+                python3 - "$BATS_TEST_TMPDIR/cpu.vec" "$BATS_TEST_TMPDIR/gpu.vec" <<'PY' || fail "seed $seed: $p $opt"
+import sys
+a, b = ([float(x) for x in open(f)] for f in sys.argv[1:])
+assert len(a) == len(b)
+for i, (x, y) in enumerate(zip(a, b)):
+    assert (x == y) if x == float("inf") or y == float("inf") else abs(x - y) <= 1e-6 * max(abs(x), 1e-9), (i, x, y)
+PY
+            done
+        done
+    done
+}
+
 @test "GPU: every model of INDEX.tsv with PRISM's values has a test of its own in this file" {
     require_test_per_model "$BATS_TEST_FILENAME" values.tsv
 }

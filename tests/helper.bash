@@ -210,6 +210,39 @@ labels_by_name() { # lab
          { s = $1; sub(/:$/, "", s); for (i = 2; i <= NF; i++) print name[$i], s }' "$1" | sort
 }
 
+# storm_check options...: every property of tests/data/storm-values.tsv
+# (Storm's values, made by tests/tools/storm-values.py: expected rewards and
+# step-bounded reachability) answered by gpu-vi on the model converted from
+# PRISM's UMB export (rewards included) within 1e-6 relative or 1e-12, and
+# Infinity exactly where Storm's is; per model one run with -P.  Prints the
+# number of properties checked.
+storm_check() {
+    local data="$BATS_TEST_DIRNAME/data/storm-values.tsv" m checked=0
+    for m in $(grep -v '^#' "$data" | cut -f1 | uniq); do
+        [ -f "$MODELS/$m.umb" ] || continue
+        local csr="$BATS_TEST_TMPDIR/$m.umb.csr" props="$BATS_TEST_TMPDIR/$m.storm.props"
+        [ -f "$csr" ] || prism2csr "$MODELS/$m.umb" > "$csr"
+        awk -F'\t' -v m="$m" '$1 == m { print $2 }' "$data" > "$props"
+        run --separate-stderr gpu-vi "$@" -P "$props" "$csr"
+        [ "$status" -eq 0 ] || fail "$m: gpu-vi -P failed: $stderr"
+        paste <(printf '%s\n' "$output") <(awk -F'\t' -v m="$m" '$1 == m { print $2 "\t" $3 }' "$data") |
+            python3 -c '
+import sys
+for line in sys.stdin:
+    got, query, ref = line.rstrip("\n").split("\t")
+    text, _, values = got.rpartition(": ")
+    if text != query:
+        sys.exit("property %r printed for %r" % (text, query))
+    vals = [float(v.split("=")[-1].replace("Infinity", "inf")) for v in values.split()]
+    refs = [float(r) for r in ref.split()]
+    if len(vals) != len(refs) or any((v != r) if r == float("inf") else (abs(v - r) > 1e-6 * abs(r) and abs(v - r) > 1e-12)
+                                     for v, r in zip(vals, refs)):
+        sys.exit("%s: gpu-vi %s, Storm %s" % (query, values, ref))' || fail "$m"
+        checked=$((checked + $(wc -l < "$props")))
+    done
+    echo "$checked"
+}
+
 # props_check NAME options...: gpu-vi -P NAME.props equals PRISM's values
 # (NAME.values.tsv, row k for line k) within 1e-6 relative, or 1e-12.
 props_check() {

@@ -22,7 +22,14 @@
  * Prob0, are 0).  reach_solve (interval iteration, relative 1e-6; once as one
  * system, once split into SCC groups by a 1-byte budget) must be within
  * 1e-6 relative (1e-12 absolute) of every state's exact value, and exactly 0
- * and 1 where the exact value is.
+ * and 1 where the exact value is.  On the same MDPs, with random state and
+ * choice rewards (zeros common, so zero-reward end components are too) and
+ * another random target: reach_solve_reward against Rmax and Rmin as the best
+ * over all memoryless deterministic schedulers, each chain's expected
+ * reward solved by Gaussian elimination where the target is reached almost
+ * surely and infinite elsewhere (whole and split, within 1e-6 relative,
+ * infinite exactly where it is); reach_solve_bounded for 0 to 4 steps
+ * against the recursion over the tree of paths (within 1e-12).
  * Prints the first MDP that disagrees and exits 1; exits 0 when all agree.
  * -u BASE also writes the disjoint union of the MDPs (each one's states after
  * the last one's) as BASE.csr, with the brute-force SCCs and MECs of every
@@ -264,6 +271,213 @@ static void brute_values(const struct mdp *m, unsigned target, unsigned avoid, i
     }
 }
 
+/* Step-bounded reachability from its definition: the best over the choices
+ * at every history of the probability of the paths that reach a target
+ * within k steps, by recursion over the tree of paths (no sharing between
+ * histories, no vectors: independent of ref_reach_bounded's iteration). */
+static double tree_value(const struct mdp *m, unsigned s, unsigned k, unsigned target, unsigned avoid, int maximize)
+{
+    if (target >> s & 1)
+        return 1.0;
+    if (k == 0 || (avoid >> s & 1) || m->choices[s] == 0)
+        return 0.0;
+    double best = maximize ? 0.0 : 1.0;
+    for (unsigned a = 0; a < m->choices[s]; a++) {
+        unsigned succ = m->support[s][a];
+        double p = 1.0 / __builtin_popcount(succ), sum = 0.0;
+        for (unsigned v = 0; v < m->n; v++)
+            if (succ >> v & 1)
+                sum += p * tree_value(m, v, k - 1, target, avoid, maximize);
+        best = maximize ? fmax(best, sum) : fmin(best, sum);
+    }
+    return best;
+}
+
+/* Expected reward until a target in the Markov chain of a memoryless
+ * scheduler (choice[s]): reward r[s] per step from s (its state reward plus
+ * its choice's); INFINITY where the target is not reached almost surely
+ * (some state reachable without passing a target cannot reach one, or
+ * there is no choice). */
+static void chain_rewards(const struct mdp *m, const unsigned *choice, unsigned target, const double *r, double *x)
+{
+    unsigned n = m->n, succ[MAX_STATES] = {0}, can = target, grow;
+    for (unsigned s = 0; s < n; s++)
+        if (m->choices[s])
+            succ[s] = m->support[s][choice[s]];
+    do { /* the states that can reach a target */
+        grow = can;
+        for (unsigned s = 0; s < n; s++)
+            if (succ[s] & can)
+                grow |= 1u << s;
+        if (grow == can)
+            break;
+        can = grow;
+    } while (1);
+    unsigned sure = 0; /* almost surely: every state reachable before a target can reach one */
+    for (unsigned s = 0; s < n; s++) {
+        unsigned seen = 1u << s, frontier = seen;
+        while (frontier) {
+            unsigned next = 0;
+            for (unsigned v = 0; v < n; v++)
+                if ((frontier >> v & 1) && !(target >> v & 1))
+                    next |= succ[v];
+            frontier = next & ~seen;
+            seen |= next;
+        }
+        unsigned inner = seen & ~target; /* states passed before a target */
+        int ok = 1;
+        for (unsigned v = 0; v < n; v++)
+            if ((inner >> v & 1) && (!(can >> v & 1) || !m->choices[v]))
+                ok = 0;
+        if (ok || (target >> s & 1))
+            sure |= 1u << s;
+    }
+    unsigned unknown[MAX_STATES], k = 0, index[MAX_STATES];
+    for (unsigned s = 0; s < n; s++) {
+        x[s] = target >> s & 1 ? 0.0 : INFINITY;
+        if ((sure >> s & 1) && !(target >> s & 1)) {
+            index[s] = k;
+            unknown[k++] = s;
+        }
+    }
+    /* (I - P_UU) x_U = r_U (successors of a sure state are sure or targets) */
+    double a[MAX_STATES][MAX_STATES + 1] = {{0}};
+    for (unsigned i = 0; i < k; i++) {
+        unsigned s = unknown[i];
+        double p = 1.0 / __builtin_popcount(succ[s]);
+        a[i][i] = 1.0;
+        a[i][k] = r[s];
+        for (unsigned v = 0; v < n; v++)
+            if ((succ[s] >> v & 1) && !(target >> v & 1))
+                a[i][index[v]] -= p;
+    }
+    for (unsigned col = 0; col < k; col++) {
+        unsigned piv = col;
+        for (unsigned row = col + 1; row < k; row++)
+            if (fabs(a[row][col]) > fabs(a[piv][col]))
+                piv = row;
+        for (unsigned j = 0; j <= k; j++) {
+            double t = a[col][j];
+            a[col][j] = a[piv][j];
+            a[piv][j] = t;
+        }
+        for (unsigned row = 0; row < k; row++) {
+            if (row == col)
+                continue;
+            double f = a[row][col] / a[col][col];
+            for (unsigned j = col; j <= k; j++)
+                a[row][j] -= f * a[col][j];
+        }
+    }
+    for (unsigned i = 0; i < k; i++)
+        x[unknown[i]] = a[i][k] / a[i][i];
+}
+
+/* Rmax or Rmin per state over all memoryless deterministic schedulers
+ * (enough for expected reachability rewards with PRISM's semantics: a
+ * scheduler that misses the target with positive probability pays
+ * infinity). state_reward f64[n], choice_reward[s][a]. */
+static void brute_rewards(const struct mdp *m, unsigned target, const double *state_reward,
+                          const double choice_reward[][MAX_CHOICES], int maximize, double *best)
+{
+    unsigned choice[MAX_STATES] = {0};
+    double x[MAX_STATES], r[MAX_STATES];
+    for (int first = 1;; first = 0) {
+        for (unsigned s = 0; s < m->n; s++)
+            r[s] = state_reward[s] + (m->choices[s] ? choice_reward[s][choice[s]] : 0.0);
+        chain_rewards(m, choice, target, r, x);
+        for (unsigned s = 0; s < m->n; s++)
+            if (first || (maximize ? x[s] > best[s] : x[s] < best[s]))
+                best[s] = x[s];
+        unsigned s = 0;
+        while (s < m->n && (m->choices[s] <= 1 || ++choice[s] == m->choices[s])) {
+            choice[s] = 0;
+            s++;
+        }
+        if (s == m->n)
+            return;
+    }
+}
+
+/* reach_solve_reward and reach_solve_bounded against brute force on one MDP
+ * (after check_values: its random draws come after those); 0 if all agree. */
+static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model, uint64_t seed)
+{
+    unsigned target = 0, avoid = 0;
+    for (unsigned s = 0; s < m->n; s++)
+        if (below(3) == 0)
+            target |= 1u << s;
+    if (below(4) == 0)
+        avoid = (1u << below(m->n)) & ~target;
+    double state_reward[MAX_STATES], choice_reward[MAX_STATES][MAX_CHOICES], flat[MAX_STATES * MAX_CHOICES];
+    unsigned k = 0;
+    for (unsigned s = 0; s < m->n; s++) {
+        state_reward[s] = below(3) == 0 ? (double)below(3) : 0.0; /* zero rewards common: zero-reward ECs */
+        for (unsigned a = 0; a < m->choices[s]; a++)
+            flat[k++] = choice_reward[s][a] = below(2) == 0 ? (double)(1 + below(2)) : 0.0;
+    }
+    uint8_t tflags[MAX_STATES], aflags[MAX_STATES];
+    for (unsigned s = 0; s < m->n; s++) {
+        tflags[s] = target >> s & 1;
+        aflags[s] = avoid >> s & 1;
+    }
+    reach_options o;
+    reach_default_options(&o);
+    for (int maximize = 0; maximize <= 1; maximize++) {
+        double exact[MAX_STATES], got[MAX_STATES];
+        brute_rewards(m, target, state_reward, choice_reward, maximize, exact);
+        reach_query q = {tflags, NULL, maximize};
+        for (int split = 0; split <= 1; split++) {
+            reach_stats st;
+            memset(&st, 0, sizeof st);
+            if (reach_solve_reward(model, &q, state_reward, flat, &o, split ? 1 : UINT64_MAX, NULL, got, &st)) {
+                fprintf(stderr, "oracle: seed %llu: reach_solve_reward failed\n", (unsigned long long)seed);
+                return 1;
+            }
+            for (unsigned s = 0; s < m->n; s++) {
+                double d = fabs(got[s] - exact[s]);
+                int ok = isinf(exact[s]) ? isinf(got[s]) : d <= 1e-6 * exact[s] || d <= 1e-12;
+                if (!ok) {
+                    fprintf(stderr, "oracle: seed %llu: R%s of reaching {", (unsigned long long)seed,
+                            maximize ? "max" : "min");
+                    for (unsigned v = 0; v < m->n; v++)
+                        if (target >> v & 1)
+                            fprintf(stderr, " %u", v);
+                    fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\nstate rewards:", split ? " (split)" : "",
+                            s, got[s], exact[s]);
+                    for (unsigned v = 0; v < m->n; v++)
+                        fprintf(stderr, " %g", state_reward[v]);
+                    fprintf(stderr, "\nchoice rewards:");
+                    for (unsigned i = 0; i < k; i++)
+                        fprintf(stderr, " %g", flat[i]);
+                    fputc('\n', stderr);
+                    print_mdp(m);
+                    return 1;
+                }
+            }
+        }
+        reach_query bq = {tflags, aflags, maximize};
+        for (unsigned steps = 0; steps <= 4; steps++) {
+            reach_stats st;
+            memset(&st, 0, sizeof st);
+            if (reach_solve_bounded(model, &bq, steps, NULL, got, &st)) {
+                fprintf(stderr, "oracle: seed %llu: reach_solve_bounded failed\n", (unsigned long long)seed);
+                return 1;
+            }
+            for (unsigned s = 0; s < m->n; s++) {
+                double want = tree_value(m, s, steps, target, avoid, maximize);
+                if (fabs(got[s] - want) > 1e-12) {
+                    fprintf(stderr, "oracle: seed %llu: P%s [ U<=%u ] of state %u: %.17g, by the tree %.17g\n",
+                            (unsigned long long)seed, maximize ? "max" : "min", steps, s, got[s], want);
+                    print_mdp(m);
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 /* reach_solve against brute force on one MDP; 0 if all agree. */
 static int check_values(const struct mdp *m, const csr_model *model, uint64_t seed, uint64_t *checked)
 {
@@ -472,7 +686,8 @@ int main(int argc, char **argv)
             print_ids(scc_ok ? "basic MEC:" : "Tarjan:", scc_ok ? got_mec : got_scc, m.n);
             return 1;
         }
-        if (m.n <= MAX_VI_STATES && check_values(&m, &model, seed, &valued))
+        if (m.n <= MAX_VI_STATES &&
+            (check_values(&m, &model, seed, &valued) || check_rewards_and_bounds(&m, &model, seed)))
             return 1;
         if (union_base && union_add(&all, &model, want_scc, want_mec)) {
             fprintf(stderr, "oracle: out of memory\n");
@@ -498,8 +713,9 @@ int main(int argc, char **argv)
     free(all.tg);
     free(all.pr);
     printf("oracle: %llu random MDPs (seeds %llu to %llu): Tarjan and the basic MEC algorithm agree with "
-           "brute force (%llu MECs holding %llu states); interval iteration agrees with the exact Pmax and Pmin "
-           "on the %llu of at most %d states\n",
+           "brute force (%llu MECs holding %llu states); interval iteration agrees with the exact Pmax and Pmin, "
+           "and optimistic value iteration with the exact Rmax and Rmin, step-bounded iteration with the tree of "
+           "paths (0 to 4 steps), on the %llu of at most %d states\n",
            (unsigned long long)count, (unsigned long long)first, (unsigned long long)(first + count - 1),
            (unsigned long long)mecs, (unsigned long long)states_in_mecs, (unsigned long long)valued, MAX_VI_STATES);
     return 0;

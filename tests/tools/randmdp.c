@@ -2,14 +2,17 @@
  * randmdp - test helper: a seeded random MDP written as CSR on stdout.
  *
  *   randmdp [-n states] [-c max_choices] [-k max_successors] [-e empty_percent]
- *           [-l local_percent] [-g goal_percent] seed > model.csr
+ *           [-l local_percent] [-g goal_percent] [-r reward_percent] seed > model.csr
  *
  * Each state gets 1..c choices (none with probability e%), each choice
  * 1..k distinct successors (ascending) with equal probabilities; with probability l% a
  * successor is drawn near the state (within 3), which makes cycles and
  * self-loops common, else anywhere.  With -g, each state is labelled "goal"
  * with probability g% (drawn after the graph, which stays the same) and the
- * file has labels (for gpu-vi).  The same arguments always give the same
+ * file has labels (for gpu-vi).  With -r, one reward structure "r" (drawn
+ * after the labels): each state a reward in {1, 2, 3} with probability r%/4,
+ * else 0, and each choice one with probability r%, else 0 (zero-reward end
+ * components are common at small r).  The same arguments always give the same
  * file (xorshift.h).  Not installed; used by the
  * Bats tests only.
  */
@@ -30,10 +33,10 @@ static uint64_t below(uint64_t bound) { return next_random() % bound; }
 
 int main(int argc, char **argv)
 {
-    uint64_t n = 100, max_choices = 3, max_succ = 4, empty_pct = 5, local_pct = 50, goal_pct = 0;
+    uint64_t n = 100, max_choices = 3, max_succ = 4, empty_pct = 5, local_pct = 50, goal_pct = 0, reward_pct = 0;
     int c;
-    while ((c = getopt(argc, argv, "n:c:k:e:l:g:")) != -1) {
-        uint64_t v = strtoull(optarg, NULL, 10);
+    while ((c = getopt(argc, argv, "n:c:k:e:l:g:r:")) != -1) {
+        uint64_t v = optarg ? strtoull(optarg, NULL, 10) : 0; /* NULL on an unknown option */
         switch (c) {
         case 'n': n = v; break;
         case 'c': max_choices = v; break;
@@ -41,9 +44,10 @@ int main(int argc, char **argv)
         case 'e': empty_pct = v; break;
         case 'l': local_pct = v; break;
         case 'g': goal_pct = v; break;
+        case 'r': reward_pct = v; break;
         default:
             fprintf(stderr, "usage: randmdp [-n states] [-c choices] [-k successors] [-e %%empty] [-l %%local] "
-                            "[-g %%goal] seed\n");
+                            "[-g %%goal] [-r %%reward] seed\n");
             return 2;
         }
     }
@@ -119,6 +123,26 @@ int main(int argc, char **argv)
         m.label_first = label_first;
         m.label_states = goals;
     }
+    static const char *reward_names[] = {"r"};
+    static const uint32_t reward_info[] = {CSR_REWARD_STATES | CSR_REWARD_CHOICES};
+    double *state_rewards = NULL, *choice_rewards = NULL;
+    if (reward_pct) {
+        state_rewards = malloc(n * sizeof *state_rewards);
+        choice_rewards = malloc((k ? k : 1) * sizeof *choice_rewards);
+        if (!state_rewards || !choice_rewards) {
+            fprintf(stderr, "randmdp: out of memory\n");
+            return 1;
+        }
+        for (uint64_t s = 0; s < n; s++)
+            state_rewards[s] = below(400) < reward_pct ? (double)(1 + below(3)) : 0.0;
+        for (uint64_t j = 0; j < k; j++)
+            choice_rewards[j] = below(100) < reward_pct ? (double)(1 + below(3)) : 0.0;
+        m.rewards.count = 1;
+        m.rewards.names = reward_names;
+        m.reward_info = reward_info;
+        m.state_rewards = state_rewards;
+        m.choice_rewards = choice_rewards;
+    }
     csr_status st;
     memset(&st, 0, sizeof st);
     int rc = 0;
@@ -131,5 +155,7 @@ int main(int argc, char **argv)
     free(targets);
     free(probabilities);
     free(goals);
+    free(state_rewards);
+    free(choice_rewards);
     return rc;
 }

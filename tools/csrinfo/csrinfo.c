@@ -189,6 +189,22 @@ int main(int argc, char **argv)
     } else {
         printf("\n  actions:      none");
     }
+    if (m.rewards.count) {
+        printf("\n  rewards:      %llu", (unsigned long long)m.rewards.count);
+        for (uint64_t r = 0; r < m.rewards.count; r++) {
+            const double *sr, *cr;
+            csr_reward_arrays(&m, r, &sr, &cr);
+            double sum = 0;
+            for (uint64_t s = 0; sr && s < m.num_states; s++)
+                sum += sr[s];
+            for (uint64_t k = 0; cr && k < m.num_choices; k++)
+                sum += cr[k];
+            printf("%s\"%s\" (%s, total %g)", r ? ", " : ": ", m.rewards.names[r],
+                   sr && cr ? "states and choices" : sr ? "states" : cr ? "choices" : "none", sum);
+        }
+    } else {
+        printf("\n  rewards:      none");
+    }
     printf("\n  valid:        %s\n", status == EXIT_OK ? "yes" : "no");
     csr_free(&m);
     if (fflush(stdout) != 0) {

@@ -230,11 +230,47 @@ static int write_values(const char *path, const csr_model *m, const double *valu
     FILE *f = fopen(path, "w");
     int rc = f ? 0 : -1;
     for (uint64_t s = 0; f && s < n; s++)
-        fprintf(f, "%.17g\n", orig[s]);
+        if (isinf(orig[s]))
+            fputs("Infinity\n", f);
+        else
+            fprintf(f, "%.17g\n", orig[s]);
     if (f && fclose(f))
         rc = -1;
     free(orig);
     return rc;
+}
+
+/* A value as PRISM prints it ("Infinity" for an expected reward never paid off). */
+static void print_value(const char *before, double v)
+{
+    if (isinf(v))
+        printf("%sInfinity", before);
+    else
+        printf("%s%.17g", before, v);
+}
+
+/* JSON has no infinity: the string "Infinity" there. */
+static json_t *json_value(double v)
+{
+    return isinf(v) ? json_string("Infinity") : json_real(v);
+}
+
+/* The reward structure of an R property: its index, or -1 with the message
+ * printed (the model's structures listed). */
+static int64_t reward_structure(const csr_model *m, const prop_property *p)
+{
+    int64_t r = p->reward_name ? csr_find_reward(m, p->reward_name) : p->reward_index >= 0 ? p->reward_index : 0;
+    if (r >= 0 && (uint64_t)r < m->rewards.count)
+        return r;
+    if (!m->rewards.count) {
+        tool_error("'%s': the model has no reward structure (convert from a UMB export with rewards)", p->text);
+        return -1;
+    }
+    fprintf(stderr, "%s: '%s': no such reward structure; the model's:", tool_name, p->text);
+    for (uint64_t i = 0; i < m->rewards.count; i++)
+        fprintf(stderr, " %llu=\"%s\"", (unsigned long long)i + 1, m->rewards.names[i]);
+    fputc('\n', stderr);
+    return -1;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -414,16 +450,21 @@ int main(int argc, char **argv)
         property_list_free(&props);
         return EXIT_BAD_INPUT;
     }
-    for (size_t i = 0; i < props.count; i++)
-        if (m.model_type == CSR_MDP && props.items[i].direction == PROP_ANY) {
-            if (props.bare)
+    for (size_t i = 0; i < props.count; i++) {
+        const prop_property *p = &props.items[i];
+        if ((m.model_type == CSR_MDP && p->direction == PROP_ANY) || (p->reward && reward_structure(&m, p) < 0)) {
+            if (p->reward && !(m.model_type == CSR_MDP && p->direction == PROP_ANY))
+                ; /* said */
+            else if (props.bare)
                 tool_error("%s is an MDP: say -m max or -m min", name);
             else
-                tool_error("%s is an MDP: '%s' needs Pmin=? or Pmax=?", name, props.items[i].text);
+                tool_error("%s is an MDP: '%s' needs %smin=? or %smax=?", name, p->text, p->reward ? "R" : "P",
+                           p->reward ? "R" : "P");
             csr_free(&m);
             property_list_free(&props);
             return EXIT_USAGE;
         }
+    }
     uint8_t *tflags = (uint8_t *)malloc(n ? n : 1), *aflags = (uint8_t *)malloc(n ? n : 1);
     double *values = (double *)malloc((n ? n : 1) * sizeof(double));
     int status_code = EXIT_OK, rc = CSR_OK;
@@ -449,6 +490,8 @@ int main(int argc, char **argv)
             goto done;
     for (size_t pi = 0; pi < props.count; pi++) {
     const prop_property *prop = &props.items[pi];
+    /* rewards have no a-priori upper bound: their interval iteration is optimistic */
+    const int used_method = prop->reward && ro.method == REACH_II ? REACH_OVI : ro.method;
     {
         void *workspace = cx.workspace; /* each property's figures its own; the device buffers kept */
         memset(&cx, 0, sizeof cx);
@@ -463,7 +506,16 @@ int main(int argc, char **argv)
     {
         reach_query q = {tflags, prop->avoid ? aflags : NULL, m.model_type == CSR_MDP ? prop->direction == PROP_MAX : 1};
         uint64_t budget = have_limit ? mem_limit : o.use_cpu ? UINT64_MAX : gpu_free_memory() / 10 * 9;
-        rc = reach_solve(&m, &q, &ro, budget, o.use_cpu ? NULL : &gpu, values, &rs);
+        const reach_backend *backend = o.use_cpu ? NULL : &gpu;
+        if (prop->steps >= 0) {
+            rc = reach_solve_bounded(&m, &q, (uint64_t)prop->steps, backend, values, &rs);
+        } else if (prop->reward) {
+            const double *sr, *cr;
+            csr_reward_arrays(&m, (uint64_t)reward_structure(&m, prop), &sr, &cr);
+            rc = reach_solve_reward(&m, &q, sr, cr, &ro, budget, backend, values, &rs);
+        } else {
+            rc = reach_solve(&m, &q, &ro, budget, backend, values, &rs);
+        }
         if (rc == CSR_ERR_STALLED) {
             tool_error("%s: the values stopped changing at a difference of %g > %g (the floating-point resolution "
                        "of these values): ask for a larger -e",
@@ -507,7 +559,7 @@ int main(int argc, char **argv)
             for (uint64_t i = 0; i < m.num_initial; i++) {
                 json_t *v = json_object();
                 json_object_set_new(v, "state", json_integer((json_int_t)pairs[2 * i]));
-                json_object_set_new(v, "value", json_real(values[pairs[2 * i + 1]]));
+                json_object_set_new(v, "value", json_value(values[pairs[2 * i + 1]]));
                 json_array_append_new(vs, v);
             }
             json_object_set_new(r, "initial", vs);
@@ -517,15 +569,20 @@ int main(int argc, char **argv)
             json_object_set_new(r, "seconds", json_real(rs.total_s));
             json_array_append_new(results, r);
         } else if (props.bare) {
-            for (uint64_t i = 0; i < m.num_initial; i++)
-                printf("%.17g\n", values[pairs[2 * i + 1]]);
+            for (uint64_t i = 0; i < m.num_initial; i++) {
+                print_value("", values[pairs[2 * i + 1]]);
+                putchar('\n');
+            }
         } else {
             printf("%s:", prop->text);
-            for (uint64_t i = 0; i < m.num_initial; i++)
+            for (uint64_t i = 0; i < m.num_initial; i++) {
+                char before[32];
                 if (m.num_initial == 1)
-                    printf(" %.17g", values[pairs[2 * i + 1]]);
+                    snprintf(before, sizeof before, " ");
                 else
-                    printf(" %llu=%.17g", (unsigned long long)pairs[2 * i], values[pairs[2 * i + 1]]);
+                    snprintf(before, sizeof before, " %llu=", (unsigned long long)pairs[2 * i]);
+                print_value(before, values[pairs[2 * i + 1]]);
+            }
             putchar('\n');
         }
         free(pairs);
@@ -543,7 +600,7 @@ int main(int argc, char **argv)
         json_object_set_new(j, "maybe", json_integer((json_int_t)rs.maybe));
         json_object_set_new(j, "mecs", json_integer((json_int_t)rs.mecs));
         json_object_set_new(j, "mec_states", json_integer((json_int_t)rs.mec_states));
-        json_object_set_new(j, "method", json_string(method_names[ro.method]));
+        json_object_set_new(j, "method", json_string(prop->steps >= 0 ? "bounded" : method_names[used_method]));
         json_object_set_new(j, "split", json_boolean(rs.split));
         json_object_set_new(j, "groups", json_integer((json_int_t)rs.groups));
         json_object_set_new(j, "sccs", json_integer((json_int_t)rs.sccs));
@@ -569,15 +626,18 @@ int main(int argc, char **argv)
         gpu_stats_json_print(j);
     } else if (o.stats) {
         fprintf(stderr,
-                "%s: %llu states, %llu choices, %llu transitions; Prob1 %llu, Prob0 %llu, maybe %llu states; "
-                "%llu MECs with %llu states collapsed\n",
+                prop->reward ? "%s: %llu states, %llu choices, %llu transitions; targets %llu, infinite %llu, finite %llu "
+                               "states; %llu zero-reward MECs with %llu states collapsed\n"
+                             : "%s: %llu states, %llu choices, %llu transitions; Prob1 %llu, Prob0 %llu, maybe %llu "
+                               "states; %llu MECs with %llu states collapsed\n",
                 tool_name, (unsigned long long)n, (unsigned long long)nc, (unsigned long long)m.num_transitions,
                 (unsigned long long)rs.yes, (unsigned long long)rs.no, (unsigned long long)rs.maybe,
                 (unsigned long long)rs.mecs, (unsigned long long)rs.mec_states);
         fprintf(stderr,
                 "%s: %s, %s path: %llu groups (%llu SCCs, %llu on the CPU), %llu iterations, final difference %.3g "
                 "(%s); memory needed %llu bytes\n",
-                tool_name, method_titles[ro.method], rs.split ? "split" : "whole",
+                tool_name, prop->steps >= 0 ? "step-bounded iteration" : method_titles[used_method],
+                rs.split ? "split" : "whole",
                 (unsigned long long)rs.groups, (unsigned long long)rs.sccs, (unsigned long long)rs.cpu_groups,
                 (unsigned long long)rs.iterations, rs.final_difference, ro.relative ? "relative" : "absolute",
                 (unsigned long long)rs.bytes_needed);

@@ -224,6 +224,9 @@ static void usage(FILE *out)
             "  -j N     parse a .tra with N threads (default: one per CPU it may run\n"
             "           on; 1: one thread).  Only an uncompressed regular file is\n"
             "           parsed in parallel; pipes and gzip input by one thread\n"
+            "  --no-rewards  leave a UMB archive's reward structures out (CSR 1.2\n"
+            "           keeps them: state rewards, choice rewards, branch rewards as their\n"
+            "           choice's expected value)\n"
             "  -v       report sizes and throughput on stderr, and what of a UMB\n"
             "           archive the CSR format has no place for (skipped)\n"
             "  -q       no progress line (shown on stderr while the input is read\n"
@@ -242,7 +245,7 @@ static void report_skipped(const char *path, unsigned skipped)
         const char *what;
     } notes[] = {
         {UMB_SKIPPED_VALUATIONS, "state valuations"},
-        {UMB_SKIPPED_REWARDS, "rewards"},
+        {UMB_SKIPPED_REWARDS, "rewards not of type double"},
         {UMB_SKIPPED_OBSERVATIONS, "observations"},
         {UMB_SKIPPED_ANNOTATIONS, "annotations other than atomic propositions of states"},
         {UMB_SKIPPED_BRANCH_ACTIONS, "branch actions (they differ within a choice, or choice actions are there)"},
@@ -254,6 +257,8 @@ static void report_skipped(const char *path, unsigned skipped)
             fprintf(stderr, "%s: %s: skipped %s: no place in the CSR format\n", tool_name, tool_input_name(path),
                     notes[i].what);
 }
+
+static int keep_rewards = 1; /* --no-rewards clears it */
 
 /* The UMB path: read the archive, write the CSR. */
 static int convert_umb(textin *in, const char *path, int sums_are_warnings, double tol, int verbose, int show,
@@ -291,6 +296,8 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
         fprintf(stderr, "%s: %s: warning: %llu choices do not sum to 1 within %g (worst by %.3g, first: choice %llu)\n",
                 tool_name, tool_input_name(path), (unsigned long long)rep.bad_sums, tol > 0 ? tol : PRISM_SUM_TOLERANCE,
                 rep.worst_sum_error, (unsigned long long)rep.first_bad_sum_choice);
+    if (!keep_rewards)
+        model.rewards.count = 0; /* the names and values stay owned by the model until csr_free */
     double write_s;
     if ((rc = write_model(path, &model, 0 /* umb_read checked it */, &write_s)))
         return rc;
@@ -321,6 +328,7 @@ int main(int argc, char **argv)
                                              {"quiet", no_argument, 0, 'q'},
                                              {"threads", required_argument, 0, 'j'},
                                              {"sum-tolerance", required_argument, 0, 'S'},
+                                             {"no-rewards", no_argument, 0, 'R'},
                                              {"help", no_argument, 0, 'h'},
                                              {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
@@ -350,6 +358,7 @@ int main(int argc, char **argv)
         }
         case 'v': verbose = 1; break;
         case 'q': quiet = 1; break;
+        case 'R': keep_rewards = 0; break;
         case 'h': usage(stdout); return EXIT_OK;
         case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
