@@ -1304,7 +1304,7 @@ static __global__ void bounded_step(uint64_t n, const uint64_t *__restrict__ sc,
         for (uint64_t k = sc[s]; k < sc[s + 1]; k++) {
             double sum = 0.0;
             for (uint64_t j = ct[k]; j < ct[k + 1]; j++)
-                sum += pr[j] * x[tg[j]];
+                sum = __dadd_rn(sum, __dmul_rn(pr[j], x[tg[j]])); /* no fused multiply-add: the CPU's roundings */
             best = maximize ? fmax(best, sum) : fmin(best, sum);
         }
         y[s] = best;

@@ -176,7 +176,7 @@ vi_check_gpu() {
     n=$(storm_check --threads-per-state 32)
     [ "$n" -ge 36 ] || fail "only $n properties checked (32 threads a state)"
     # the split really splits a reward system into groups solved on the GPU
-    run --separate-stderr gpu-vi --mem-limit 1M --stats -p 'R{"steps"}min=? [ F "finished" ]' "$BATS_TEST_TMPDIR/coin4.umb.csr"
+    run --separate-stderr gpu-vi --mem-limit 2M --stats -p 'R{"steps"}min=? [ F "finished" ]' "$BATS_TEST_TMPDIR/coin4.umb.csr"
     assert_success
     [[ "$stderr" =~ split\ path:\ ([0-9]+)\ groups\ \([0-9]+\ SCCs,\ 0\ on\ the\ CPU\) ]] || fail "$stderr"
     [ "${BASH_REMATCH[1]}" -gt 1 ] || fail "$stderr"
