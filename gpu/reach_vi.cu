@@ -1373,4 +1373,5 @@ void gpu_reach_backend(gpu_reach_context *cx, reach_backend *b)
     b->sccs = backend_sccs;
     b->solve = gpu_reach_iterate;
     b->ctx = cx;
+    b->prob01_ctx = NULL;
 }

@@ -766,7 +766,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
     int rc = cls && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
     double t0 = now_s(), t1 = t0, t2 = t0, t3 = t0;
     if (!rc)
-        rc = b->prob01 ? b->prob01(m, q, cls, b->ctx) : ref_reach_prob01(m, q, cls);
+        rc = b->prob01 ? b->prob01(m, q, cls, b->prob01_ctx ? b->prob01_ctx : b->ctx) : ref_reach_prob01(m, q, cls);
     if (!rc)
         reach_count_classes(n, cls, st);
     t1 = now_s();
@@ -959,7 +959,7 @@ int reach_solve_reward(const csr_model *m, const reach_query *q, const double *s
      * surely (Prob1E), Rmax where all do (Prob1A); the rest is infinite. */
     reach_query pq = {q->target, NULL, !q->maximize};
     if (!rc)
-        rc = b->prob01 ? b->prob01(m, &pq, cls, b->ctx) : ref_reach_prob01(m, &pq, cls);
+        rc = b->prob01 ? b->prob01(m, &pq, cls, b->prob01_ctx ? b->prob01_ctx : b->ctx) : ref_reach_prob01(m, &pq, cls);
     if (!rc) {
         for (uint64_t s = 0; s < n; s++)
             cls[s] = q->target[s] ? REACH_YES : cls[s] == REACH_YES ? REACH_MAYBE : REACH_NO;
@@ -1091,5 +1091,81 @@ int reach_solve_bounded(const csr_model *m, const reach_query *q, uint64_t steps
     st->iterations = steps;
     st->groups = 1;
     st->iterate_s = st->total_s = now_s() - t0;
+    return rc;
+}
+
+/* ---- optimal schedulers ------------------------------------------------------ */
+
+int reach_scheduler(const csr_model *m, const reach_query *q, const double *state_reward, const double *choice_reward,
+                    const double *values, double tolerance, uint32_t *choice_of)
+{
+    const uint64_t n = m->num_states;
+    const int rewards = state_reward || choice_reward;
+    /* progress toward the target matters where the value asks to arrive:
+     * Pmax (a scheduler may otherwise stay in an end component of optimal
+     * choices forever) and Rmin (the same, at no cost, is an infinite reward) */
+    const int progress = rewards ? !q->maximize : q->maximize;
+    uint8_t *candidate = malloc(m->num_choices ? m->num_choices : 1);
+    uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    ref_transpose tr = {0};
+    int rc = candidate && queue ? CSR_OK : CSR_ERR_NOMEM;
+    if (!rc && progress)
+        rc = ref_transpose_build(m, &tr);
+    if (rc)
+        goto out;
+    /* 1. The optimal choices of each state: value within tolerance (relative
+     * to the value, absolute below 1) of the best. */
+    for (uint64_t s = 0; s < n; s++) {
+        const uint64_t kb = m->state_choices[s], ke = m->state_choices[s + 1];
+        choice_of[s] = kb == ke ? REACH_NO_CHOICE : 0;
+        double best = q->maximize ? -INFINITY : INFINITY;
+        for (uint64_t k = kb; k < ke; k++) {
+            double v = (state_reward ? state_reward[s] : 0.0) + (choice_reward ? choice_reward[k] : 0.0);
+            for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
+                v += m->probabilities[j] * values[m->targets[j]];
+            if (q->maximize ? v > best : v < best)
+                best = v;
+        }
+        for (uint64_t k = kb; k < ke; k++) {
+            double v = (state_reward ? state_reward[s] : 0.0) + (choice_reward ? choice_reward[k] : 0.0);
+            for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
+                v += m->probabilities[j] * values[m->targets[j]];
+            candidate[k] = isinf(best) ? isinf(v) : fabs(v - best) <= tolerance * fmax(fabs(best), 1.0);
+            if (candidate[k] && choice_of[s] == 0 && !candidate[kb])
+                choice_of[s] = (uint32_t)(k - kb); /* the first optimal choice */
+        }
+    }
+    if (!progress)
+        goto out;
+    /* 2. Among them, one that gets closer to the target: a backward
+     * breadth-first search from the targets over optimal choices; a state
+     * joins through the first optimal choice with a successor already in. */
+    uint8_t *in = calloc(n ? n : 1, 1);
+    if (!in) {
+        rc = CSR_ERR_NOMEM;
+        goto out;
+    }
+    uint64_t head = 0, tail = 0;
+    for (uint64_t s = 0; s < n; s++)
+        if (q->target[s]) {
+            in[s] = 1;
+            queue[tail++] = (uint32_t)s;
+        }
+    while (head < tail) {
+        uint32_t t = queue[head++];
+        for (uint64_t j = tr.first[t]; j < tr.first[t + 1]; j++) {
+            uint64_t k = tr.choice[j], s = tr.owner[k];
+            if (in[s] || !candidate[k] || (q->avoid && q->avoid[s]))
+                continue;
+            in[s] = 1;
+            choice_of[s] = (uint32_t)(k - m->state_choices[s]);
+            queue[tail++] = (uint32_t)s;
+        }
+    }
+    free(in);
+out:
+    ref_transpose_free(&tr);
+    free(candidate);
+    free(queue);
     return rc;
 }

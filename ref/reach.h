@@ -207,6 +207,7 @@ typedef struct reach_backend {
     reach_solver solve;
     int (*bounded)(const csr_model *model, const reach_query *query, uint64_t steps, double *values, void *ctx);
     void *ctx;
+    void *prob01_ctx; /* prob01's ctx where it differs (a cache in front of the backend's), else NULL: ctx */
 } reach_backend;
 
 /*
@@ -258,6 +259,30 @@ int ref_reach_bounded(const csr_model *model, const reach_query *query, uint64_t
  * iterations (= steps), iterate_s and total_s. */
 int reach_solve_bounded(const csr_model *model, const reach_query *query, uint64_t steps,
                         const reach_backend *backend, double *values, reach_stats *stats);
+
+#define REACH_NO_CHOICE UINT32_MAX /* reach_scheduler: a state without choices */
+
+/*
+ * A memoryless deterministic scheduler that attains values (f64[n], the
+ * answer of reach_solve or reach_solve_reward for query q; state_reward
+ * and choice_reward as reach_solve_reward, both NULL for probabilities):
+ * choice_of[s] (u32[n]) = the index within s of its choice (0 for its
+ * first), REACH_NO_CHOICE for a state without choices.  A choice is
+ * optimal when its value (reward plus sum p values) is within tolerance
+ * (relative to the best, absolute below 1) of the best of its state; every
+ * state takes its first optimal choice, except where optimal choices alone
+ * may never arrive (Pmax: an end component of optimal choices; Rmin: one of
+ * zero reward): there a state takes the optimal choice through which a
+ * backward breadth-first search from the targets over optimal choices
+ * reached it, so that the scheduler's chain reaches a target from every
+ * state of positive probability / finite reward (Baier & Katoen, Lemma
+ * 10.102's construction; Forejt et al., SFM 2011, section 3.3).  Greedy
+ * choices suffice for Pmin and Rmax.  Where the value is infinite (Rmax)
+ * the choice is the first optimal one, which need not attain infinity.
+ * Errors: CSR_ERR_NOMEM.
+ */
+int reach_scheduler(const csr_model *model, const reach_query *query, const double *state_reward,
+                    const double *choice_reward, const double *values, double tolerance, uint32_t *choice_of);
 
 #ifdef __cplusplus
 }

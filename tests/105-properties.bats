@@ -169,6 +169,11 @@ for line, p in zip(lines, j["properties"]):
     run gpu-vi --cpu --vi -e 1e-10 -p 'R{"steps"}max=? [ F "finished" ]' "$BATS_TEST_TMPDIR/coin2.umb.csr"
     assert_success
     [[ "$output" == 'R{"steps"}max=? [ F "finished" ]: 74.99999'* ]] || fail "$output"
+    # JSON has no infinity: the string "Infinity", as the text output prints it
+    run gpu-vi --cpu --json -p 'R=? [ F "ssuccess" ]' "$BATS_TEST_TMPDIR/brp.umb.csr"
+    assert_success
+    python3 -c 'import json, sys; j = json.loads(sys.argv[1]); assert j["properties"][0]["initial"][0]["value"] == "Infinity", j' "$output" ||
+        fail "$output"
 }
 
 @test "gpu-vi R, R{1} and R{\"name\"} name the same reward structure, and Rmin on a restructured model is the plain one's" {
@@ -226,4 +231,57 @@ unbounded = float(subprocess.check_output(["gpu-vi", "--cpu", "-e", "1e-9", "-p"
 assert all(a <= b for a, b in zip(vals, vals[1:])), vals
 assert vals[-1] <= unbounded + 1e-9 and unbounded - vals[-1] < 1e-6, (vals, unbounded)
 PY
+}
+
+@test "gpu-vi --export-scheduler gives, on every shared MDP, a scheduler whose chain attains the optimal values" {
+    local n=0
+    for m in $(vi_model_names); do
+        [ "$m" = coin4_6 ] && continue # a minute on the CPU: tests/110 runs it on the GPU
+        csrinfo "$(model_csr "$m")" | head -1 | grep -q ' MDP, ' || continue
+        while IFS= read -r prop; do
+            [ -n "$prop" ] || continue
+            scheduler_check "$(model_csr "$m")" "${prop%;}" --cpu
+            n=$((n + 1))
+        done < "$MODELS/$m.props"
+    done
+    [ "$n" -ge "$(at_least 25 10)" ] || fail "only $n properties of MDPs"
+    # rewards: zero-reward end components (wlan1's collisions), Rmax, and a split model
+    prism2csr "$MODELS/wlan1.umb" > "$BATS_TEST_TMPDIR/w.csr"
+    prism2csr "$MODELS/csma2_2.umb" > "$BATS_TEST_TMPDIR/c.csr"
+    scheduler_check "$BATS_TEST_TMPDIR/w.csr" 'R{"collisions"}min=? [ F "both_sent" ]' --cpu
+    scheduler_check "$BATS_TEST_TMPDIR/w.csr" 'R{"time"}min=? [ F "both_sent" ]' --cpu
+    scheduler_check "$BATS_TEST_TMPDIR/c.csr" 'R{"time"}max=? [ F "all_delivered" ]' --cpu
+    scheduler_check "$BATS_TEST_TMPDIR/c.csr" 'R{"time"}min=? [ F "all_delivered" ]' --cpu --mem-limit 2M
+}
+
+@test "gpu-vi --export-scheduler writes one line per state with the action, and refuses bounded and several properties" {
+    prism2csr "$MODELS/wlan1.umb" > "$BATS_TEST_TMPDIR/w.csr"
+    run gpu-vi --cpu -p 'Pmax=? [ F "bc1" ]' --export-scheduler "$BATS_TEST_TMPDIR/s.txt" "$BATS_TEST_TMPDIR/w.csr"
+    assert_success
+    [ "$(wc -l < "$BATS_TEST_TMPDIR/s.txt")" -eq 8625 ] || fail "not a line per state"
+    # choices with actions name them, as in the .tra
+    grep -Eq '^[0-9]+ [0-9]+ [a-z_0-9]+$' "$BATS_TEST_TMPDIR/s.txt" || fail "no action named"
+    awk '$1 != NR - 1 { exit 1 }' "$BATS_TEST_TMPDIR/s.txt" || fail "states not in order"
+    run --separate-stderr gpu-vi --cpu -p 'Pmax=? [ F<=5 "bc1" ]' --export-scheduler "$BATS_TEST_TMPDIR/b.txt" "$BATS_TEST_TMPDIR/w.csr"
+    assert_failure 2
+    [[ "$stderr" == *"need memory"* ]] || fail "$stderr"
+    run --separate-stderr gpu-vi --cpu -p 'Pmax=? [ F "bc1" ]' -p 'Pmin=? [ F "bc1" ]' --export-scheduler "$BATS_TEST_TMPDIR/b.txt" "$BATS_TEST_TMPDIR/w.csr"
+    assert_failure 2
+    [ ! -e "$BATS_TEST_TMPDIR/b.txt" ] || fail "file written"
+}
+
+@test "gpu-vi computes Prob0/Prob1 once per distinct target and direction for all the properties of a run" {
+    prism2csr "$MODELS/coin2.umb" > "$BATS_TEST_TMPDIR/c.csr"
+    run --separate-stderr gpu-vi --cpu --stats=json -p 'Pmin=? [ F "finished" ]' -p 'R{"steps"}max=? [ F "finished" ]' \
+        -p 'Pmax=? [ F "finished" ]' -p 'R{"steps"}min=? [ F "finished" ]' -p 'Pmax=? [ F "finished" ]' "$BATS_TEST_TMPDIR/c.csr"
+    assert_success
+    # Pmin and Rmax share Prob1A's classes, Pmax and Rmin Prob1E's: two computations for five properties
+    python3 -c '
+import json, sys
+seen = [json.loads(l)["prob01_computed"] for l in sys.argv[1].splitlines() if l.startswith("{")]
+assert seen == [1, 1, 2, 2, 2], seen' "$stderr" || fail "$stderr"
+    # and the answers are those of separate runs
+    for p in 'Pmin=? [ F "finished" ]' 'R{"steps"}max=? [ F "finished" ]' 'Pmax=? [ F "finished" ]' 'R{"steps"}min=? [ F "finished" ]'; do
+        assert_line "$(gpu-vi --cpu -p "$p" "$BATS_TEST_TMPDIR/c.csr")"
+    done
 }

@@ -214,6 +214,17 @@ PY
     done
 }
 
+@test "GPU: gpu-vi --export-scheduler from the GPU's values gives schedulers whose chains attain them" {
+    for m in coin4 csma3_2 firewire_dl zeroconf wlan3 leader6; do
+        while IFS= read -r prop; do
+            [ -n "$prop" ] && scheduler_check "$(model_csr "$m")" "${prop%;}"
+        done < "$MODELS/$m.props"
+    done
+    prism2csr "$MODELS/wlan1.umb" > "$BATS_TEST_TMPDIR/w.csr"
+    scheduler_check "$BATS_TEST_TMPDIR/w.csr" 'R{"collisions"}min=? [ F "both_sent" ]'
+    scheduler_check "$BATS_TEST_TMPDIR/w.csr" 'R{"time"}max=? [ F "both_sent" ]' --mem-limit 2M
+}
+
 @test "GPU: every model of INDEX.tsv with PRISM's values has a test of its own in this file" {
     require_test_per_model "$BATS_TEST_FILENAME" values.tsv
 }

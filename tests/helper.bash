@@ -243,6 +243,33 @@ for line in sys.stdin:
     echo "$checked"
 }
 
+# scheduler_check CSR PROPERTY options...: gpu-vi --export-scheduler's
+# scheduler for PROPERTY (at precision 1e-9, with the options) induces a DTMC
+# (induce) whose value, solved by gpu-vi --cpu as P=? / R=?, equals the
+# MDP's optimal value in every state within 1e-6 relative (1e-9 absolute);
+# infinite values of Rmax are skipped (the scheduler need not attain them).
+scheduler_check() {
+    local csr=$1 prop=$2 d="$BATS_TEST_TMPDIR/sched"
+    shift 2
+    mkdir -p "$d"
+    gpu-vi "$@" -e 1e-9 -p "$prop" -o "$d/opt.vec" --export-scheduler "$d/s.txt" "$csr" > /dev/null ||
+        fail "$prop: gpu-vi failed"
+    induce "$csr" "$d/s.txt" > "$d/chain.csr" || fail "$prop: induce failed"
+    local chain_prop
+    chain_prop=$(sed -E 's/^([PR](\{[^}]*\})?)(min|max)=\?/\1=?/' <<< "$prop")
+    gpu-vi --cpu -e 1e-9 -p "$chain_prop" -o "$d/chain.vec" "$d/chain.csr" > /dev/null || fail "$chain_prop: chain failed"
+    python3 - "$d/opt.vec" "$d/chain.vec" "$prop" <<'PY' || fail "$csr: $prop: the scheduler's chain misses the optimum"
+import sys
+opt = [float(x) for x in open(sys.argv[1])]
+got = [float(x) for x in open(sys.argv[2])]
+assert len(opt) == len(got)
+bad = [(s, o, g) for s, (o, g) in enumerate(zip(opt, got))
+       if not (o == float("inf") and (g == o or "max" in sys.argv[3])) and not (abs(o - g) <= 1e-6 * abs(o) or abs(o - g) <= 1e-9)]
+if bad:
+    sys.exit("%d states differ, e.g. %r" % (len(bad), bad[:3]))
+PY
+}
+
 # props_check NAME options...: gpu-vi -P NAME.props equals PRISM's values
 # (NAME.values.tsv, row k for line k) within 1e-6 relative, or 1e-12.
 props_check() {

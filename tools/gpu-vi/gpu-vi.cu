@@ -36,7 +36,8 @@
 #include "tool.h"
 
 enum {
-    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS, OPT_JSON
+    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS, OPT_JSON,
+    OPT_SCHEDULER
 };
 
 static void usage(FILE *out)
@@ -69,7 +70,11 @@ static void usage(FILE *out)
             "  --mem-limit BYTES      split into SCC groups when the system needs more\n"
             "                         device memory (suffix k, M, G); default: free memory\n"
             "  --threads-per-state N  GPU threads per state's choices (1..32, power of 2)\n"
-            "  -o FILE                every state's value, one per line, original numbering\n",
+            "  -o FILE                every state's value, one per line, original numbering\n"
+            "  --export-scheduler FILE  an optimal memoryless scheduler of the (one,\n"
+            "                         unbounded) property: per state in original numbering\n"
+            "                         \"STATE CHOICE [ACTION]\" (CHOICE: index within the state,\n"
+            "                         as in the .tra), \"STATE -\" for a state without choices\n",
             tool_name, tool_name, REACH_DEFAULT_MAX_ITERATIONS);
     fputs("Options of the SCC decomposition of the split (as gpu-scc):\n", out);
     gpu_tool_usage(out);
@@ -273,6 +278,99 @@ static int64_t reward_structure(const csr_model *m, const prop_property *p)
     return -1;
 }
 
+/* --export-scheduler: reach_scheduler's choices, one line per state in the
+ * original numbering; 0, CSR_ERR_NOMEM, or -1 (errno: the file). */
+static int write_scheduler(const char *path, const csr_model *m, const reach_query *q, const double *sr,
+                           const double *cr, const double *values, double eps)
+{
+    const uint64_t n = m->num_states;
+    uint32_t *choice = (uint32_t *)malloc((n ? n : 1) * sizeof *choice);
+    uint32_t *state_of = (uint32_t *)malloc((n ? n : 1) * sizeof *state_of);
+    int rc = choice && state_of ? reach_scheduler(m, q, sr, cr, values, 2 * eps, choice) : CSR_ERR_NOMEM;
+    FILE *f = NULL;
+    if (!rc) {
+        for (uint64_t s = 0; s < n; s++)
+            state_of[m->permutation ? m->permutation[s] : s] = (uint32_t)s;
+        f = fopen(path, "w");
+        rc = f ? 0 : -1;
+    }
+    for (uint64_t o = 0; !rc && o < n; o++) {
+        uint32_t s = state_of[o], k = choice[s];
+        if (k == REACH_NO_CHOICE) {
+            fprintf(f, "%llu -\n", (unsigned long long)o);
+            continue;
+        }
+        uint32_t a = m->choice_actions ? m->choice_actions[m->state_choices[s] + k] : 0;
+        if (a)
+            fprintf(f, "%llu %u %s\n", (unsigned long long)o, k, m->actions.names[a]);
+        else
+            fprintf(f, "%llu %u\n", (unsigned long long)o, k);
+    }
+    if (f && fclose(f) && !rc)
+        rc = -1;
+    free(choice);
+    free(state_of);
+    return rc;
+}
+
+/* One Prob0/Prob1 per distinct query of a run: the classes of each (target,
+ * avoid, direction) computed once, by the inner backend (GPU or CPU), and
+ * handed to every later property that asks the same (Pmin and Rmax of one
+ * target share Prob1A's; Pmax and Rmin Prob1E's). */
+#define PROB01_CACHED 8
+typedef struct prob01_cache {
+    const reach_backend *inner; /* NULL: the CPU's ref_reach_prob01 */
+    uint64_t n;
+    int count, next, computed;
+    struct {
+        uint8_t *target, *avoid, *cls; /* avoid NULL: none */
+        int maximize;
+    } entry[PROB01_CACHED];
+} prob01_cache;
+
+static int cached_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, void *ctx)
+{
+    prob01_cache *c = (prob01_cache *)ctx;
+    const uint64_t n = m->num_states;
+    for (int i = 0; i < c->count; i++)
+        if (c->entry[i].maximize == q->maximize && !memcmp(c->entry[i].target, q->target, n) &&
+            (c->entry[i].avoid ? q->avoid && !memcmp(c->entry[i].avoid, q->avoid, n) : !q->avoid)) {
+            memcpy(cls, c->entry[i].cls, n);
+            return CSR_OK;
+        }
+    int rc = c->inner && c->inner->prob01 ? c->inner->prob01(m, q, cls, c->inner->ctx) : ref_reach_prob01(m, q, cls);
+    if (rc)
+        return rc;
+    c->computed++;
+    int i = c->count < PROB01_CACHED ? c->count++ : c->next++ % PROB01_CACHED;
+    free(c->entry[i].target);
+    free(c->entry[i].avoid);
+    free(c->entry[i].cls);
+    c->entry[i].target = (uint8_t *)malloc(n ? n : 1);
+    c->entry[i].avoid = q->avoid ? (uint8_t *)malloc(n ? n : 1) : NULL;
+    c->entry[i].cls = (uint8_t *)malloc(n ? n : 1);
+    c->entry[i].maximize = q->maximize;
+    if (!c->entry[i].target || !c->entry[i].cls || (q->avoid && !c->entry[i].avoid)) {
+        c->entry[i].maximize = -1; /* never matches */
+        return CSR_OK; /* not cached: no harm */
+    }
+    memcpy(c->entry[i].target, q->target, n);
+    if (q->avoid)
+        memcpy(c->entry[i].avoid, q->avoid, n);
+    memcpy(c->entry[i].cls, cls, n);
+    return CSR_OK;
+}
+
+static void prob01_cache_free(prob01_cache *c)
+{
+    for (int i = 0; i < c->count; i++) {
+        free(c->entry[i].target);
+        free(c->entry[i].avoid);
+        free(c->entry[i].cls);
+    }
+    c->count = 0;
+}
+
 static int cmp_pair(const void *a, const void *b)
 {
     const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
@@ -291,7 +389,7 @@ int main(int argc, char **argv)
     gpu_tool_defaults(&o);
     reach_options ro;
     reach_default_options(&ro);
-    const char *target = NULL, *avoid = NULL, *dir = NULL, *out_path = NULL, *props_path = NULL;
+    const char *target = NULL, *avoid = NULL, *dir = NULL, *out_path = NULL, *props_path = NULL, *sched_path = NULL;
     const char *prop_args[64];
     int num_prop_args = 0;
     uint64_t mem_limit = 0;
@@ -305,6 +403,7 @@ int main(int argc, char **argv)
                                              {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
                                              {"threads-per-state", required_argument, 0, OPT_THREADS},
                                              {"json", no_argument, 0, OPT_JSON},
+                                             {"export-scheduler", required_argument, 0, OPT_SCHEDULER},
                                              {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "t:a:m:e:o:p:P:", longopts, NULL)) != -1) {
@@ -345,6 +444,7 @@ int main(int argc, char **argv)
         case OPT_REL: ro.relative = 1; break;
         case OPT_VI: ro.method = REACH_VI; break;
         case OPT_JSON: json_out = 1; break;
+        case OPT_SCHEDULER: sched_path = optarg; break;
         case OPT_METHOD:
             if (!strcmp(optarg, "ii"))
                 ro.method = REACH_II;
@@ -422,8 +522,15 @@ int main(int argc, char **argv)
         property_list_free(&props);
         return EXIT_BAD_INPUT;
     }
-    if (out_path && props.count != 1) {
-        tool_error("-o writes the vector of one query; %zu asked", props.count);
+    if ((out_path || sched_path) && props.count != 1) {
+        tool_error("%s writes the %s of one query; %zu asked", out_path ? "-o" : "--export-scheduler",
+                   out_path ? "vector" : "scheduler", props.count);
+        property_list_free(&props);
+        return EXIT_USAGE;
+    }
+    if (sched_path && props.items[0].steps >= 0) {
+        tool_error("--export-scheduler: a step-bounded property's optimal schedulers need memory (the step count); "
+                   "only unbounded ones are exported");
         property_list_free(&props);
         return EXIT_USAGE;
     }
@@ -478,8 +585,15 @@ int main(int argc, char **argv)
     cx.threads_per_state = threads;
     cx.scc = o.scc;
     cx.status = &st;
-    reach_backend gpu;
+    reach_backend gpu, cpu, cached;
     gpu_reach_backend(&cx, &gpu);
+    memset(&cpu, 0, sizeof cpu);
+    prob01_cache cache;
+    memset(&cache, 0, sizeof cache);
+    cache.inner = o.use_cpu ? NULL : &gpu;
+    cached = o.use_cpu ? cpu : gpu;
+    cached.prob01 = cached_prob01;
+    cached.prob01_ctx = &cache;
     if (!tflags || !aflags || !values) {
         rc = CSR_ERR_NOMEM;
         goto done;
@@ -506,7 +620,7 @@ int main(int argc, char **argv)
     {
         reach_query q = {tflags, prop->avoid ? aflags : NULL, m.model_type == CSR_MDP ? prop->direction == PROP_MAX : 1};
         uint64_t budget = have_limit ? mem_limit : o.use_cpu ? UINT64_MAX : gpu_free_memory() / 10 * 9;
-        const reach_backend *backend = o.use_cpu ? NULL : &gpu;
+        const reach_backend *backend = &cached; /* Prob0/Prob1 through the cache */
         if (prop->steps >= 0) {
             rc = reach_solve_bounded(&m, &q, (uint64_t)prop->steps, backend, values, &rs);
         } else if (prop->reward) {
@@ -552,6 +666,23 @@ int main(int argc, char **argv)
             free(pairs);
             status_code = EXIT_BAD_INPUT;
             goto done;
+        }
+        if (sched_path) {
+            const double *sr = NULL, *cr = NULL;
+            if (prop->reward)
+                csr_reward_arrays(&m, (uint64_t)reward_structure(&m, prop), &sr, &cr);
+            reach_query q = {tflags, prop->avoid ? aflags : NULL,
+                             m.model_type == CSR_MDP ? prop->direction == PROP_MAX : 1};
+            int wrc = write_scheduler(sched_path, &m, &q, sr, cr, values, ro.epsilon);
+            if (wrc) {
+                if (wrc == CSR_ERR_NOMEM)
+                    rc = wrc;
+                else
+                    tool_error("%s: %s", sched_path, strerror(errno));
+                free(pairs);
+                status_code = EXIT_BAD_INPUT;
+                goto done;
+            }
         }
         if (results) {
             json_t *r = json_object(), *vs = json_array();
@@ -609,6 +740,7 @@ int main(int argc, char **argv)
         json_object_set_new(j, "final_difference", json_real(rs.final_difference));
         json_object_set_new(j, "bytes_needed", json_integer((json_int_t)rs.bytes_needed));
         json_object_set_new(j, "prob01_s", json_real(rs.prob01_s));
+        json_object_set_new(j, "prob01_computed", json_integer(cache.computed)); /* so far in this run */
         json_object_set_new(j, "mec_s", json_real(rs.mec_s));
         json_object_set_new(j, "split_s", json_real(rs.split_s));
         json_object_set_new(j, "iterate_s", json_real(rs.iterate_s));
@@ -679,6 +811,7 @@ int main(int argc, char **argv)
         }
     }
 done:
+    prob01_cache_free(&cache);
     json_decref(results);
     if (!o.use_cpu)
         gpu_reach_release(&cx);
