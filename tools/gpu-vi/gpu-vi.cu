@@ -5,7 +5,13 @@
  *   gpu-vi -t LABEL [-a LABEL] -m max|min [-e EPS] [--abs|--rel] [--vi]
  *          [--max-iters N] [--mem-limit BYTES] [--threads-per-state N]
  *          [-o FILE] [--stats] [--cpu] [-d N] [file | -]
+ *   gpu-vi -p PROPERTY... | -P FILE [--json] [--export-scheduler FILE] [options] [file | -]
  *
+ * Properties (format/props.h): P, Pmin, Pmax of F and U paths, step-bounded
+ * (reach_solve_bounded), expected rewards R [ F ] (reach_solve_reward, the
+ * structures of CSR 1.2), each printed "PROPERTY: value" (Infinity for an
+ * infinite reward); one Prob0/Prob1 per distinct query of a run (a cache in
+ * front of the backend's); --export-scheduler: reach_scheduler's choices.
  * Query: Pmax or Pmin of reaching a state labelled -t, only through states
  * not labelled -a (!a U t); -m is ignored for DTMCs.  Output: the value of
  * each initial state, one per line ("%.17g"), in increasing original state
@@ -20,7 +26,8 @@
  * GPU when they fit) in topological order, joined greedily while they fit,
  * solved in order; an SCC too large alone is solved on the CPU.
  * --cpu: the same algorithm, sequential (ref/reach.c), the benchmark baseline.
- * Exit 0 ok, 1 bad input or no convergence, 2 usage (unknown label, no GPU).
+ * Exit 0 ok, 1 bad input or no convergence, 2 usage (unknown label or reward
+ * structure), 3 no GPU or a GPU failure.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -46,12 +53,16 @@ static void usage(FILE *out)
             "usage: %s -t LABEL [-a LABEL] -m max|min [options] [file | -]\n"
             "       %s -p PROPERTY... | -P FILE [options] [file | -]\n"
             "Pmax or Pmin of reaching the states labelled -t (through states not\n"
-            "labelled -a) in a CSR model with probabilities and labels (prism2csr -l),\n"
-            "standard input if no file.  Prints the value of each initial state.\n"
+            "labelled -a), or PRISM properties (also step bounds and expected rewards),\n"
+            "in a CSR model with probabilities and labels (prism2csr -l, or a UMB\n"
+            "export with rewards), standard input if no file.  Prints the value of each\n"
+            "initial state.\n"
             "  -p PROPERTY            a property in PRISM's syntax: P=?, Pmin=? or Pmax=?\n"
-            "                         [ F phi ] or [ phi U psi ], phi and psi made of\n"
-            "                         \"labels\", true, false, !, &, | and ( ); repeatable;\n"
-            "                         prints \"PROPERTY: value\" per property\n"
+            "                         [ F phi ] or [ phi U psi ], also step-bounded (F<=k,\n"
+            "                         U<=k), or R{\"name\"}min=? / Rmax=? [ F phi ] (expected\n"
+            "                         reward, Infinity where phi is missed); phi and psi\n"
+            "                         made of \"labels\", true, false, !, &, | and ( );\n"
+            "                         repeatable; prints \"PROPERTY: value\" per property\n"
             "  -P FILE                the properties of a PRISM .props file, one a line\n"
             "  --json                 the answers as one JSON object on standard output\n"
             "  -t LABEL               target label\n"

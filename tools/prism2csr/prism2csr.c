@@ -2,7 +2,7 @@
  * prism2csr - convert PRISM's explicit export (.tra, .lab), Storm's DRN or a UMB archive
  * (PRISM 4.10, Storm 2.0) to binary CSR.
  *
- *   prism2csr [-w] [-v] [-q] [-j N] [-l file.lab] [file.tra | file.drn | file.umb | -] > model.csr
+ *   prism2csr [-w] [--no-rewards] [-v] [-q] [-j N] [-l file.lab] [file.tra | file.drn | file.umb | -] > model.csr
  *
  * Input: PRISM -exportmodel .tra (MDP or DTMC) and optionally .lab, plain or
  * gzip-compressed (format/prism_text.h), or a UMB archive (format/umb.h),
@@ -210,7 +210,7 @@ static int lab_adopt(lab_job *j, csr_model *m)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-w] [-v] [-q] [-j N] [-l file.lab] [file.tra | file.drn | file.umb | -] > model.csr\n"
+            "usage: %s [-w] [--no-rewards] [-v] [-q] [-j N] [-l file.lab] [file.tra | file.drn | file.umb | -] > model.csr\n"
             "Convert PRISM's explicit model export (.tra, .lab), Storm's DRN or a UMB\n"
             "archive (PRISM 4.10, Storm 2.0; told apart by content) to the binary CSR\n"
             "format.\n"
