@@ -39,7 +39,7 @@ DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-d
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
               format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
               format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
-              format/props.c
+              format/props.c format/prism_rewards.c
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
@@ -185,7 +185,7 @@ check-sanitize:
 #   make fuzz                  build build-fuzz/fuzz-{tra,lab,labels,csr} and the seed corpora
 #   make fuzz-run SECONDS=N    run each target N seconds (default 60); findings in build-fuzz/crashes/
 # clang from Debian; not part of make test.
-FUZZ_TARGETS := tra tra_parallel lab labels csr umb drn props
+FUZZ_TARGETS := tra tra_parallel lab labels csr umb drn props rewards
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SECONDS      ?= 60

@@ -208,6 +208,15 @@ int64_t csr_find_reward(const csr_model *model, const char *name);
  */
 void csr_reward_arrays(const csr_model *model, uint64_t r, const double **state, const double **choice);
 
+/*
+ * Add a reward structure to model (one read from a file or built in memory:
+ * its reward arrays become the model's own): state f64[n] and choice f64[c]
+ * are copied (either may be NULL: none).  A name already there with the same
+ * kind of rewards is CSR_ERR_STRING_TABLE; rewards not finite and
+ * non-negative CSR_ERR_REWARD; CSR_ERR_NOMEM.
+ */
+int csr_add_reward(csr_model *model, const char *name, const double *state, const double *choice);
+
 /* Take ownership of a malloc'd block (freed by csr_free). CSR_ERR_NOMEM if full. */
 int csr_adopt(csr_model *model, void *block);
 

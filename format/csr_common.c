@@ -2,6 +2,7 @@
  * csr_common.c - error strings, status reporting and model ownership
  * for the CSR format library (format/CSR.md).
  */
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,4 +125,92 @@ void csr_reward_arrays(const csr_model *model, uint64_t r, const double **state,
     }
     *state = model->reward_info[r] & CSR_REWARD_STATES ? model->state_rewards + s * model->num_states : NULL;
     *choice = model->reward_info[r] & CSR_REWARD_CHOICES ? model->choice_rewards + c * model->num_choices : NULL;
+}
+
+/* Put block where old was among the model's owned blocks (old freed), or
+ * adopt it when old is not the model's.  CSR_ERR_NOMEM when full. */
+static int replace_owned(csr_model *model, const void *old, void *block)
+{
+    for (int i = 0; old && i < model->num_owned; i++)
+        if (model->owned[i] == old) {
+            free(model->owned[i]);
+            model->owned[i] = block;
+            return CSR_OK;
+        }
+    return csr_adopt(model, block);
+}
+
+int csr_add_reward(csr_model *model, const char *name, const double *state, const double *choice)
+{
+    const uint64_t n = model->num_states, c = model->num_choices, r = model->rewards.count;
+    for (uint64_t i = 0; i < n && state; i++)
+        if (!(state[i] >= 0.0 && state[i] <= DBL_MAX))
+            return CSR_ERR_REWARD;
+    for (uint64_t k = 0; k < c && choice; k++)
+        if (!(choice[k] >= 0.0 && choice[k] <= DBL_MAX))
+            return CSR_ERR_REWARD;
+    if (csr_find_reward(model, name) >= 0 || !*name)
+        return CSR_ERR_STRING_TABLE;
+    uint64_t with_state = 0, with_choice = 0;
+    for (uint64_t i = 0; i < r; i++) {
+        with_state += (model->reward_info[i] & CSR_REWARD_STATES) != 0;
+        with_choice += (model->reward_info[i] & CSR_REWARD_CHOICES) != 0;
+    }
+    const char **names = malloc((r + 1) * sizeof *names);
+    uint32_t *info = malloc((r + 1) * sizeof *info);
+    char *copy = strdup(name);
+    double *sr = state || with_state ? malloc(((with_state + !!state) * n + 1) * sizeof *sr) : NULL;
+    double *cr = choice || with_choice ? malloc(((with_choice + !!choice) * c + 1) * sizeof *cr) : NULL;
+    if (!names || !info || !copy || ((state || with_state) && !sr) || ((choice || with_choice) && !cr)) {
+        free(names), free(info), free(copy), free(sr), free(cr);
+        return CSR_ERR_NOMEM;
+    }
+    if (r) /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(names, model->rewards.names, r * sizeof *names);
+    names[r] = copy;
+    if (r)
+        memcpy(info, model->reward_info, r * sizeof *info);
+    info[r] = (state ? CSR_REWARD_STATES : 0) | (choice ? CSR_REWARD_CHOICES : 0);
+    if (sr) {
+        if (with_state)
+            memcpy(sr, model->state_rewards, with_state * n * sizeof *sr);
+        if (state)
+            memcpy(sr + with_state * n, state, n * sizeof *sr);
+    }
+    if (cr) {
+        if (with_choice)
+            memcpy(cr, model->choice_rewards, with_choice * c * sizeof *cr);
+        if (choice)
+            memcpy(cr + with_choice * c, choice, c * sizeof *cr);
+    }
+    if (csr_adopt(model, copy)) { /* frees copy */
+        free(names), free(info), free(sr), free(cr);
+        return CSR_ERR_NOMEM;
+    }
+    /* the names array is csr_free's to free: swapped last; each value array
+     * takes its old one's place among the owned blocks (the pointer follows
+     * at once, so that a failure leaves nothing dangling) */
+    int rc = replace_owned(model, model->reward_info, info); /* on failure the block is freed */
+    if (!rc)
+        model->reward_info = info;
+    if (sr) {
+        if (rc)
+            free(sr);
+        else if (!(rc = replace_owned(model, model->state_rewards, sr)))
+            model->state_rewards = sr;
+    }
+    if (cr) {
+        if (rc)
+            free(cr);
+        else if (!(rc = replace_owned(model, model->choice_rewards, cr)))
+            model->choice_rewards = cr;
+    }
+    if (rc) {
+        free(names);
+        return rc;
+    }
+    free((void *)model->rewards.names);
+    model->rewards.names = names;
+    model->rewards.count = r + 1;
+    return CSR_OK;
 }

@@ -75,6 +75,29 @@ int prism_read_lab(textin *in, csr_model *model, csr_status *status);
  * CSR_ERR_USAGE); CSR_ERR_IO when f reports a write error.
  */
 int prism_write_tra(FILE *f, const csr_model *model, csr_status *status);
+/*
+ * One reward structure from PRISM's explicit reward exports (format/
+ * prism_rewards.c): files[0..count) are its .srew and/or .trew (at most one
+ * of each), read against model (the .tra's: counts, choices, targets and,
+ * for a DTMC's transition rewards, probabilities) and added to its reward
+ * structures (csr_add_reward), named by the files' header ("# Reward
+ * structure \"name\"") or by its 1-based position.  Errors, with
+ * status->line the line and *bad_file the index of the file (-1: none, the
+ * structure as a whole):
+ * CSR_ERR_SYNTAX, CSR_ERR_NUMBER, CSR_ERR_COUNTS (counts that do not fit the
+ * model or the lines), CSR_ERR_RANGE (a state, choice or transition the
+ * model lacks), CSR_ERR_ORDER, CSR_ERR_STRING_TABLE (a name used twice),
+ * CSR_ERR_IO, CSR_ERR_NOMEM.
+ */
+int prism_read_rewards(textin *const *files, int count, csr_model *model, int *bad_file, csr_status *status);
+
+/* Structure r of model (original numbering) as PRISM's .srew / .trew (a
+ * choice's reward on each of its transitions; a DTMC's expected choice
+ * reward on each transition, the same expected value). */
+int prism_write_srew(FILE *f, const csr_model *model, uint64_t r, csr_status *status);
+int prism_write_trew(FILE *f, const csr_model *model, uint64_t r, csr_status *status);
+
+
 int prism_write_lab(FILE *f, const csr_model *model, csr_status *status);
 
 #ifdef __cplusplus

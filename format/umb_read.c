@@ -975,7 +975,9 @@ static int build_rewards(reader *r, csr_model *model, const double *probabilitie
         if (w->states) {
             if ((rc = reward_values(r, w, "states", n, &v)))
                 return rc;
-            memcpy(srew + si++ * n, v, n * sizeof *v);
+            if (n)
+                memcpy(srew + si * n, v, n * sizeof *v);
+            si++;
         }
         if (!(w->choices || w->branches))
             continue;
@@ -984,7 +986,8 @@ static int build_rewards(reader *r, csr_model *model, const double *probabilitie
         if (w->choices) {
             if ((rc = reward_values(r, w, "choices", c, &v)))
                 return rc;
-            memcpy(out, v, c * sizeof *v);
+            if (c)
+                memcpy(out, v, c * sizeof *v);
         }
         if (w->branches) {
             if ((rc = reward_values(r, w, "branches", model->num_transitions, &v)))

@@ -5,7 +5,7 @@
 set -eu
 bin=$1 out=$2
 models=${SHARED:-../shared}/models
-mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn,props}
+mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn,props,rewards}
 cat_model() { if [ -f "$models/$1" ]; then cat "$models/$1"; else zcat "$models/$1.gz"; fi; }
 small="fmsd_fig1 dice brp herman7 coin2 leader3 csma2_2 phil3 dining_crypt3"
 medium="leader6 coin4_6 wlan3 csma3_2 mutual5 dining_crypt6"
@@ -47,3 +47,7 @@ cat "$models"/*.props | while IFS= read -r line; do
 done
 printf '%s' 'Pmax=? [ !("a" | false) & true U !!"b" ];' > "$out/props/shapes"
 echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr, $(ls "$out"/umb | wc -l) umb, $(ls "$out"/drn | wc -l) drn, $(ls "$out"/props | wc -l) props"
+# rewards: the harness's model of 3 states (byte 0x02: DTMC, 0x22: MDP) with files as PRISM writes them
+printf '\x02# Reward structure "a"\n# State rewards\n3 2\n0 1\n2 0.5\n' > "$out/rewards/srew"
+printf '\x02# Reward structure\n# Transition rewards\n3 3\n0 0 1\n0 1 2\n2 0 3\n' > "$out/rewards/trew_dtmc"
+printf '\x22# Reward structure "b"\n# Transition rewards\n3 6 4\n0 1 0 2\n0 1 1 2\n2 0 0 1\n2 0 2 1\n' > "$out/rewards/trew_mdp"

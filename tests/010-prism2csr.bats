@@ -490,3 +490,65 @@ rejects() {
     CSR_TEST_GRAIN=1 prism2csr -l "$lab" "$tra" 1<> "$T/prefix.csr"
     cmp <(head -c "$(stat -c %s "$T/pipe.csr")" "$T/prefix.csr") "$T/pipe.csr"
 }
+
+# near LINE PROPERTY VALUE: gpu-vi's line for PROPERTY holds VALUE within 1e-9 relative.
+near() {
+    [ "${1%: *}" = "$2" ] || fail "property: $1"
+    awk -v got="${1##*: }" -v want="$3" 'BEGIN { d = got - want; if (d < 0) d = -d; exit !(d <= 1e-9 * want) }' ||
+        fail "$1, not $3"
+}
+
+# Run prism2csr -r on $GOOD with a reward file made of $1 (named $3, default
+# r.trew); it must fail with status 1, write nothing on stdout, and say $2
+# after the file's name on stderr.
+rejects_rewards() {
+    local tra rew
+    tra=$(write_file good.tra "$GOOD")
+    rew=$(write_file "${3:-r.trew}" "$1")
+    run --separate-stderr prism2csr -r "$rew" "$tra"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $rew$2"
+}
+
+@test "prism2csr -r folds a DTMC's transition rewards into expected choice rewards, as gpu-vi's hand-checked value shows" {
+    # 0 -> 1, 2 (1/2 each); 1 -> 2; 2 -> 2 (target). Rewards: state 0 pays 1; transitions 0->1: 4, 0->2: 2, 1->2: 1.
+    # R(1) = 1, R(0) = 1 + (4 + 1) / 2 + 2 / 2 = 4.5
+    tra=$(write_file d.tra '3 4\n0 1 0.5\n0 2 0.5\n1 2 1\n2 2 1\n')
+    lab=$(write_file d.lab '0="init" 1="t"\n0: 0\n2: 1\n')
+    srew=$(write_file d.srew '3 1\n0 1\n')
+    trew=$(write_file d.trew '3 3\n0 1 4\n0 2 2\n1 2 1\n')
+    prism2csr -l "$lab" -r "$srew,$trew" "$tra" > "$BATS_TEST_TMPDIR/d.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/d.csr"
+    assert_line --partial 'rewards:      1: "1" (states and choices, total 5)'
+    near "$(gpu-vi --cpu -e 1e-12 -p 'R=? [ F "t" ]' "$BATS_TEST_TMPDIR/d.csr")" 'R=? [ F "t" ]' 4.5
+    # headers name the structure; two -r make two structures
+    srew2=$(write_file n.srew '# Reward structure "visits"\n# State rewards\n3 2\n0 1\n1 1\n')
+    prism2csr -l "$lab" -r "$srew,$trew" -r "$srew2" "$tra" > "$BATS_TEST_TMPDIR/d2.csr"
+    near "$(gpu-vi --cpu -e 1e-12 -p 'R{"visits"}=? [ F "t" ]' "$BATS_TEST_TMPDIR/d2.csr")" 'R{"visits"}=? [ F "t" ]' 1.5
+    near "$(gpu-vi --cpu -e 1e-12 -p 'R{1}=? [ F "t" ]' "$BATS_TEST_TMPDIR/d2.csr")" 'R{1}=? [ F "t" ]' 4.5
+}
+
+@test "prism2csr -r rejects reward files that do not fit the model, naming the file and line" {
+    rejects_rewards '3 5 1\n0 0 1 2\n' ":1: counts do not match the header: the counts do not fit the model of 3 states and 4 choices"
+    rejects_rewards '3 4 2\n0 0 1 2\n' ":2: counts do not match the header: 1 reward lines, the first line announces 2"
+    rejects_rewards '3 4 1\n0 0 1 2\n0 0 2 2\n' ":3: counts do not match the header: more than the 1 lines the first line announces"
+    rejects_rewards '3 4 1\n5 0 1 2\n' ":2: index out of range: state 5 of 3"
+    rejects_rewards '3 4 1\n1 1 0 2\n' ":2: index out of range: state 1 has no choice 1"
+    rejects_rewards '3 4 1\n0 0 0 2\n' ":2: index out of range: no transition to state 0 in this choice of state 0"
+    rejects_rewards '3 4 2\n0 0 1 2\n0 0 2 3\n' ":3: syntax error: choice 0 of state 0 has two rewards"
+    rejects_rewards '3 4 2\n0 0 2 2\n0 0 1 2\n' ":3: not ascending and contiguous: not after the line before (state 0, target 1)"
+    rejects_rewards '3 4 1\n0 0 1 -2\n' ":2: syntax error: expected \"state choice target reward\" with a finite non-negative reward"
+    rejects_rewards '3 4 1\n0 0 1 inf\n' ":2: syntax error: expected \"state choice target reward\" with a finite non-negative reward"
+    rejects_rewards '# State rewards\n3 2\n1 1\n0 1\n' ":4: not ascending and contiguous: state 0 after state 1" r.srew
+    rejects_rewards '# State rewards\n3 x\n' ":2: malformed number: count 2 of the first line is not a whole number" r.srew
+    rejects_rewards '# State rewards\n' ":1: file is truncated: no count line" r.srew
+    # two state reward files for one structure, and a UMB input with -r
+    srew=$(write_file a.srew '3 0\n')
+    run --separate-stderr prism2csr -r "$srew,$srew" "$(write_file g.tra "$GOOD")"
+    assert_failure 1
+    [[ "$stderr" == *"a second file of state rewards for one reward structure" ]] || fail "$stderr"
+    run --separate-stderr prism2csr -r "$srew" "$MODELS/coin2.umb"
+    assert_failure 2
+    [[ "$stderr" == *"-l and -r are for a .tra" ]] || fail "$stderr"
+}

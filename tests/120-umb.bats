@@ -196,6 +196,29 @@ refuses() { # file message
     done
 }
 
+@test "csrexport -f tra writes the reward structures as PRISM's .srew and .trew, which prism2csr -r reads back into the same CSR file" {
+    local n=0
+    for m in $(umb_names); do
+        [[ $m == *.storm ]] && continue
+        prism2csr "$MODELS/$m.umb" > "$T/a.csr"
+        count=$(csrinfo "$T/a.csr" | sed -n 's/^  rewards: *\([0-9]*\).*/\1/p')
+        [ -n "$count" ] || continue
+        rm -f "$T"/x*
+        csrexport -o "$T/x" "$T/a.csr"
+        args=()
+        for r in $(seq "$count"); do
+            [ "$count" -eq 1 ] && b="$T/x" || b="$T/x$r"
+            files=$(ls "$b.srew" "$b.trew" 2>/dev/null | paste -sd,)
+            [ -n "$files" ] || fail "$m: no file of structure $r"
+            args+=(-r "$files")
+        done
+        prism2csr -l "$T/x.lab" "${args[@]}" "$T/x.tra" > "$T/b.csr" || fail "$m: prism2csr -r failed"
+        cmp -s "$T/a.csr" "$T/b.csr" || fail "$m: the CSR files differ"
+        n=$((n + 1))
+    done
+    [ "$n" -ge "$(at_least 11 3)" ] || fail "only $n models with rewards"
+}
+
 @test "CSR to UMB to CSR gives the same CSR file for every shared model, from plain and restructured CSR" {
     for m in $(model_names); do
         from_text "$m" "$T/a.csr"

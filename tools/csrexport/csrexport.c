@@ -8,7 +8,8 @@
  * Input: a CSR file (format/CSR.md), plain or restructured; the output is in
  * the original (PRISM) numbering either way.  -f tra writes BASE.tra and
  * BASE.lab (format/prism_text.h: the same bytes as PRISM's files but for the
- * "#" comment lines), -f umb writes BASE.umb (format/umb.h); without -o the
+ * "#" comment lines) and the reward structures as BASE.srew and BASE.trew
+ * (BASE1.srew, BASE2.trew, ... for several, as PRISM names them), -f umb writes BASE.umb (format/umb.h); without -o the
  * .tra or the archive goes to stdout (a .tra without its labels).  Files are
  * written under a temporary name and renamed once complete, so a failure
  * leaves nothing half written.  Exit 0 ok, 1 bad input or write error, 2 usage.
@@ -29,7 +30,8 @@ static void usage(FILE *out)
             "usage: %s [-f tra|umb] [-o BASE] [file | -]\n"
             "Write a CSR model (plain or restructured) in its original numbering as PRISM's\n"
             "explicit export or as a UMB archive for PRISM 4.10 and Storm 2.0.\n"
-            "  -f tra   BASE.tra and BASE.lab, as prism -exportmodel writes them (default)\n"
+            "  -f tra   BASE.tra and BASE.lab, as prism -exportmodel writes them (default),\n"
+            "           and BASE.srew and BASE.trew for rewards (BASE1.srew, ... for several)\n"
             "  -f umb   BASE.umb, a gzip-compressed UMB archive\n"
             "  -o BASE  output files' name without extension; without it the .tra (no\n"
             "           labels) or the archive goes to stdout\n"
@@ -114,6 +116,33 @@ static int write_tra(const csr_model *m, const char *base)
         tool_error("%s: %s: %s", lab.final, csr_strerror(rc), st.detail);
     int bad = output_close(&tra, !rc);
     bad |= output_close(&lab, !rc && !bad);
+    /* the reward structures as PRISM exports them: BASE.srew and BASE.trew,
+     * or BASE1.srew, BASE2.srew, ... for several */
+    for (uint64_t r = 0; !rc && !bad && r < m->rewards.count; r++) {
+        const double *sr, *cr;
+        csr_reward_arrays(m, r, &sr, &cr);
+        char *rbase = NULL;
+        if (m->rewards.count > 1 ? asprintf(&rbase, "%s%llu", base, (unsigned long long)r + 1) < 0
+                                 : !(rbase = strdup(base))) {
+            tool_error("out of memory");
+            return EXIT_BAD_INPUT;
+        }
+        for (int kind = 0; kind < 2 && !rc && !bad; kind++) {
+            if (!(kind ? cr : sr))
+                continue;
+            output o;
+            if (output_open(&o, rbase, kind ? "trew" : "srew")) {
+                output_close(&o, 0);
+                bad = 1;
+                break;
+            }
+            rc = kind ? prism_write_trew(o.f, m, r, &st) : prism_write_srew(o.f, m, r, &st);
+            if (rc)
+                tool_error("%s: %s: %s", o.final, csr_strerror(rc), st.detail);
+            bad |= output_close(&o, !rc);
+        }
+        free(rbase);
+    }
     return rc || bad ? EXIT_BAD_INPUT : EXIT_OK;
 }
 

@@ -2,7 +2,7 @@
  * prism2csr - convert PRISM's explicit export (.tra, .lab), Storm's DRN or a UMB archive
  * (PRISM 4.10, Storm 2.0) to binary CSR.
  *
- *   prism2csr [-w] [--no-rewards] [-v] [-q] [-j N] [-l file.lab] [file.tra | file.drn | file.umb | -] > model.csr
+ *   prism2csr [-w] [--no-rewards] [-v] [-q] [-j N] [-l file.lab] [-r file.srew,file.trew] [file.tra | file.drn | file.umb | -] > model.csr
  *
  * Input: PRISM -exportmodel .tra (MDP or DTMC) and optionally .lab, plain or
  * gzip-compressed (format/prism_text.h), or a UMB archive (format/umb.h),
@@ -210,7 +210,7 @@ static int lab_adopt(lab_job *j, csr_model *m)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-w] [--no-rewards] [-v] [-q] [-j N] [-l file.lab] [file.tra | file.drn | file.umb | -] > model.csr\n"
+            "usage: %s [-w] [--no-rewards] [-v] [-q] [-j N] [-l file.lab] [-r file.srew,file.trew] [file.tra | file.drn | file.umb | -] > model.csr\n"
             "Convert PRISM's explicit model export (.tra, .lab), Storm's DRN or a UMB\n"
             "archive (PRISM 4.10, Storm 2.0; told apart by content) to the binary CSR\n"
             "format.\n"
@@ -224,6 +224,9 @@ static void usage(FILE *out)
             "  -j N     parse a .tra with N threads (default: one per CPU it may run\n"
             "           on; 1: one thread).  Only an uncompressed regular file is\n"
             "           parsed in parallel; pipes and gzip input by one thread\n"
+            "  -r FILE[,FILE]  one reward structure of a .tra from PRISM's .srew and/or\n"
+            "           .trew export (prism -exportmodel m.tra,lab,srew,trew), named by their\n"
+            "           header; repeatable, one structure each\n"
             "  --no-rewards  leave a UMB archive's reward structures out (CSR 1.2\n"
             "           keeps them: state rewards, choice rewards, branch rewards as their\n"
             "           choice's expected value)\n"
@@ -315,11 +318,56 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
     return EXIT_OK;
 }
 
+/* -r FILE[,FILE]: one reward structure from PRISM's .srew and/or .trew
+ * (prism_read_rewards); 0, or 1 with the message printed. */
+static int read_reward_files(const char *arg, csr_model *model)
+{
+    char *copy = strdup(arg), *save = NULL;
+    const char *paths[2];
+    int count = 0;
+    for (char *p = copy ? strtok_r(copy, ",", &save) : NULL; p; p = strtok_r(NULL, ",", &save)) {
+        if (count == 2) {
+            tool_error("-r %s: at most two files (a .srew and a .trew) per reward structure", arg);
+            free(copy);
+            return 1;
+        }
+        paths[count++] = p;
+    }
+    if (!count) {
+        tool_error("-r '%s': no file", arg);
+        free(copy);
+        return 1;
+    }
+    textin ins[2], *files[2] = {&ins[0], &ins[1]};
+    csr_status st = {0};
+    st.offset = UINT64_MAX;
+    int opened = 0, bad = -1, rc = CSR_OK;
+    for (; opened < count; opened++)
+        if ((rc = textin_open(&ins[opened], paths[opened], &st))) {
+            bad = opened;
+            break;
+        }
+    if (!rc)
+        rc = prism_read_rewards(files, count, model, &bad, &st);
+    for (int i = 0; i < opened; i++)
+        textin_close(&ins[i]);
+    if (rc) {
+        if (bad >= 0)
+            tool_report(paths[bad], &st);
+        else
+            tool_error("-r %s: %s: %s", arg, csr_strerror(rc), st.detail);
+    }
+    free(copy);
+    return rc != CSR_OK;
+}
+
 int main(int argc, char **argv)
 {
     tool_name = "prism2csr";
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     const char *lab_path = NULL;
+    const char *reward_args[16];
+    int num_reward_args = 0;
     prism_tra_options opt = {0};
     int verbose = 0, quiet = 0, c;
     static const struct option longopts[] = {{"labels", required_argument, 0, 'l'},
@@ -329,12 +377,20 @@ int main(int argc, char **argv)
                                              {"threads", required_argument, 0, 'j'},
                                              {"sum-tolerance", required_argument, 0, 'S'},
                                              {"no-rewards", no_argument, 0, 'R'},
+                                             {"rewards", required_argument, 0, 'r'},
                                              {"help", no_argument, 0, 'h'},
                                              {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
-    while ((c = getopt_long(argc, argv, "l:wj:vqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:r:wj:vqh", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': lab_path = optarg; break;
+        case 'r':
+            if (num_reward_args == 16) {
+                tool_error("at most 16 reward structures (-r)");
+                return EXIT_USAGE;
+            }
+            reward_args[num_reward_args++] = optarg;
+            break;
         case 'w': opt.sums_are_warnings = 1; break;
         case 'S': {
             char *end;
@@ -396,17 +452,18 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     if (rc == UMB_INPUT_ARCHIVE) {
-        if (lab_path) {
+        if (lab_path || num_reward_args) {
             textin_close(&in);
-            tool_error("%s: a UMB archive carries its own labels: -l is for a .tra", tool_input_name(tra_path));
+            tool_error("%s: a UMB archive carries its own labels and rewards: -l and -r are for a .tra",
+                       tool_input_name(tra_path));
             return EXIT_USAGE;
         }
         return convert_umb(&in, tra_path, opt.sums_are_warnings, opt.sum_tolerance, verbose, show, t0);
     }
     if (drn_sniff(head, head_length)) {
-        if (lab_path) {
+        if (lab_path || num_reward_args) {
             textin_close(&in);
-            tool_error("%s: a DRN file carries its own labels: -l is for a .tra", tool_input_name(tra_path));
+            tool_error("%s: a DRN file carries its own labels: -l and -r are for a .tra", tool_input_name(tra_path));
             return EXIT_USAGE;
         }
         return convert_drn(&in, tra_path, opt.sums_are_warnings, opt.sum_tolerance, verbose, show, t0);
@@ -455,6 +512,11 @@ int main(int argc, char **argv)
             return EXIT_BAD_INPUT;
         }
     }
+    for (int i = 0; i < num_reward_args; i++)
+        if (read_reward_files(reward_args[i], &model)) {
+            csr_free(&model);
+            return EXIT_BAD_INPUT;
+        }
     double t2 = tool_seconds(), write_s;
     if ((rc = write_model(tra_path, &model, 1, &write_s)))
         return rc;
