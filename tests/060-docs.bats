@@ -70,4 +70,10 @@ load helper
         man_text=$(MANWIDTH=200 man -l "$ROOT/man/$t.1" 2>/dev/null | tr -s ' \n' ' ')
         [[ "$man_text" == *" 3 "*"CUDA"* ]] || fail "$t.1: EXIT STATUS does not give 3 for a missing CUDA device"
     done
+    # gpu-acc's 3 is an accepting cycle (issue 17): a GPU failure is 4
+    run gpu-acc -h
+    assert_output --partial "3 an accepting"
+    assert_output --partial "4 no GPU or a GPU failure"
+    man_text=$(MANWIDTH=200 man -l "$ROOT/man/gpu-acc.1" 2>/dev/null | tr -s ' \n' ' ')
+    [[ "$man_text" == *" 4 No CUDA device"* ]] || fail "gpu-acc.1: EXIT STATUS does not give 4 for a missing CUDA device"
 }

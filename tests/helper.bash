@@ -292,3 +292,47 @@ for line in sys.stdin:
     if len(vals) != len(refs) or any(abs(v - r) > 1e-6 * abs(r) and abs(v - r) > 1e-12 for v, r in zip(vals, refs)):
         sys.exit("%s: gpu-vi %s, PRISM %s" % (query, values, ref))' || fail "$m"
 }
+
+# lasso_check CSR LABEL OUTPUT: gpu-acc's OUTPUT (stdout of a run that found
+# an accepting cycle) is a lasso of the model, checked on PRISM's own text
+# form (csrexport -f tra, original numbering), independently of ref/acc.c:
+# the prefix starts in an initial state, every step of the prefix and of the
+# cycle (and the cycle's last state back to its first) is a transition, and
+# the cycle's first state, the state named, carries LABEL.
+lasso_check() {
+    local base="$BATS_TEST_TMPDIR/lasso"
+    csrexport -o "$base" "$1" || fail "csrexport failed"
+    python3 - "$base.tra" "$base.lab" "$2" "$3" <<'PY' || fail "$1 -a $2: not a lasso: $3"
+import sys
+tra, lab, label, out = sys.argv[1:]
+edges = set()
+for line in open(tra):
+    f = line.split()
+    if not f or line.startswith("#"):
+        continue
+    if len(f) >= 4 and "." not in f[2] and ("." in f[3] or f[3] == "1"):  # MDP: s k t p
+        edges.add((int(f[0]), int(f[2])))
+    elif len(f) >= 3 and ("." in f[2] or f[2] == "1"):                    # DTMC: s t p
+        edges.add((int(f[0]), int(f[1])))
+lines = open(lab).read().splitlines()
+names = {v.strip('"'): int(k) for k, v in (e.split("=") for e in lines[1].split())} if lines[0].startswith("#") else \
+        {v.strip('"'): int(k) for k, v in (e.split("=") for e in lines[0].split())}
+has = {}
+for l in lines[1:]:
+    if ":" in l:
+        st, _, rest = l.partition(":")
+        has[int(st)] = set(int(x) for x in rest.split())
+out = out.splitlines()
+state = int(out[0].rsplit(" ", 1)[1])
+prefix = [int(x) for x in out[1].split(":")[1].split()]
+cycle = [int(x) for x in out[2].split(":")[1].split()]
+assert out[1].startswith("prefix:") and out[2].startswith("cycle:"), out
+assert names["init"] in has.get(prefix[0], set()), "prefix does not start in an initial state"
+assert prefix[-1] == cycle[0] == state, (prefix[-1], cycle[0], state)
+assert names[label] in has.get(state, set()), "the cycle's state is not accepting"
+for a, b in zip(prefix, prefix[1:]):
+    assert (a, b) in edges, ("prefix", a, b)
+for a, b in zip(cycle, cycle[1:] + cycle[:1]):
+    assert (a, b) in edges, ("cycle", a, b)
+PY
+}
