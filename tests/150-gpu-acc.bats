@@ -90,3 +90,17 @@ setup() {
     run gpu-acc --cpu -a finished < "$csr"
     assert_failure 3
 }
+
+@test "gpu-acc --cpu --mdp gives Storm's Pmax(G F label) = 1 and > 0 state by state on every listed shared MDP" {
+    n=$(buchi_check --cpu)
+    [ "$n" -ge "$(at_least 9 5)" ] || fail "only $n model labels checked"
+    # the summary and the initial state's answer
+    prism2csr "$MODELS/coin2.umb" > "$BATS_TEST_TMPDIR/c.csr"
+    run gpu-acc --cpu --mdp -a agree "$BATS_TEST_TMPDIR/c.csr"
+    assert_success
+    assert_output "$(printf 'Pmax(G F) = 1: 148 states\nPmax(G F) > 0: 260 states\ninitial state 120: Pmax = 1')"
+    run --separate-stderr gpu-acc --cpu --mdp --algo map -a agree "$BATS_TEST_TMPDIR/c.csr"
+    assert_failure 2
+    run --separate-stderr gpu-acc --cpu -o "$BATS_TEST_TMPDIR/x" -a agree "$BATS_TEST_TMPDIR/c.csr"
+    assert_failure 2
+}

@@ -46,6 +46,11 @@ setup() {
     done
 }
 
+@test "GPU: gpu-acc --mdp gives Storm's Pmax(G F label) = 1 and > 0 state by state on every listed shared MDP" {
+    n=$(buchi_check)
+    [ "$n" -ge 9 ] || fail "only $n model labels checked"
+}
+
 @test "GPU: gpu-acc is clean under compute-sanitizer memcheck and racecheck on small models" {
     command -v compute-sanitizer >/dev/null || skip "no compute-sanitizer"
     for pair in coin2:finished leader3:elected fmsd_fig1:s3; do

@@ -215,7 +215,8 @@ labels_by_name() { # lab
 # step-bounded reachability) answered by gpu-vi on the model converted from
 # PRISM's UMB export (rewards included) within 1e-6 relative or 1e-12, and
 # Infinity exactly where Storm's is; per model one run with -P.  Prints the
-# number of properties checked.
+# number of properties checked (in a command substitution: a mismatch
+# returns 1, as set -e does not reach into it).
 storm_check() {
     local data="$BATS_TEST_DIRNAME/data/storm-values.tsv" m checked=0
     for m in $(grep -v '^#' "$data" | cut -f1 | uniq); do
@@ -224,7 +225,7 @@ storm_check() {
         [ -f "$csr" ] || prism2csr "$MODELS/$m.umb" > "$csr"
         awk -F'\t' -v m="$m" '$1 == m { print $2 }' "$data" > "$props"
         run --separate-stderr gpu-vi "$@" -P "$props" "$csr"
-        [ "$status" -eq 0 ] || fail "$m: gpu-vi -P failed: $stderr"
+        [ "$status" -eq 0 ] || { fail "$m: gpu-vi -P failed: $stderr"; return 1; }
         paste <(printf '%s\n' "$output") <(awk -F'\t' -v m="$m" '$1 == m { print $2 "\t" $3 }' "$data") |
             python3 -c '
 import sys
@@ -237,7 +238,7 @@ for line in sys.stdin:
     refs = [float(r) for r in ref.split()]
     if len(vals) != len(refs) or any((v != r) if r == float("inf") else (abs(v - r) > 1e-6 * abs(r) and abs(v - r) > 1e-12)
                                      for v, r in zip(vals, refs)):
-        sys.exit("%s: gpu-vi %s, Storm %s" % (query, values, ref))' || fail "$m"
+        sys.exit("%s: gpu-vi %s, Storm %s" % (query, values, ref))' || { fail "$m"; return 1; }
         checked=$((checked + $(wc -l < "$props")))
     done
     echo "$checked"
@@ -335,4 +336,23 @@ for a, b in zip(prefix, prefix[1:]):
 for a, b in zip(cycle, cycle[1:] + cycle[:1]):
     assert (a, b) in edges, ("cycle", a, b)
 PY
+}
+
+# buchi_check options...: gpu-acc --mdp's classes (-o) equal Storm's
+# Pmax=? [ G F "label" ] (tests/data/storm-buchi.tsv, made by
+# tests/tools/storm-buchi.py: 1, + or 0 per state) on every model and label
+# listed, converted from PRISM's UMB export; prints how many were checked.
+buchi_check() {
+    local data="$BATS_TEST_DIRNAME/data/storm-buchi.tsv" checked=0 m label want
+    while IFS=$'\t' read -r m label want; do
+        [[ $m == \#* ]] && continue
+        [ -f "$MODELS/$m.umb" ] || continue
+        prism2csr "$MODELS/$m.umb" > "$BATS_TEST_TMPDIR/b.csr"
+        gpu-acc "$@" --mdp -a "$label" -o "$BATS_TEST_TMPDIR/b.cls" "$BATS_TEST_TMPDIR/b.csr" > /dev/null ||
+            { fail "$m $label: gpu-acc --mdp failed"; return 1; }
+        got=$(tr -d '\n' < "$BATS_TEST_TMPDIR/b.cls")
+        [ "$got" = "$want" ] || { fail "$m $label: gpu-acc --mdp differs from Storm at state $(cmp <(echo "$got") <(echo "$want") | awk '{ print $5 - 1 }')"; return 1; }
+        checked=$((checked + 1))
+    done < "$data"
+    echo "$checked"
 }

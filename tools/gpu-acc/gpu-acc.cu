@@ -5,7 +5,14 @@
  *
  *   gpu-acc [-a LABEL] [--algo owcty|map] [--cpu] [--no-witness] [--stats[=json]]
  *           [-d N] [file | -]
+ *   gpu-acc --mdp [-a LABEL] [-o FILE] [--cpu] [file | -]
  *
+ * --mdp: the qualitative Buchi questions of an MDP (a product with an
+ * automaton): the states with Pmax(G F LABEL) = 1 and > 0, as the states that
+ * reach an accepting MEC (one holding a LABEL state) almost surely (Prob1E)
+ * and at all (not Prob0A) (Baier & Katoen, ch. 10.6.3; de Alfaro 1997):
+ * gpu_mec_decompose and gpu_reach_prob01 on the GPU, ref_mec_basic and
+ * ref_reach_prob01 with --cpu.
  * GPU: OWCTY (default) or MAP of the DiVinE-CUDA slides (gpu/acc_gpu.h);
  * --cpu: nested DFS (ref/acc.h), or the sequential OWCTY / MAP with --algo.
  * Output: "no accepting cycle" (exit 0), or the lasso that witnesses one
@@ -23,9 +30,13 @@
 #include "acc.h"
 #include "acc_gpu.h"
 #include "gpu.h"
+#include "mec.h"
+#include "reach.h"
+#include "reach_vi.h"
+#include "ref.h"
 #include "tool.h"
 
-enum { OPT_ALGO = GPU_OPT_TOOL, OPT_NO_WITNESS };
+enum { OPT_ALGO = GPU_OPT_TOOL, OPT_NO_WITNESS, OPT_MDP };
 enum { EXIT_CYCLE = 3, EXIT_GPU = 4 };
 enum { ALGO_OWCTY, ALGO_MAP, ALGO_NDFS };
 
@@ -33,6 +44,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: %s [-a LABEL] [--algo owcty|map] [--cpu] [--no-witness] [--stats[=json]] [-d N] [file | -]\n"
+            "       %s --mdp [-a LABEL] [-o FILE] [--cpu] [-d N] [file | -]\n"
             "Is there a cycle through a state labelled LABEL (default \"accepting\"),\n"
             "reachable from an initial state, in the graph of a CSR model (every\n"
             "transition of every choice an edge)?  Standard input if no file.\n"
@@ -43,6 +55,11 @@ static void usage(FILE *out)
             "  --cpu             on the CPU: nested depth-first search, or the sequential\n"
             "                    OWCTY / MAP when --algo is given\n"
             "  --no-witness      only the verdict, no lasso\n"
+            "  --mdp             the states of an MDP with Pmax(G F LABEL) = 1 and > 0 (through\n"
+            "                    the MECs that hold a LABEL state); prints their counts and\n"
+            "                    each initial state's answer\n"
+            "  -o FILE           with --mdp: per state in PRISM's numbering \"1\" (= 1), \"+\"\n"
+            "                    (> 0, < 1) or \"0\"\n"
             "  --stats[=json]    what the search took, on standard error\n"
             "  -d, --device N    the CUDA device (default 0)\n"
             "  -h, --help        this help\n"
@@ -50,8 +67,8 @@ static void usage(FILE *out)
             "Prints \"no accepting cycle\", or a lasso: the accepting state, a path from an\n"
             "initial state to it and a cycle back to it, in PRISM's state numbers.\n"
             "Exit status: 0 no accepting cycle, 1 bad input, 2 usage, 3 an accepting\n"
-            "cycle, 4 no GPU or a GPU failure.\n",
-            tool_name);
+            "cycle, 4 no GPU or a GPU failure (--mdp: 0 when answered).\n",
+            tool_name, tool_name);
 }
 
 /* One line "what: s s s" in PRISM's numbering. */
@@ -63,24 +80,115 @@ static void print_states(const char *what, const csr_model *m, const uint32_t *s
     putchar('\n');
 }
 
+/*
+ * --mdp: Pmax(G F accepting) = 1 / > 0 per state.  An end component the
+ * scheduler can stay in forever visits an accepting state infinitely often
+ * iff it holds one, so Pmax(G F acc) = Pmax(F T) with T the states of the
+ * MECs that hold an accepting state: = 1 on Prob1E(T), > 0 off Prob0A(T).
+ * Prints the counts and the initial states' answers; -o the classes.
+ * Returns the exit status.
+ */
+static int buchi(const csr_model *m, const uint8_t *accepting, int use_cpu, const char *out_path, const char *name,
+                 csr_status *st)
+{
+    const uint64_t n = m->num_states;
+    uint8_t *target = (uint8_t *)calloc(n ? n : 1, 1), *cls = (uint8_t *)malloc(n ? n : 1), *good = NULL;
+    uint64_t *mec = (uint64_t *)malloc((n ? n : 1) * sizeof *mec);
+    uint32_t *mec32 = use_cpu ? NULL : (uint32_t *)malloc((n ? n : 1) * sizeof *mec32);
+    int rc = target && cls && mec && (use_cpu || mec32) ? CSR_OK : CSR_ERR_NOMEM;
+    if (!rc && use_cpu) {
+        ref_mec_stats ms;
+        rc = ref_mec_basic(m, mec, &ms);
+    } else if (!rc) {
+        gpu_mec_options mo;
+        gpu_mec_default_options(&mo);
+        gpu_mec_stats gs;
+        rc = gpu_mec_decompose(m, &mo, mec32, &gs, st);
+        for (uint64_t s = 0; !rc && s < n; s++)
+            mec[s] = mec32[s] == GPU_MEC_NONE ? REF_NONE : mec32[s];
+    }
+    /* the MECs with an accepting state: good[smallest state] */
+    if (!rc && !(good = (uint8_t *)calloc(n ? n : 1, 1)))
+        rc = CSR_ERR_NOMEM;
+    for (uint64_t s = 0; !rc && s < n; s++)
+        if (mec[s] != REF_NONE && accepting[s])
+            good[mec[s]] = 1;
+    for (uint64_t s = 0; !rc && s < n; s++)
+        target[s] = mec[s] != REF_NONE && good[mec[s]];
+    reach_query q = {target, NULL, 1};
+    uint64_t sweeps;
+    if (!rc)
+        rc = use_cpu ? ref_reach_prob01(m, &q, cls) : gpu_reach_prob01(m, &q, cls, &sweeps, st);
+    if (rc == CSR_ERR_NOMEM && !use_cpu) /* the transpose did not fit the device */
+        rc = ref_reach_prob01(m, &q, cls);
+    int status = EXIT_OK;
+    if (rc) {
+        tool_report_failure(name, rc, st);
+        status = rc == CSR_ERR_DEVICE ? (int)EXIT_GPU : (int)EXIT_BAD_INPUT;
+        goto out;
+    }
+    {
+        uint64_t one = 0, positive = 0;
+        for (uint64_t s = 0; s < n; s++) {
+            one += cls[s] == REACH_YES;
+            positive += cls[s] != REACH_NO;
+        }
+        printf("Pmax(G F) = 1: %llu states\nPmax(G F) > 0: %llu states\n", (unsigned long long)one,
+               (unsigned long long)positive);
+        for (uint64_t i = 0; i < m->num_initial; i++) {
+            uint32_t s = m->initial_states[i];
+            printf("initial state %u: %s\n", m->permutation ? m->permutation[s] : s,
+                   cls[s] == REACH_YES ? "Pmax = 1" : cls[s] == REACH_NO ? "Pmax = 0" : "0 < Pmax < 1");
+        }
+        if (out_path) {
+            char *line = (char *)malloc(n ? n : 1);
+            FILE *f = line ? fopen(out_path, "w") : NULL;
+            for (uint64_t s = 0; f && s < n; s++)
+                line[m->permutation ? m->permutation[s] : s] = cls[s] == REACH_YES ? '1' : cls[s] == REACH_NO ? '0' : '+';
+            for (uint64_t s = 0; f && s < n; s++)
+                fprintf(f, "%c\n", line[s]);
+            if (!f || fclose(f)) {
+                tool_error("%s: %s", out_path, strerror(errno));
+                status = EXIT_BAD_INPUT;
+            }
+            free(line);
+        }
+        if (fflush(stdout) || ferror(stdout)) {
+            tool_error("(stdout): write error");
+            status = EXIT_BAD_INPUT;
+        }
+    }
+out:
+    free(target);
+    free(cls);
+    free(good);
+    free(mec);
+    free(mec32);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     tool_name = "gpu-acc";
     argv[0] = (char *)tool_name;
     const char *label = "accepting";
-    int algo = -1, use_cpu = 0, witness = 1, stats = GPU_STATS_NONE, device = 0, c;
+    int algo = -1, use_cpu = 0, witness = 1, stats = GPU_STATS_NONE, device = 0, mdp = 0, c;
+    const char *out_path = NULL;
     static const struct option longopts[] = {{"cpu", no_argument, 0, GPU_OPT_CPU},
                                               {"stats", optional_argument, 0, GPU_OPT_STATS},
                                               {"algo", required_argument, 0, OPT_ALGO},
                                               {"no-witness", no_argument, 0, OPT_NO_WITNESS},
+                                              {"mdp", no_argument, 0, OPT_MDP},
                                               {"device", required_argument, 0, 'd'},
                                               {"help", no_argument, 0, 'h'},
                                               {"version", no_argument, 0, TOOL_OPT_VERSION},
                                               {0, 0, 0, 0}};
-    while ((c = getopt_long(argc, argv, "a:d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:d:o:h", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 'a': label = optarg; break;
+        case 'o': out_path = optarg; break;
+        case OPT_MDP: mdp = 1; break;
         case GPU_OPT_CPU: use_cpu = 1; break;
         case OPT_NO_WITNESS: witness = 0; break;
         case GPU_OPT_STATS:
@@ -117,6 +225,14 @@ int main(int argc, char **argv)
         default: usage(stderr); return EXIT_USAGE;
         }
     }
+    if (out_path && !mdp) {
+        tool_error("-o is for --mdp");
+        return EXIT_USAGE;
+    }
+    if (mdp && algo >= 0) {
+        tool_error("--mdp decomposes into MECs: --algo is for cycle detection");
+        return EXIT_USAGE;
+    }
     if (algo < 0)
         algo = use_cpu ? ALGO_NDFS : ALGO_OWCTY;
     const char *path;
@@ -146,6 +262,13 @@ int main(int argc, char **argv)
         accepting[m.label_states[j]] = 1;
     csr_status st;
     memset(&st, 0, sizeof st);
+    if (mdp) {
+        int ex = buchi(&m, accepting, use_cpu, out_path, name, &st);
+        free(accepting);
+        free(survivors);
+        csr_free(&m);
+        return ex;
+    }
     acc_stats cs;
     gpu_acc_stats gs;
     memset(&cs, 0, sizeof cs);
