@@ -65,7 +65,7 @@ same_tra() { # a b
     assert_equal "$(echo "$stderr" | grep -c 'skipped: 272 state valuations')" 1
     run --separate-stderr prism2csr -l "$(model_file coin2.lab)" "$DRN/coin2.drn"
     assert_failure 2
-    assert_equal "$stderr" "prism2csr: $DRN/coin2.drn: a DRN file carries its own labels: -l is for a .tra"
+    assert_equal "$stderr" "prism2csr: $DRN/coin2.drn: a DRN file carries its own labels: -l and -r are for a .tra"
 }
 
 # prism2csr on DRN text must fail with status 1, nothing on stdout, and "file:line: message".
