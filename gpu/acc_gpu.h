@@ -4,9 +4,11 @@
  * graph (an edge for every transition of every choice), the same algorithms
  * and results as ref/acc.h's references.  The graph is uploaded as its
  * state rows (u64 row offsets, u32 targets: 8(n + 1) + 4t bytes) with the
- * per-state arrays of the algorithm (about 14n bytes); every search is
- * level-synchronous over device queues (one launch a level, the size read
- * back), with a warp-aggregated enqueue.
+ * per-state arrays of the algorithm (about 14n bytes); every search
+ * (reachability, elimination) is an asynchronous drain of one worklist
+ * (gpu/common/worklist.h, the sync-free pattern of the SCC engines'
+ * peeling): no barrier and no launch per level, so a deep graph costs its
+ * work, not its depth.
  */
 #ifndef GPU_ACC_GPU_H
 #define GPU_ACC_GPU_H
@@ -27,10 +29,10 @@ typedef struct gpu_acc_stats {
 } gpu_acc_stats;
 
 /*
- * OWCTY (ref_acc_owcty's contract): Reset as a breadth-first search from the
- * set's accepting states inside the set, Elimination as a queue of states
+ * OWCTY (ref_acc_owcty's contract): Reset as a search from the set's
+ * accepting states inside the set, Elimination as the removal of states
  * whose count of predecessors in the set fell to zero, rounds to a
- * fixpoint.  survivors u8[n] (may be NULL).  Returns 1, 0, or -CSR_ERR_NOMEM
+ * fixpoint; stats->levels counts the searches.  survivors u8[n] (may be NULL).  Returns 1, 0, or -CSR_ERR_NOMEM
  * / -CSR_ERR_DEVICE (text in status).
  */
 int gpu_acc_owcty(const csr_model *model, const uint8_t *accepting, uint8_t *survivors, gpu_acc_stats *stats,

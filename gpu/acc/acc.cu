@@ -9,6 +9,7 @@
 #include "launch.h"
 #include "memory.h"
 #include "timer.h"
+#include "worklist.h"
 
 namespace {
 
@@ -17,56 +18,114 @@ constexpr int kThreads = 256;
 /* The graph and the per-state arrays on the device. */
 struct acc_device {
     gpu::device_array<uint64_t> row;
-    gpu::device_array<uint32_t> targets, queue_a, queue_b, counter, value;
+    gpu::device_array<uint32_t> targets, queue_a, counter, value; /* queue_a: the worklist's slots */
     gpu::device_array<uint8_t> in, mark, acc;
     gpu::device_array<unsigned> flag;
+    gpu::device_array<unsigned long long> wl_counter, found; /* the worklist's counters; states found or removed */
     uint64_t n = 0, t = 0;
 };
 
-/* Append v to queue (size in *tail), one atomicAdd a warp. */
-static __device__ __forceinline__ void enqueue(uint32_t *queue, uint32_t *tail, uint32_t v)
+/* Claim state t in the byte flags mark (one word atomic on its 4-byte word):
+ * true for the one thread that set it. */
+static __device__ __forceinline__ bool claim(uint8_t *mark, uint32_t t)
 {
-    const unsigned active = __activemask();
-    const int leader = __ffs(active) - 1, lane = threadIdx.x % 32;
-    uint32_t base = 0;
-    if (lane == leader)
-        base = atomicAdd(tail, (uint32_t)__popc(active));
-    base = __shfl_sync(active, base, leader);
-    queue[base + __popc(active & ((1u << lane) - 1))] = v;
+    unsigned *word = (unsigned *)(mark + (t & ~3u));
+    const unsigned bit = 1u << (8 * (t & 3u));
+    return !(atomicOr(word, bit) & bit);
 }
 
-/* Frontier expansion of a breadth-first search: every successor t of a
- * frontier state with allowed[t] (NULL: any) and not yet marked is marked
- * and enqueued. */
-static __global__ void bfs_expand(const uint32_t *__restrict__ frontier, uint32_t size, const uint64_t *__restrict__ row,
-                                  const uint32_t *__restrict__ targets, const uint8_t *__restrict__ allowed, uint8_t *mark,
-                                  uint32_t *next, uint32_t *next_size)
+/* The searches as asynchronous drains of one worklist (gpu/common/worklist.h,
+ * the sync-free pattern that peels wlan6_2500 for the SCC engines): a thread
+ * takes a state, processes it, keeps the first state that frees to process
+ * itself next (a chain needs no hand-off) and pushes the others; no barrier
+ * and no launch per level, so a deep graph costs its work, not its depth. */
+static __global__ void __launch_bounds__(kThreads) reach_seed(uint64_t n, const uint8_t *__restrict__ seed,
+                                                              const uint8_t *__restrict__ allowed, uint8_t *mark,
+                                                              gpu::worklist q)
 {
-    for (uint64_t i = gpu::thread_index(); i < size; i += gpu::thread_count()) {
-        const uint32_t s = frontier[i];
-        for (uint64_t j = row[s]; j < row[s + 1]; j++) {
-            const uint32_t t = targets[j];
-            if ((allowed && !allowed[t]) || mark[t])
-                continue;
-            /* claim t once: the byte of a u32 word, by compare-and-swap on its word */
-            unsigned *word = (unsigned *)(mark + (t & ~3u));
-            const unsigned bit = 1u << (8 * (t & 3u));
-            if (atomicOr(word, bit) & bit)
-                continue;
-            enqueue(next, next_size, t);
-        }
-    }
-}
-
-/* Seeds: every state with seed[s] (and allowed[s], when given) marked and enqueued. */
-static __global__ void bfs_seed(uint64_t n, const uint8_t *__restrict__ seed, const uint8_t *__restrict__ allowed,
-                                uint8_t *mark, uint32_t *queue, uint32_t *size)
-{
+    const gpu::push_target out = gpu::worklist_tail(q);
     for (uint64_t s = gpu::thread_index(); s < n; s += gpu::thread_count())
-        if (seed[s] && (!allowed || allowed[s])) {
-            mark[s] = 1;
-            enqueue(queue, size, (uint32_t)s);
+        if (seed[s] && (!allowed || allowed[s]) && claim(mark, (uint32_t)s))
+            gpu::worklist_push(out, (uint32_t)s);
+}
+
+/* Forward reachability inside allowed (NULL: all): every successor not yet
+ * marked is marked and searched from. */
+static __global__ void __launch_bounds__(kThreads) reach_drain(gpu::worklist q, const uint64_t *__restrict__ row,
+                                                               const uint32_t *__restrict__ targets,
+                                                               const uint8_t *__restrict__ allowed, uint8_t *mark,
+                                                               unsigned long long *found)
+{
+    const gpu::push_target out = gpu::worklist_tail(q);
+    unsigned long long mine = 0;
+    for (;;) {
+        uint32_t v = gpu::worklist_take(q);
+        if (v == gpu::kEmptySlot)
+            break;
+        for (;;) {
+            mine++;
+            uint32_t next = gpu::kEmptySlot;
+            for (uint64_t j = row[v]; j < row[v + 1]; j++) {
+                const uint32_t t = targets[j];
+                if ((allowed && !allowed[t]) || mark[t] || !claim(mark, t))
+                    continue;
+                if (next == gpu::kEmptySlot)
+                    next = t;
+                else
+                    gpu::worklist_push(out, t);
+            }
+            if (next == gpu::kEmptySlot)
+                break;
+            v = next;
         }
+        gpu::worklist_done(q);
+    }
+    gpu::block_add<kThreads>(found, mine);
+}
+
+/* Elimination: the states of the set without a predecessor in it leave it. */
+static __global__ void __launch_bounds__(kThreads) eliminate_seed_async(uint64_t n, const uint32_t *__restrict__ indegree,
+                                                                       uint8_t *in, gpu::worklist q)
+{
+    const gpu::push_target out = gpu::worklist_tail(q);
+    for (uint64_t s = gpu::thread_index(); s < n; s += gpu::thread_count())
+        if (in[s] && !indegree[s]) {
+            in[s] = 0;
+            gpu::worklist_push(out, (uint32_t)s);
+        }
+}
+
+/* ... and each state whose last predecessor in the set left leaves it too. */
+static __global__ void __launch_bounds__(kThreads) eliminate_drain(gpu::worklist q, const uint64_t *__restrict__ row,
+                                                                   const uint32_t *__restrict__ targets, uint8_t *in,
+                                                                   uint32_t *indegree, unsigned long long *removed)
+{
+    const gpu::push_target out = gpu::worklist_tail(q);
+    unsigned long long mine = 0;
+    for (;;) {
+        uint32_t v = gpu::worklist_take(q);
+        if (v == gpu::kEmptySlot)
+            break;
+        for (;;) {
+            mine++;
+            uint32_t next = gpu::kEmptySlot;
+            for (uint64_t j = row[v]; j < row[v + 1]; j++) {
+                const uint32_t t = targets[j];
+                if (!in[t] || atomicSub(&indegree[t], 1u) != 1u)
+                    continue;
+                in[t] = 0;
+                if (next == gpu::kEmptySlot)
+                    next = t;
+                else
+                    gpu::worklist_push(out, t);
+            }
+            if (next == gpu::kEmptySlot)
+                break;
+            v = next;
+        }
+        gpu::worklist_done(q);
+    }
+    gpu::block_add<kThreads>(removed, mine);
 }
 
 /* Elimination's counts: indegree[t] = the edges from the set into t. */
@@ -77,34 +136,6 @@ static __global__ void count_predecessors(uint64_t n, const uint64_t *__restrict
         if (in[s])
             for (uint64_t j = row[s]; j < row[s + 1]; j++)
                 atomicAdd(&indegree[targets[j]], 1u);
-}
-
-/* Elimination's first removals: the states of the set without a predecessor in it. */
-static __global__ void eliminate_seed(uint64_t n, const uint32_t *__restrict__ indegree, uint8_t *in, uint32_t *queue,
-                                      uint32_t *size)
-{
-    for (uint64_t s = gpu::thread_index(); s < n; s += gpu::thread_count())
-        if (in[s] && !indegree[s]) {
-            in[s] = 0;
-            enqueue(queue, size, (uint32_t)s);
-        }
-}
-
-/* A level of removals: the successors in the set whose last predecessor in it left. */
-static __global__ void eliminate_expand(const uint32_t *__restrict__ frontier, uint32_t size, const uint64_t *__restrict__ row,
-                                        const uint32_t *__restrict__ targets, uint8_t *in, uint32_t *indegree, uint32_t *next,
-                                        uint32_t *next_size)
-{
-    for (uint64_t i = gpu::thread_index(); i < size; i += gpu::thread_count()) {
-        const uint32_t s = frontier[i];
-        for (uint64_t j = row[s]; j < row[s + 1]; j++) {
-            const uint32_t t = targets[j];
-            if (in[t] && atomicSub(&indegree[t], 1u) == 1u) {
-                in[t] = 0;
-                enqueue(next, next_size, t);
-            }
-        }
-    }
 }
 
 /* MAP's propagation: map(t) = max(map(t), map(s), s + 1 if s is accepting) along every edge of the reachable states. */
@@ -174,10 +205,11 @@ static int upload(const csr_model *m, const uint8_t *accepting, acc_device &d, g
     uint64_t total = 0;
     int rc;
     if ((rc = d.row.alloc(n + 1, &total, status)) || (rc = d.targets.alloc(t, &total, status)) ||
-        (rc = d.queue_a.alloc(n, &total, status)) || (rc = d.queue_b.alloc(n, &total, status)) ||
+        (rc = d.queue_a.alloc(n, &total, status)) ||
         (rc = d.counter.alloc(n, &total, status)) || (rc = d.value.alloc(n, &total, status)) ||
         (rc = d.in.alloc(n + 4, &total, status)) || (rc = d.mark.alloc(n + 4, &total, status)) ||
-        (rc = d.acc.alloc(n + 4, &total, status)) || (rc = d.flag.alloc(4, &total, status))) {
+        (rc = d.acc.alloc(n + 4, &total, status)) || (rc = d.flag.alloc(4, &total, status)) ||
+        (rc = d.wl_counter.alloc(gpu::WL_WORDS, &total, status)) || (rc = d.found.alloc(1, &total, status))) {
         free(row);
         return -rc;
     }
@@ -202,34 +234,68 @@ static int upload(const csr_model *m, const uint8_t *accepting, acc_device &d, g
     return 0;
 }
 
-/* Breadth-first search from seed[s] (restricted to allowed, NULL: all): the
- * marks in d.mark (cleared first), the states found in *found; levels added
- * to *levels. */
+/* An empty worklist over d.queue_a (n slots). */
+static int worklist_reset(acc_device &d, gpu::worklist *q, csr_status *status)
+{
+    CUDA_TRY(cudaMemset(d.queue_a.p, 0xff, (d.n ? d.n : 1) * sizeof(uint32_t)));
+    CUDA_TRY(cudaMemset(d.wl_counter.p, 0, gpu::WL_WORDS * sizeof(unsigned long long)));
+    CUDA_TRY(cudaMemset(d.found.p, 0, sizeof(unsigned long long)));
+    q->items = d.queue_a.p;
+    q->counter = d.wl_counter.p;
+    q->capacity = d.n;
+    return 0;
+}
+
+/* Every block of a drain resident at once (its threads wait on slots). */
+static unsigned drain_blocks(const void *kernel, uint64_t n)
+{
+    unsigned cap = gpu::grid_for(n, kThreads), grid = gpu::resident_blocks(kernel, kThreads, cap);
+    return grid ? grid : 1;
+}
+
+/* Reachability from seed[s] inside allowed (NULL: all): the marks in d.mark
+ * (cleared first), the states found in *found. */
 static int bfs(acc_device &d, const uint8_t *seed, const uint8_t *allowed, uint64_t *found, uint64_t *levels,
                csr_status *status)
 {
     const uint64_t n = d.n;
-    const unsigned blocks = gpu::grid_for(n, kThreads);
-    uint32_t *cur = d.queue_a.p, *next = d.queue_b.p, size = 0;
+    gpu::worklist q;
+    int rc = worklist_reset(d, &q, status);
+    if (rc)
+        return rc;
     CUDA_TRY(cudaMemset(d.mark.p, 0, n + 4));
-    CUDA_TRY(cudaMemset(d.flag.p, 0, 4 * sizeof(unsigned)));
-    bfs_seed<<<blocks, kThreads>>>(n, seed, allowed, d.mark.p, cur, (uint32_t *)d.flag.p);
+    reach_seed<<<gpu::grid_for(n, kThreads), kThreads>>>(n, seed, allowed, d.mark.p, q);
     CUDA_TRY_LAUNCH();
-    CUDA_TRY(cudaMemcpy(&size, d.flag.p, 4, cudaMemcpyDeviceToHost));
-    uint64_t total = size;
-    while (size) {
-        CUDA_TRY(cudaMemset(d.flag.p, 0, 4));
-        bfs_expand<<<gpu::grid_for(size, kThreads), kThreads>>>(cur, size, d.row.p, d.targets.p, allowed, d.mark.p, next,
-                                                           (uint32_t *)d.flag.p);
-        CUDA_TRY_LAUNCH();
-        CUDA_TRY(cudaMemcpy(&size, d.flag.p, 4, cudaMemcpyDeviceToHost));
-        total += size;
-        uint32_t *swap = cur;
-        cur = next;
-        next = swap;
-        (*levels)++;
-    }
-    *found = total;
+    reach_drain<<<drain_blocks((const void *)reach_drain, n), kThreads>>>(q, d.row.p, d.targets.p, allowed, d.mark.p,
+                                                                         d.found.p);
+    CUDA_TRY_LAUNCH();
+    unsigned long long count = 0;
+    CUDA_TRY(cudaMemcpy(&count, d.found.p, sizeof count, cudaMemcpyDeviceToHost));
+    *found = count;
+    (*levels)++;
+    return 0;
+}
+
+/* Elimination of the set d.in: its states without predecessors in it, to a
+ * fixpoint; the states removed in *removed. */
+static int eliminate(acc_device &d, uint64_t *removed, csr_status *status)
+{
+    const uint64_t n = d.n;
+    gpu::worklist q;
+    int rc = worklist_reset(d, &q, status);
+    if (rc)
+        return rc;
+    CUDA_TRY(cudaMemset(d.counter.p, 0, n * 4));
+    count_predecessors<<<gpu::grid_for(n, kThreads), kThreads>>>(n, d.row.p, d.targets.p, d.in.p, d.counter.p);
+    CUDA_TRY_LAUNCH();
+    eliminate_seed_async<<<gpu::grid_for(n, kThreads), kThreads>>>(n, d.counter.p, d.in.p, q);
+    CUDA_TRY_LAUNCH();
+    eliminate_drain<<<drain_blocks((const void *)eliminate_drain, n), kThreads>>>(q, d.row.p, d.targets.p, d.in.p,
+                                                                                 d.counter.p, d.found.p);
+    CUDA_TRY_LAUNCH();
+    unsigned long long count = 0;
+    CUDA_TRY(cudaMemcpy(&count, d.found.p, sizeof count, cudaMemcpyDeviceToHost));
+    *removed = count;
     return 0;
 }
 
@@ -266,26 +332,9 @@ int gpu_acc_owcty(const csr_model *m, const uint8_t *accepting, uint8_t *survivo
         if (cudaMemcpy(d.in.p, d.mark.p, n, cudaMemcpyDeviceToDevice) != cudaSuccess)
             return -csr_fail(status, CSR_ERR_DEVICE, "copy");
         /* Elimination */
-        if (cudaMemset(d.counter.p, 0, n * 4) != cudaSuccess || cudaMemset(d.flag.p, 0, 16) != cudaSuccess)
-            return -csr_fail(status, CSR_ERR_DEVICE, "memset");
-        count_predecessors<<<blocks, kThreads>>>(n, d.row.p, d.targets.p, d.in.p, d.counter.p);
-        uint32_t *cur = d.queue_a.p, *next = d.queue_b.p, size = 0;
-        eliminate_seed<<<blocks, kThreads>>>(n, d.counter.p, d.in.p, cur, (uint32_t *)d.flag.p);
-        if (cudaGetLastError() != cudaSuccess || cudaMemcpy(&size, d.flag.p, 4, cudaMemcpyDeviceToHost) != cudaSuccess)
-            return -csr_fail(status, CSR_ERR_DEVICE, "elimination");
-        uint64_t removed = size;
-        while (size) {
-            cudaMemset(d.flag.p, 0, 4);
-            eliminate_expand<<<gpu::grid_for(size, kThreads), kThreads>>>(cur, size, d.row.p, d.targets.p, d.in.p,
-                                                                     d.counter.p, next, (uint32_t *)d.flag.p);
-            if (cudaGetLastError() != cudaSuccess || cudaMemcpy(&size, d.flag.p, 4, cudaMemcpyDeviceToHost) != cudaSuccess)
-                return -csr_fail(status, CSR_ERR_DEVICE, "elimination");
-            removed += size;
-            uint32_t *swap = cur;
-            cur = next;
-            next = swap;
-            st->levels++;
-        }
+        uint64_t removed = 0;
+        if ((rc = eliminate(d, &removed, status)))
+            return -rc;
         count -= removed;
     } while (count != before && count);
     if (survivors && cudaMemcpy(survivors, d.in.p, n, cudaMemcpyDeviceToHost) != cudaSuccess)
