@@ -214,12 +214,17 @@ PY
     done
 }
 
-@test "GPU: gpu-vi --export-scheduler from the GPU's values gives schedulers whose chains attain them" {
-    for m in coin4 csma3_2 firewire_dl zeroconf wlan3 leader6; do
+@test "GPU: gpu-vi --export-scheduler from the GPU's values gives, on every shared MDP, schedulers whose chains attain them" {
+    local n=0
+    for m in $(vi_model_names); do
+        csrinfo "$(model_csr "$m")" | head -1 | grep -q ' MDP, ' || continue
         while IFS= read -r prop; do
-            [ -n "$prop" ] && scheduler_check "$(model_csr "$m")" "${prop%;}"
+            [ -n "$prop" ] || continue
+            scheduler_check "$(model_csr "$m")" "${prop%;}"
+            n=$((n + 1))
         done < "$MODELS/$m.props"
     done
+    [ "$n" -ge 28 ] || fail "only $n properties of MDPs"
     prism2csr "$MODELS/wlan1.umb" > "$BATS_TEST_TMPDIR/w.csr"
     scheduler_check "$BATS_TEST_TMPDIR/w.csr" 'R{"collisions"}min=? [ F "both_sent" ]'
     scheduler_check "$BATS_TEST_TMPDIR/w.csr" 'R{"time"}max=? [ F "both_sent" ]' --mem-limit 2M
