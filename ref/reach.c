@@ -752,6 +752,37 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The system of model m (fixed[s]: kept, 0: solved; MECs and rewards as
+ * reach_system) solved whole when st->bytes_needed fits in budget, else split
+ * into groups of SCCs (reach_solve_split); *t3: when the SCCs were found. */
+static int solve_whole_or_split(const csr_model *m, const uint8_t *fixed, const uint32_t *mec32, uint64_t num_mecs,
+                                const uint8_t *leaving, int maximize, const double *reward, const reach_options *o,
+                                uint64_t budget, const reach_backend *b, double *lower, double *upper, reach_stats *st,
+                                double *t3)
+{
+    const uint64_t n = m->num_states;
+    if (st->bytes_needed <= budget) {
+        reach_system y = {n,     m->num_choices, m->num_transitions, m->state_choices, m->choice_transitions,
+                          m->targets, m->probabilities, fixed, mec32, leaving, num_mecs, maximize, reward};
+        st->groups = 1;
+        st->split = 0;
+        return b->solve ? b->solve(&y, o, o->epsilon, lower, upper, &st->iterations, &st->final_difference, b->ctx)
+                        : ref_reach_iterate(&y, o, o->epsilon, lower, upper, &st->iterations, &st->final_difference);
+    }
+    st->split = 1;
+    uint64_t *scc = malloc((n ? n : 1) * sizeof *scc);
+    ref_scc_stats ss;
+    int rc = !scc      ? CSR_ERR_NOMEM
+             : b->sccs ? b->sccs(m, budget, scc, b->ctx)
+                       : ref_scc_tarjan(m, NULL, NULL, scc, &ss);
+    *t3 = now_s();
+    if (!rc)
+        rc = reach_solve_split(m, fixed, scc, budget, mec32, num_mecs, leaving, maximize, reward, o, b->solve, b->ctx,
+                               lower, upper, st);
+    free(scc);
+    return rc;
+}
+
 int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o, uint64_t budget,
                 const reach_backend *b, double *values, reach_stats *st)
 {
@@ -788,28 +819,9 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
     st->bytes_needed = reach_system_bytes(n, c, m->num_transitions);
     if (!rc) {
         reach_initial_bounds(n, cls, lower, upper);
-        if (st->bytes_needed <= budget) {
-            /* cls doubles as the fixed flags: REACH_MAYBE is 0. */
-            reach_system y = {n, c, m->num_transitions, m->state_choices, m->choice_transitions, m->targets,
-                              m->probabilities, cls, mec32, leaving, st->mecs, q->maximize, NULL};
-            st->groups = 1;
-            st->split = 0;
-            rc = b->solve ? b->solve(&y, o, o->epsilon, lower, upper, &st->iterations, &st->final_difference, b->ctx)
-                          : ref_reach_iterate(&y, o, o->epsilon, lower, upper, &st->iterations,
-                                              &st->final_difference);
-        } else {
-            st->split = 1;
-            if (!ids)
-                ids = malloc(n * sizeof *ids);
-            ref_scc_stats ss;
-            rc = !ids                ? CSR_ERR_NOMEM
-                 : b->sccs ? b->sccs(m, budget, ids, b->ctx)
-                           : ref_scc_tarjan(m, NULL, NULL, ids, &ss);
-            t3 = now_s();
-            if (!rc)
-                rc = reach_solve_split(m, cls, ids, budget, mec32, st->mecs, leaving, q->maximize, NULL, o,
-                                       b->solve, b->ctx, lower, upper, st);
-        }
+        /* cls doubles as the fixed flags: REACH_MAYBE is 0 */
+        rc = solve_whole_or_split(m, cls, mec32, st->mecs, leaving, q->maximize, NULL, o, budget, b, lower, upper, st,
+                                  &t3);
         if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
             reach_answer(n, o->method, lower, upper, values);
     }
@@ -1000,29 +1012,9 @@ int reach_solve_reward(const csr_model *m, const reach_query *q, const double *s
     const double *solved_reward = solved == m ? reward : qreward;
     st->bytes_needed = reach_system_bytes(n, solved->num_choices, solved->num_transitions) + 8 * solved->num_choices;
     if (!rc) {
-        if (st->bytes_needed <= budget) {
-            reach_system y = {n, solved->num_choices, solved->num_transitions, solved->state_choices,
-                              solved->choice_transitions, solved->targets, solved->probabilities, fixed, NULL,
-                              NULL, 0, q->maximize, solved_reward};
-            st->groups = 1;
-            st->split = 0;
-            rc = b->solve ? b->solve(&y, &ro, ro.epsilon, lower, upper, &st->iterations, &st->final_difference, b->ctx)
-                          : ref_reach_iterate(&y, &ro, ro.epsilon, lower, upper, &st->iterations,
-                                              &st->final_difference);
-        } else {
-            st->split = 1;
-            uint64_t *scc = malloc(n * sizeof *scc);
-            ref_scc_stats ss;
-            rc = !scc      ? CSR_ERR_NOMEM
-                 : b->sccs ? b->sccs(solved, budget, scc, b->ctx)
-                           : ref_scc_tarjan(solved, NULL, NULL, scc, &ss);
-            t3 = now_s();
-            /* fixed doubles as the classes of the split: 0 (REACH_MAYBE) is solved */
-            if (!rc)
-                rc = reach_solve_split(solved, fixed, scc, budget, NULL, 0, NULL, q->maximize, solved_reward, &ro,
-                                       b->solve, b->ctx, lower, upper, st);
-            free(scc);
-        }
+        /* fixed doubles as the classes of the split: 0 (REACH_MAYBE) is solved */
+        rc = solve_whole_or_split(solved, fixed, NULL, 0, NULL, q->maximize, solved_reward, &ro, budget, b, lower, upper,
+                                  st, &t3);
         if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED) {
             for (uint64_t s = 0; ids && s < n; s++)
                 if (ids[s] != REF_NONE && ids[s] != s) {

@@ -49,12 +49,14 @@ static __global__ void __launch_bounds__(kThreads) reach_seed(uint64_t n, const 
             gpu::worklist_push(out, (uint32_t)s);
 }
 
-/* Forward reachability inside allowed (NULL: all): every successor not yet
- * marked is marked and searched from. */
-static __global__ void __launch_bounds__(kThreads) reach_drain(gpu::worklist q, const uint64_t *__restrict__ row,
-                                                               const uint32_t *__restrict__ targets,
-                                                               const uint8_t *__restrict__ allowed, uint8_t *mark,
-                                                               unsigned long long *found)
+/* The drain both searches share: every thread takes a state, visits its
+ * successors (take(t) says whether t joins the search now: claimed by this
+ * thread), keeps the first one joining to process itself next and pushes the
+ * others; *processed gets the states processed, summed per block. */
+template <typename Take>
+static __device__ __forceinline__ void drain_chains(const gpu::worklist &q, const uint64_t *__restrict__ row,
+                                                    const uint32_t *__restrict__ targets, Take take,
+                                                    unsigned long long *processed)
 {
     const gpu::push_target out = gpu::worklist_tail(q);
     unsigned long long mine = 0;
@@ -67,7 +69,7 @@ static __global__ void __launch_bounds__(kThreads) reach_drain(gpu::worklist q, 
             uint32_t next = gpu::kEmptySlot;
             for (uint64_t j = row[v]; j < row[v + 1]; j++) {
                 const uint32_t t = targets[j];
-                if ((allowed && !allowed[t]) || mark[t] || !claim(mark, t))
+                if (!take(t))
                     continue;
                 if (next == gpu::kEmptySlot)
                     next = t;
@@ -80,7 +82,22 @@ static __global__ void __launch_bounds__(kThreads) reach_drain(gpu::worklist q, 
         }
         gpu::worklist_done(q);
     }
-    gpu::block_add<kThreads>(found, mine);
+    gpu::block_add<kThreads>(processed, mine);
+}
+
+/* Forward reachability inside allowed (NULL: all): a successor not yet
+ * marked is marked and searched from. */
+struct reach_take {
+    const uint8_t *allowed;
+    uint8_t *mark;
+    __device__ bool operator()(uint32_t t) const { return (!allowed || allowed[t]) && !mark[t] && claim(mark, t); }
+};
+static __global__ void __launch_bounds__(kThreads) reach_drain(gpu::worklist q, const uint64_t *__restrict__ row,
+                                                               const uint32_t *__restrict__ targets,
+                                                               const uint8_t *__restrict__ allowed, uint8_t *mark,
+                                                               unsigned long long *found)
+{
+    drain_chains(q, row, targets, reach_take{allowed, mark}, found);
 }
 
 /* Elimination: the states of the set without a predecessor in it leave it. */
@@ -95,37 +112,25 @@ static __global__ void __launch_bounds__(kThreads) eliminate_seed_async(uint64_t
         }
 }
 
-/* ... and each state whose last predecessor in the set left leaves it too. */
+/* ... and a state whose last predecessor in the set left leaves it too (the
+ * thread whose decrement reaches zero takes it; a state out of the set has
+ * no predecessor left to count). */
+struct eliminate_take {
+    uint8_t *in;
+    uint32_t *indegree;
+    __device__ bool operator()(uint32_t t) const
+    {
+        if (!in[t] || atomicSub(&indegree[t], 1u) != 1u)
+            return false;
+        in[t] = 0;
+        return true;
+    }
+};
 static __global__ void __launch_bounds__(kThreads) eliminate_drain(gpu::worklist q, const uint64_t *__restrict__ row,
                                                                    const uint32_t *__restrict__ targets, uint8_t *in,
                                                                    uint32_t *indegree, unsigned long long *removed)
 {
-    const gpu::push_target out = gpu::worklist_tail(q);
-    unsigned long long mine = 0;
-    for (;;) {
-        uint32_t v = gpu::worklist_take(q);
-        if (v == gpu::kEmptySlot)
-            break;
-        for (;;) {
-            mine++;
-            uint32_t next = gpu::kEmptySlot;
-            for (uint64_t j = row[v]; j < row[v + 1]; j++) {
-                const uint32_t t = targets[j];
-                if (!in[t] || atomicSub(&indegree[t], 1u) != 1u)
-                    continue;
-                in[t] = 0;
-                if (next == gpu::kEmptySlot)
-                    next = t;
-                else
-                    gpu::worklist_push(out, t);
-            }
-            if (next == gpu::kEmptySlot)
-                break;
-            v = next;
-        }
-        gpu::worklist_done(q);
-    }
-    gpu::block_add<kThreads>(removed, mine);
+    drain_chains(q, row, targets, eliminate_take{in, indegree}, removed);
 }
 
 /* Elimination's counts: indegree[t] = the edges from the set into t. */

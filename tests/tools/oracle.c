@@ -194,6 +194,30 @@ static void print_mdp(const struct mdp *m);
 
 #define MAX_VI_STATES 6
 
+/* Gauss-Jordan elimination with partial pivoting of the k x (k + 1)
+ * augmented system a, in place: afterwards x[i] = a[i][k] / a[i][i]. */
+static void gauss_jordan(double a[][MAX_STATES + 1], unsigned k)
+{
+    for (unsigned col = 0; col < k; col++) {
+        unsigned piv = col;
+        for (unsigned r = col + 1; r < k; r++)
+            if (fabs(a[r][col]) > fabs(a[piv][col]))
+                piv = r;
+        for (unsigned j = 0; j <= k; j++) {
+            double t = a[col][j];
+            a[col][j] = a[piv][j];
+            a[piv][j] = t;
+        }
+        for (unsigned r = 0; r < k; r++) {
+            if (r == col)
+                continue;
+            double f = a[r][col] / a[col][col];
+            for (unsigned j = col; j <= k; j++)
+                a[r][j] -= f * a[col][j];
+        }
+    }
+}
+
 /* Probabilities of reaching target (through states not in avoid) in the
  * Markov chain of a scheduler: choice[s] of s, or none when s has none. */
 static void chain_values(const struct mdp *m, const unsigned *choice, unsigned target, unsigned avoid, double *x)
@@ -234,24 +258,7 @@ static void chain_values(const struct mdp *m, const unsigned *choice, unsigned t
                 a[i][index[v]] -= p;
         }
     }
-    for (unsigned col = 0; col < k; col++) {
-        unsigned piv = col;
-        for (unsigned r = col + 1; r < k; r++)
-            if (fabs(a[r][col]) > fabs(a[piv][col]))
-                piv = r;
-        for (unsigned j = 0; j <= k; j++) {
-            double t = a[col][j];
-            a[col][j] = a[piv][j];
-            a[piv][j] = t;
-        }
-        for (unsigned r = 0; r < k; r++) {
-            if (r == col)
-                continue;
-            double f = a[r][col] / a[col][col];
-            for (unsigned j = col; j <= k; j++)
-                a[r][j] -= f * a[col][j];
-        }
-    }
+    gauss_jordan(a, k);
     for (unsigned i = 0; i < k; i++)
         x[unknown[i]] = a[i][k] / a[i][i];
 }
@@ -356,24 +363,7 @@ static void chain_rewards(const struct mdp *m, const unsigned *choice, unsigned 
             if ((succ[s] >> v & 1) && !(target >> v & 1))
                 a[i][index[v]] -= p;
     }
-    for (unsigned col = 0; col < k; col++) {
-        unsigned piv = col;
-        for (unsigned row = col + 1; row < k; row++)
-            if (fabs(a[row][col]) > fabs(a[piv][col]))
-                piv = row;
-        for (unsigned j = 0; j <= k; j++) {
-            double t = a[col][j];
-            a[col][j] = a[piv][j];
-            a[piv][j] = t;
-        }
-        for (unsigned row = 0; row < k; row++) {
-            if (row == col)
-                continue;
-            double f = a[row][col] / a[col][col];
-            for (unsigned j = col; j <= k; j++)
-                a[row][j] -= f * a[col][j];
-        }
-    }
+    gauss_jordan(a, k);
     for (unsigned i = 0; i < k; i++)
         x[unknown[i]] = a[i][k] / a[i][i];
 }
