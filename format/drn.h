@@ -13,7 +13,7 @@
  *   @nr_choices                    the next line: c
  *   @model
  *   state S [r1, ...] label ...    S = 0, 1, ..., n-1 in order; rewards in brackets
- *                                  (one per reward model; skipped); labels are
+ *                                  (one per reward model: state rewards); labels are
  *                                  words or "quoted"
  *   //[x=1 & ...]                  a state valuation (skipped)
  *           action NAME [r1, ...]  a choice of S: NAME is __NOLABEL__ for none, and
@@ -48,7 +48,9 @@ typedef struct drn_report {
     uint64_t bad_sums;           /* choices whose sum is off (when warnings) */
     uint64_t first_bad_sum_line; /* line of the first such choice's last transition */
     double worst_sum_error;
-    uint64_t reward_models;      /* reward models declared (their values are skipped) */
+    uint64_t reward_models;      /* reward models declared: kept as the model's reward structures
+                                    (state rewards from the state lines, choice rewards from the
+                                    action lines; a part zero everywhere left out) */
     uint64_t valuations;         /* state valuation lines skipped */
 } drn_report;
 

@@ -3,6 +3,7 @@
  * text, a line at a time, with arrays that grow with what was read; every
  * error names its line (status->line).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,8 @@ int drn_sniff(const char *head, size_t length)
     return 0;
 }
 
+#define DRN_MAX_REWARD_MODELS 64
+
 /* What the header lines set. */
 enum { EXPECT_NONE, EXPECT_PARAMETERS, EXPECT_REWARDS, EXPECT_STATES, EXPECT_CHOICES };
 
@@ -46,6 +49,8 @@ typedef struct drn_reader {
     drn_report *rep;
     int is_mdp;
     uint64_t n, c, reward_models;
+    char *reward_names[DRN_MAX_REWARD_MODELS]; /* @reward_models, in order */
+    vec state_rewards, choice_rewards;         /* double: reward_models values per state / per choice */
     /* the model as it is read */
     vec state_first, choice_first, targets, probs, actions; /* u64, u64, u32, double, u32 */
     int any_action;
@@ -128,16 +133,44 @@ static const char *next_token(drn_reader *r, const char **p, size_t *len)
     return s;
 }
 
-/* Skip "[...]" (rewards) at *p, if there. */
-static int skip_rewards(drn_reader *r, const char **p)
+/* The reward list "[r1, r2, ...]" at *p, one value per reward model,
+ * appended to out (zeros where the line has none); each finite and
+ * non-negative. */
+static int read_rewards(drn_reader *r, const char **p, vec *out)
 {
     const char *s = num_skip_spaces(*p);
-    if (*s != '[')
+    if (*s != '[') {
+        for (uint64_t k = 0; k < r->reward_models; k++)
+            if (VEC_PUSH(*out, double, 0.0))
+                return csr_fail(r->st, CSR_ERR_NOMEM, "rewards");
         return CSR_OK;
-    const char *q = strchr(s, ']');
-    if (!q)
-        return csr_fail(r->st, CSR_ERR_SYNTAX, "a reward list \"[...\" is not closed");
-    *p = q + 1;
+    }
+    s++;
+    for (uint64_t k = 0; k < r->reward_models; k++) {
+        s = num_skip_spaces(s);
+        char token[64];
+        size_t len = 0;
+        while (s[len] && s[len] != ',' && s[len] != ']' && s[len] != ' ' && len < sizeof token - 1)
+            len++;
+        memcpy(token, s, len);
+        token[len] = '\0';
+        const char *t = token;
+        double v;
+        if (!len || num_parse_double(&t, &v) || *t || !(v >= 0.0 && v <= DBL_MAX))
+            return csr_fail(r->st, CSR_ERR_NUMBER, "reward %llu of %llu: \"%.30s\" is not a finite non-negative number",
+                            (unsigned long long)k + 1, (unsigned long long)r->reward_models, token);
+        s = num_skip_spaces(s + len);
+        if (k + 1 < r->reward_models && *s++ != ',')
+            return csr_fail(r->st, CSR_ERR_SYNTAX, "a reward list with fewer values than the %llu reward models",
+                            (unsigned long long)r->reward_models);
+        if (VEC_PUSH(*out, double, v))
+            return csr_fail(r->st, CSR_ERR_NOMEM, "rewards");
+    }
+    s = num_skip_spaces(s);
+    if (*s != ']')
+        return csr_fail(r->st, CSR_ERR_SYNTAX, "a reward list \"[...\" with more values than the %llu reward models, or not closed",
+                        (unsigned long long)r->reward_models);
+    *p = s + 1;
     return CSR_OK;
 }
 
@@ -163,7 +196,7 @@ static int state_line(drn_reader *r, const char *p, uint64_t line)
     r->state_line = line;
     if (VEC_PUSH(r->state_first, uint64_t, r->choice_first.len))
         return csr_fail(r->st, CSR_ERR_NOMEM, "states");
-    if ((rc = skip_rewards(r, &p)))
+    if ((rc = read_rewards(r, &p, &r->state_rewards)))
         return rc;
     for (;;) {
         size_t len;
@@ -221,7 +254,7 @@ static int action_line(drn_reader *r, const char *p, uint64_t line)
         action = (uint32_t)a;
         r->any_action = 1;
     }
-    if ((rc = skip_rewards(r, &p)))
+    if ((rc = read_rewards(r, &p, &r->choice_rewards)))
         return rc;
     if (*num_skip_spaces(p))
         return csr_fail(r->st, CSR_ERR_SYNTAX, "trailing text after \"action NAME [rewards]\"");
@@ -321,6 +354,10 @@ static int expected_line(drn_reader *r, const char *p, int expect, int *have)
                 return CSR_ERR_SYNTAX;
             if (len == 0)
                 break;
+            if (r->reward_models == DRN_MAX_REWARD_MODELS)
+                return csr_fail(r->st, CSR_ERR_TOO_LARGE, "more than %d reward models", DRN_MAX_REWARD_MODELS);
+            if (!(r->reward_names[r->reward_models] = strndup(t, len)))
+                return csr_fail(r->st, CSR_ERR_NOMEM, "reward models");
             r->reward_models++;
         }
         return CSR_OK;
@@ -513,6 +550,23 @@ int drn_read(textin *in, const drn_read_options *opt, csr_model *m, drn_report *
     }
     rep->reward_models = r.reward_models;
     rc = build(&r, m);
+    /* the reward models as CSR reward structures: a part (state or choice
+     * rewards) that is zero everywhere is left out, as PRISM's UMB leaves it */
+    for (uint64_t k = 0; !rc && k < r.reward_models; k++) {
+        const uint64_t R = r.reward_models;
+        double *sr = malloc((r.n ? r.n : 1) * sizeof *sr), *cr = malloc((r.c ? r.c : 1) * sizeof *cr);
+        int any_s = 0, any_c = 0;
+        for (uint64_t s = 0; sr && s < r.n; s++)
+            any_s |= (sr[s] = ((const double *)r.state_rewards.data)[s * R + k]) != 0.0;
+        for (uint64_t j = 0; cr && j < r.c; j++)
+            any_c |= (cr[j] = ((const double *)r.choice_rewards.data)[j * R + k]) != 0.0;
+        rc = !sr || !cr ? csr_fail(st, CSR_ERR_NOMEM, "rewards")
+                        : csr_add_reward(m, r.reward_names[k], any_s ? sr : NULL, any_c ? cr : NULL);
+        if (rc == CSR_ERR_STRING_TABLE)
+            csr_fail(st, rc, "two reward models named \"%.40s\"", r.reward_names[k]);
+        free(sr);
+        free(cr);
+    }
 done:
     if (rc) {
         if (st)
@@ -524,6 +578,10 @@ done:
     free(r.targets.data);
     free(r.probs.data);
     free(r.actions.data);
+    free(r.state_rewards.data);
+    free(r.choice_rewards.data);
+    for (uint64_t i = 0; i < r.reward_models; i++)
+        free(r.reward_names[i]);
     for (uint64_t i = 0; i < r.label_cap; i++)
         free(r.label_states[i].data);
     free(r.label_states);

@@ -61,7 +61,7 @@ same_tra() { # a b
     prism2csr "$T/c.drn.gz" | cmp - "$T/a.csr"
     run --separate-stderr prism2csr -v "$DRN/coin2.drn"
     assert_success
-    assert_equal "$(echo "$stderr" | grep -c 'skipped: 1 reward model(s)')" 1
+    assert_equal "$(echo "$stderr" | grep -c '1 reward model(s) kept as reward structures')" 1
     assert_equal "$(echo "$stderr" | grep -c 'skipped: 272 state valuations')" 1
     run --separate-stderr prism2csr -l "$(model_file coin2.lab)" "$DRN/coin2.drn"
     assert_failure 2
@@ -104,4 +104,22 @@ HEAD='@type: MDP\n@parameters\n\n@reward_models\n\n@nr_states\n2\n@nr_choices\n2
     run --separate-stderr prism2csr -w "$T/w.drn"
     assert_success
     assert_equal "$stderr" "prism2csr: $T/w.drn:13: warning: 1 choices do not sum to 1 within 1e-05 (worst by 0.5)"
+}
+
+@test "prism2csr keeps a DRN file's reward models: the same structures and values as PRISM's UMB of the model" {
+    # coin2 (state rewards) and leader3 (choice rewards); Storm's DRN of a DTMC (dice, brp) carries
+    # zeros where PRISM's UMB has transition rewards: Storm's DRN has no place for those
+    for m in coin2 leader3; do
+        prism2csr "$DRN/$m.drn" > "$T/d.csr"
+        prism2csr "$MODELS/$m.umb" > "$T/u.csr"
+        assert_equal "$(csrinfo "$T/d.csr" | grep 'rewards:')" "$(csrinfo "$T/u.csr" | grep 'rewards:')"
+        case $m in coin2) p='R{"steps"}min=? [ F "finished" ]' ;; leader3) p='Rmax=? [ F "elected" ]' ;; esac
+        gpu-vi --cpu -o "$T/d.vec" -p "$p" "$T/d.csr" > /dev/null
+        gpu-vi --cpu -o "$T/u.vec" -p "$p" "$T/u.csr" > /dev/null
+        cmp "$T/d.vec" "$T/u.vec" || fail "$m: values differ"
+    done
+    bad=$(write_file bad.drn '@type: DTMC\n@value_type: double\n@reward_models\nr\n@nr_states\n1\n@nr_choices\n1\n@model\nstate 0 [-1]\n\taction 0 [0]\n\t\t0 : 1\n')
+    run --separate-stderr prism2csr "$bad"
+    assert_failure 1
+    [[ "$stderr" == *':10: malformed number: reward 1 of 1: "-1" is not a finite non-negative number' ]] || fail "$stderr"
 }

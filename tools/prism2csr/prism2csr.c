@@ -153,7 +153,7 @@ static int convert_drn(textin *in, const char *path, int sums_are_warnings, doub
                 (unsigned long long)model.num_states, (unsigned long long)model.num_choices,
                 (unsigned long long)model.num_transitions, (double)bytes / 1e6, t1 - t0, write_s);
         if (rep.reward_models)
-            fprintf(stderr, "%s: %s: skipped: %llu reward model(s) (the CSR format has no rewards yet)\n", tool_name,
+            fprintf(stderr, "%s: %s: %llu reward model(s) kept as reward structures\n", tool_name,
                     tool_input_name(path), (unsigned long long)rep.reward_models);
         if (rep.valuations)
             fprintf(stderr, "%s: %s: skipped: %llu state valuations\n", tool_name, tool_input_name(path),
