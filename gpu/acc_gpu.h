@@ -40,8 +40,9 @@ int gpu_acc_owcty(const csr_model *model, const uint8_t *accepting, uint8_t *sur
 
 /*
  * MAP (ref_acc_map's contract): map values (state + 1, 0 for none) raised
- * along every edge by atomicMax, passes to a fixpoint, then the removal of
- * the maximal accepting predecessors, rounds until a state is its own map
+ * by atomicMax along the edges of the states whose value rose in the pass
+ * before (first the accepting ones), passes until none rose, then the
+ * removal of the maximal accepting predecessors, rounds until a state is its own map
  * or nothing is removed.  Returns 1 with *cycle_state, 0, or a negative
  * error.
  */

@@ -18,7 +18,7 @@ constexpr int kThreads = 256;
 /* The graph and the per-state arrays on the device. */
 struct acc_device {
     gpu::device_array<uint64_t> row;
-    gpu::device_array<uint32_t> targets, queue_a, counter, value; /* queue_a: the worklist's slots */
+    gpu::device_array<uint32_t> targets, queue_a, queue_b, counter, value; /* queue_a: the worklist's slots */
     gpu::device_array<uint8_t> in, mark, acc;
     gpu::device_array<unsigned> flag;
     gpu::device_array<unsigned long long> wl_counter, found; /* the worklist's counters; states found or removed */
@@ -143,28 +143,35 @@ static __global__ void count_predecessors(uint64_t n, const uint64_t *__restrict
                 atomicAdd(&indegree[targets[j]], 1u);
 }
 
-/* MAP's propagation: map(t) = max(map(t), map(s), s + 1 if s is accepting) along every edge of the reachable states. */
-static __global__ void map_pass(uint64_t n, const uint64_t *__restrict__ row, const uint32_t *__restrict__ targets,
-                                const uint8_t *__restrict__ reach, const uint8_t *__restrict__ acc, uint32_t *map,
-                                unsigned *changed)
+/* MAP's propagation, by passes over the states whose value rose in the pass
+ * before (first the accepting ones): map(t) = max(map(t), map(s), s + 1 if s
+ * is accepting) along their edges; a state whose value rises joins the next
+ * pass once (stamp[t] = the pass).  Each pass costs what rose, not a sweep
+ * of every state. */
+static __global__ void map_seed(uint64_t n, const uint8_t *__restrict__ acc, uint32_t *active, unsigned *size)
 {
-    int any = 0;
-    for (uint64_t s = gpu::thread_index(); s < n; s += gpu::thread_count()) {
-        if (!reach[s])
-            continue;
+    for (uint64_t s = gpu::thread_index(); s < n; s += gpu::thread_count())
+        if (acc[s])
+            active[atomicAdd(size, 1u)] = (uint32_t)s;
+}
+
+static __global__ void map_pass(const uint32_t *__restrict__ active, unsigned size, const uint64_t *__restrict__ row,
+                                const uint32_t *__restrict__ targets, const uint8_t *__restrict__ acc, uint32_t *map,
+                                uint32_t *stamp, unsigned pass, uint32_t *next, unsigned *next_size)
+{
+    for (uint64_t i = gpu::thread_index(); i < size; i += gpu::thread_count()) {
+        const uint32_t s = active[i];
         uint32_t val = map[s];
         if (acc[s] && s + 1 > val)
-            val = (uint32_t)s + 1;
+            val = s + 1;
         if (!val)
             continue;
         for (uint64_t j = row[s]; j < row[s + 1]; j++) {
             const uint32_t t = targets[j];
-            if (map[t] < val && atomicMax(&map[t], val) < val)
-                any = 1;
+            if (map[t] < val && atomicMax(&map[t], val) < val && atomicExch(&stamp[t], pass) != pass)
+                next[atomicAdd(next_size, 1u)] = t;
         }
     }
-    if (__syncthreads_or(any) && threadIdx.x == 0)
-        *changed = 1;
 }
 
 /* MAP's verdict and removals: a state that is its own map closes a cycle
@@ -210,7 +217,7 @@ static int upload(const csr_model *m, const uint8_t *accepting, acc_device &d, g
     uint64_t total = 0;
     int rc;
     if ((rc = d.row.alloc(n + 1, &total, status)) || (rc = d.targets.alloc(t, &total, status)) ||
-        (rc = d.queue_a.alloc(n, &total, status)) ||
+        (rc = d.queue_a.alloc(n, &total, status)) || (rc = d.queue_b.alloc(n, &total, status)) ||
         (rc = d.counter.alloc(n, &total, status)) || (rc = d.value.alloc(n, &total, status)) ||
         (rc = d.in.alloc(n + 4, &total, status)) || (rc = d.mark.alloc(n + 4, &total, status)) ||
         (rc = d.acc.alloc(n + 4, &total, status)) || (rc = d.flag.alloc(4, &total, status)) ||
@@ -371,16 +378,24 @@ int gpu_acc_map(const csr_model *m, const uint8_t *accepting, uint64_t *cycle_st
     int found = 0;
     for (;;) {
         st->rounds++;
-        unsigned changed = 1, flag[2] = {0, 0};
-        if (cudaMemset(d.value.p, 0, n * 4) != cudaSuccess)
+        unsigned flag[2] = {0, 0}, size = 0;
+        if (cudaMemset(d.value.p, 0, n * 4) != cudaSuccess || cudaMemset(d.counter.p, 0, n * 4) != cudaSuccess ||
+            cudaMemset(d.flag.p, 0, 4) != cudaSuccess)
             return -csr_fail(status, CSR_ERR_DEVICE, "memset");
-        while (changed) {
-            changed = 0;
+        uint32_t *cur = d.queue_a.p, *next = d.queue_b.p;
+        map_seed<<<blocks, kThreads>>>(n, d.acc.p, cur, d.flag.p);
+        if (cudaGetLastError() != cudaSuccess || cudaMemcpy(&size, d.flag.p, 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+            return -csr_fail(status, CSR_ERR_DEVICE, "propagation");
+        while (size) { /* stamps are the pass numbers of the whole search: never 0, never repeated */
             st->passes++;
             cudaMemset(d.flag.p, 0, 4);
-            map_pass<<<blocks, kThreads>>>(n, d.row.p, d.targets.p, d.mark.p, d.acc.p, d.value.p, d.flag.p);
-            if (cudaGetLastError() != cudaSuccess || cudaMemcpy(&changed, d.flag.p, 4, cudaMemcpyDeviceToHost) != cudaSuccess)
+            map_pass<<<gpu::grid_for(size, kThreads), kThreads>>>(cur, size, d.row.p, d.targets.p, d.acc.p, d.value.p,
+                                                                d.counter.p, (unsigned)st->passes, next, d.flag.p);
+            if (cudaGetLastError() != cudaSuccess || cudaMemcpy(&size, d.flag.p, 4, cudaMemcpyDeviceToHost) != cudaSuccess)
                 return -csr_fail(status, CSR_ERR_DEVICE, "propagation");
+            uint32_t *swap = cur;
+            cur = next;
+            next = swap;
         }
         cudaMemset(d.flag.p, 0, 8);
         map_check<<<blocks, kThreads>>>(n, d.value.p, d.acc.p, d.flag.p);
