@@ -199,6 +199,12 @@ double csr_max_sum_error(const csr_model *model, double tolerance, uint64_t *fir
 /* Index of a label by name, or -1. */
 int64_t csr_find_label(const csr_model *model, const char *name);
 
+/* Of the reward structures [0, upto): *with_state those with state rewards,
+ * *with_choice those with choice rewards (upto = rewards.count: the S and C
+ * of format/CSR.md, the lengths of STATE_REWARDS and CHOICE_REWARDS in
+ * units of n and c values). */
+void csr_reward_counts(const csr_model *model, uint64_t upto, uint64_t *with_state, uint64_t *with_choice);
+
 /* Index of a reward structure by name, or -1. */
 int64_t csr_find_reward(const csr_model *model, const char *name);
 

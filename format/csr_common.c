@@ -116,13 +116,19 @@ int64_t csr_find_reward(const csr_model *model, const char *name)
     return -1;
 }
 
+void csr_reward_counts(const csr_model *model, uint64_t upto, uint64_t *with_state, uint64_t *with_choice)
+{
+    *with_state = *with_choice = 0;
+    for (uint64_t i = 0; i < upto; i++) {
+        *with_state += (model->reward_info[i] & CSR_REWARD_STATES) != 0;
+        *with_choice += (model->reward_info[i] & CSR_REWARD_CHOICES) != 0;
+    }
+}
+
 void csr_reward_arrays(const csr_model *model, uint64_t r, const double **state, const double **choice)
 {
-    uint64_t s = 0, c = 0; /* structures before r with state / choice rewards */
-    for (uint64_t i = 0; i < r; i++) {
-        s += (model->reward_info[i] & CSR_REWARD_STATES) != 0;
-        c += (model->reward_info[i] & CSR_REWARD_CHOICES) != 0;
-    }
+    uint64_t s, c; /* structures before r with state / choice rewards */
+    csr_reward_counts(model, r, &s, &c);
     *state = model->reward_info[r] & CSR_REWARD_STATES ? model->state_rewards + s * model->num_states : NULL;
     *choice = model->reward_info[r] & CSR_REWARD_CHOICES ? model->choice_rewards + c * model->num_choices : NULL;
 }
@@ -151,11 +157,8 @@ int csr_add_reward(csr_model *model, const char *name, const double *state, cons
             return CSR_ERR_REWARD;
     if (csr_find_reward(model, name) >= 0 || !*name)
         return CSR_ERR_STRING_TABLE;
-    uint64_t with_state = 0, with_choice = 0;
-    for (uint64_t i = 0; i < r; i++) {
-        with_state += (model->reward_info[i] & CSR_REWARD_STATES) != 0;
-        with_choice += (model->reward_info[i] & CSR_REWARD_CHOICES) != 0;
-    }
+    uint64_t with_state, with_choice;
+    csr_reward_counts(model, r, &with_state, &with_choice);
     const char **names = malloc((r + 1) * sizeof *names);
     uint32_t *info = malloc((r + 1) * sizeof *info);
     char *copy = strdup(name);

@@ -295,9 +295,8 @@ static int attach_sections(csr_model *m, const uint8_t *const *data, csr_status 
             if (m->reward_info[r] & ~(CSR_REWARD_STATES | CSR_REWARD_CHOICES))
                 return csr_fail(st, CSR_ERR_RESERVED, "REWARD_INFO of reward structure %llu: reserved bits 0x%x set",
                                 (unsigned long long)r, m->reward_info[r]);
-            with_state += (m->reward_info[r] & CSR_REWARD_STATES) != 0;
-            with_choice += (m->reward_info[r] & CSR_REWARD_CHOICES) != 0;
         }
+        csr_reward_counts(m, m->rewards.count, &with_state, &with_choice);
         if (present[CSR_SEC_STATE_REWARDS] != (with_state > 0) || present[CSR_SEC_CHOICE_REWARDS] != (with_choice > 0))
             return csr_fail(st, CSR_ERR_SECTION_MISSING,
                             "STATE_REWARDS / CHOICE_REWARDS do not match REWARD_INFO (%llu and %llu structures)",

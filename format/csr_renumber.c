@@ -29,11 +29,8 @@ int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out
     uint32_t *init = malloc((in->num_initial ? in->num_initial : 1) * sizeof *init);
     uint64_t labelled = in->labels.count ? in->label_first[in->labels.count] : 0;
     uint32_t *ls = malloc((labelled ? labelled : 1) * sizeof *ls);
-    uint64_t with_state = 0, with_choice = 0; /* reward structures with state / choice rewards */
-    for (uint64_t r = 0; r < in->rewards.count; r++) {
-        with_state += (in->reward_info[r] & CSR_REWARD_STATES) != 0;
-        with_choice += (in->reward_info[r] & CSR_REWARD_CHOICES) != 0;
-    }
+    uint64_t with_state, with_choice; /* reward structures with state / choice rewards */
+    csr_reward_counts(in, in->rewards.count, &with_state, &with_choice);
     double *srew = with_state ? malloc(with_state * n * sizeof *srew) : NULL;
     double *crew = with_choice ? malloc(with_choice * c * sizeof *crew) : NULL;
     int rc = CSR_OK;

@@ -305,11 +305,8 @@ int csr_validate(const csr_model *m, csr_status *st)
     if (m->rewards.count) {
         if ((rc = check_names(&m->rewards, 0, "REWARD_NAMES", st)))
             return rc;
-        uint64_t with_state = 0, with_choice = 0;
-        for (uint64_t r = 0; r < m->rewards.count; r++) {
-            with_state += (m->reward_info[r] & CSR_REWARD_STATES) != 0;
-            with_choice += (m->reward_info[r] & CSR_REWARD_CHOICES) != 0;
-        }
+        uint64_t with_state, with_choice;
+        csr_reward_counts(m, m->rewards.count, &with_state, &with_choice);
         for (uint64_t i = 0; i < with_state * m->num_states; i++)
             if (!(m->state_rewards[i] >= 0.0 && m->state_rewards[i] <= DBL_MAX)) /* also rejects NaN */
                 return csr_fail(st, CSR_ERR_REWARD, "STATE_REWARDS: state %llu of structure %llu: %g",

@@ -209,11 +209,8 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
     char *reward_table = NULL;
     uint64_t reward_table_len = 0;
     if (m->rewards.count) {
-        uint64_t with_state = 0, with_choice = 0, sr_len, cr_len;
-        for (uint64_t r = 0; r < m->rewards.count; r++) {
-            with_state += (m->reward_info[r] & CSR_REWARD_STATES) != 0;
-            with_choice += (m->reward_info[r] & CSR_REWARD_CHOICES) != 0;
-        }
+        uint64_t with_state, with_choice, sr_len, cr_len;
+        csr_reward_counts(m, m->rewards.count, &with_state, &with_choice);
         if (csr_mul_u64(with_state * 8, m->num_states, &sr_len) || csr_mul_u64(with_choice * 8, m->num_choices, &cr_len)) {
             rc = csr_fail(st, CSR_ERR_TOO_LARGE, "reward sections overflow 64 bits");
             goto out;

@@ -323,6 +323,48 @@ static int get_type(reader *r, json_t *v, const char *where, const char **type, 
     return CSR_OK;
 }
 
+/* What an annotation applies to (bits of its "applies-to" array). */
+enum { APPLIES_STATES = 1, APPLIES_CHOICES = 2, APPLIES_BRANCHES = 4, APPLIES_OTHER = 8 };
+
+/* The checks every annotation (an AP, a reward structure) shares: its ID (1
+ * to 200 characters without '/'), an object, and "applies-to" an array of
+ * strings, returned as APPLIES_* bits in *applies. */
+static int annotation_header(reader *r, const char *id, json_t *value, const char *where, unsigned *applies)
+{
+    if (!*id || strlen(id) > UMB_MAX_AP_ID || strchr(id, '/'))
+        return index_error(r, "%s: the ID must be 1 to 200 characters without '/'%s", where, "");
+    if (!json_is_object(value))
+        return index_error(r, "%s: not an object%s", where, "");
+    json_t *list = json_object_get(value, "applies-to");
+    if (!json_is_array(list))
+        return index_error(r, "%s: \"applies-to\" is not an array%s", where, "");
+    *applies = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        if (!json_is_string(e))
+            return index_error(r, "%s: \"applies-to\" holds a non-string%s", where, "");
+        const char *what = json_string_value(e);
+        *applies |= !strcmp(what, "states")     ? APPLIES_STATES
+                    : !strcmp(what, "choices")  ? APPLIES_CHOICES
+                    : !strcmp(what, "branches") ? APPLIES_BRANCHES
+                                                : APPLIES_OTHER;
+    }
+    return CSR_OK;
+}
+
+/* An annotation's "alias" (NULL when it has none): a non-empty string
+ * without NUL.  Points into the JSON tree. */
+static int annotation_alias(reader *r, json_t *value, const char *where, const char **alias)
+{
+    json_t *a = json_object_get(value, "alias");
+    if (a && (!json_is_string(a) || json_string_length(a) == 0 ||
+              strlen(json_string_value(a)) != json_string_length(a)))
+        return index_error(r, "%s: \"alias\" is not a non-empty string without NUL%s", where, "");
+    *alias = a ? json_string_value(a) : NULL;
+    return CSR_OK;
+}
+
 static int parse_aps(reader *r, json_t *aps)
 {
     if (!json_is_object(aps))
@@ -336,40 +378,25 @@ static int parse_aps(reader *r, json_t *aps)
     json_object_foreach(aps, id, ap) {
         char where[UMB_MAX_AP_ID + 32];
         snprintf(where, sizeof where, "annotations: ap \"%.*s\"", UMB_MAX_AP_ID, id);
-        if (!*id || strlen(id) > UMB_MAX_AP_ID || strchr(id, '/'))
-            return index_error(r, "%s: the ID must be 1 to 200 characters without '/'%s", where, "");
-        if (!json_is_object(ap))
-            return index_error(r, "%s: not an object%s", where, "");
-        json_t *applies = json_object_get(ap, "applies-to");
-        if (!json_is_array(applies))
-            return index_error(r, "%s: \"applies-to\" is not an array%s", where, "");
-        int of_states = 0;
-        size_t i;
-        json_t *e;
-        json_array_foreach(applies, i, e) {
-            if (!json_is_string(e))
-                return index_error(r, "%s: \"applies-to\" holds a non-string%s", where, "");
-            if (strcmp(json_string_value(e), "states") == 0)
-                of_states = 1;
-            else
-                r->report->skipped |= UMB_SKIPPED_ANNOTATIONS;
-        }
-        const char *type;
-        int64_t size;
-        int rc = get_type(r, json_object_get(ap, "type"), where, &type, &size);
+        unsigned applies;
+        int rc = annotation_header(r, id, ap, where, &applies);
         if (rc)
+            return rc;
+        if (applies & ~APPLIES_STATES)
+            r->report->skipped |= UMB_SKIPPED_ANNOTATIONS;
+        const char *type, *alias;
+        int64_t size;
+        if ((rc = get_type(r, json_object_get(ap, "type"), where, &type, &size)))
             return rc;
         if (strcmp(type, "bool") != 0 || (size != 0 && size != 1))
             return index_error(r, "%s: type \"%s\": an atomic proposition is bool", where, type);
-        if (!of_states)
+        if (!(applies & APPLIES_STATES))
             continue;
-        json_t *alias = json_object_get(ap, "alias");
-        if (alias && (!json_is_string(alias) || json_string_length(alias) == 0 ||
-                      strlen(json_string_value(alias)) != json_string_length(alias)))
-            return index_error(r, "%s: \"alias\" is not a non-empty string without NUL%s", where, "");
+        if ((rc = annotation_alias(r, ap, where, &alias)))
+            return rc;
         struct ap *a = &r->index.aps[r->index.num_aps++];
         memcpy(a->id, id, strlen(id) + 1);
-        a->name = alias ? json_string_value(alias) : a->id;
+        a->name = alias ? alias : a->id;
     }
     return CSR_OK;
 }
@@ -390,45 +417,29 @@ static int parse_rewards(reader *r, json_t *rewards)
     json_object_foreach(rewards, id, rw) {
         char where[UMB_MAX_AP_ID + 40];
         snprintf(where, sizeof where, "annotations: reward \"%.*s\"", UMB_MAX_AP_ID, id);
-        if (!*id || strlen(id) > UMB_MAX_AP_ID || strchr(id, '/'))
-            return index_error(r, "%s: the ID must be 1 to 200 characters without '/'%s", where, "");
-        if (!json_is_object(rw))
-            return index_error(r, "%s: not an object%s", where, "");
-        json_t *applies = json_object_get(rw, "applies-to");
-        if (!json_is_array(applies))
-            return index_error(r, "%s: \"applies-to\" is not an array%s", where, "");
+        unsigned applies;
+        int rc = annotation_header(r, id, rw, where, &applies);
+        if (rc)
+            return rc;
+        if (applies & APPLIES_OTHER)
+            r->report->skipped |= UMB_SKIPPED_REWARDS;
         struct reward *w = &r->index.rewards[r->index.num_rewards];
         memset(w, 0, sizeof *w);
-        size_t i;
-        json_t *e;
-        json_array_foreach(applies, i, e) {
-            if (!json_is_string(e))
-                return index_error(r, "%s: \"applies-to\" holds a non-string%s", where, "");
-            const char *what = json_string_value(e);
-            if (strcmp(what, "states") == 0)
-                w->states = 1;
-            else if (strcmp(what, "choices") == 0)
-                w->choices = 1;
-            else if (strcmp(what, "branches") == 0)
-                w->branches = 1;
-            else
-                r->report->skipped |= UMB_SKIPPED_REWARDS;
-        }
-        const char *type;
+        w->states = !!(applies & APPLIES_STATES);
+        w->choices = !!(applies & APPLIES_CHOICES);
+        w->branches = !!(applies & APPLIES_BRANCHES);
+        const char *type, *alias;
         int64_t size;
-        int rc = get_type(r, json_object_get(rw, "type"), where, &type, &size);
-        if (rc)
+        if ((rc = get_type(r, json_object_get(rw, "type"), where, &type, &size)))
             return rc;
         if (strcmp(type, "double") != 0 || (size != 0 && size != 64)) {
             r->report->skipped |= UMB_SKIPPED_REWARDS; /* rational or interval rewards */
             continue;
         }
-        json_t *alias = json_object_get(rw, "alias");
-        if (alias && (!json_is_string(alias) || json_string_length(alias) == 0 ||
-                      strlen(json_string_value(alias)) != json_string_length(alias)))
-            return index_error(r, "%s: \"alias\" is not a non-empty string without NUL%s", where, "");
+        if ((rc = annotation_alias(r, rw, where, &alias)))
+            return rc;
         memcpy(w->id, id, strlen(id) + 1);
-        w->name = alias ? json_string_value(alias) : w->id;
+        w->name = alias ? alias : w->id;
         r->index.num_rewards++;
     }
     return CSR_OK;

@@ -69,9 +69,8 @@ int main(int argc, char **argv)
     uint64_t *sc = malloc((n + 1) * sizeof *sc), *ct = malloc((n + 1) * sizeof *ct);
     uint32_t *tg = malloc((t ? t : 1) * sizeof *tg);
     double *pr = malloc((t ? t : 1) * sizeof *pr);
-    uint64_t with_choice = 0;
-    for (uint64_t r = 0; r < m.rewards.count; r++)
-        with_choice += (m.reward_info[r] & CSR_REWARD_CHOICES) != 0;
+    uint64_t with_state, with_choice;
+    csr_reward_counts(&m, m.rewards.count, &with_state, &with_choice);
     double *crew = with_choice ? malloc(with_choice * n * sizeof *crew) : NULL;
     if (!sc || !ct || !tg || !pr || (with_choice && !crew)) {
         fprintf(stderr, "induce: out of memory\n");
