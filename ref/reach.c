@@ -752,6 +752,17 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The phases' seconds from their boundaries: Prob0/Prob1 [t0, t1), MECs
+ * [t1, t2), SCCs of the split [t2, t3), iteration [t3, t4). */
+static void phase_seconds(reach_stats *st, double t0, double t1, double t2, double t3, double t4)
+{
+    st->prob01_s = t1 - t0;
+    st->mec_s = t2 - t1;
+    st->split_s = t3 - t2;
+    st->iterate_s = t4 - t3;
+    st->total_s = t4 - t0;
+}
+
 /* The system of model m (fixed[s]: kept, 0: solved; MECs and rewards as
  * reach_system) solved whole when st->bytes_needed fits in budget, else split
  * into groups of SCCs (reach_solve_split); *t3: when the SCCs were found. */
@@ -825,12 +836,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
         if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
             reach_answer(n, o->method, lower, upper, values);
     }
-    double t4 = now_s();
-    st->prob01_s = t1 - t0;
-    st->mec_s = t2 - t1;
-    st->split_s = t3 - t2;
-    st->iterate_s = t4 - t3;
-    st->total_s = t4 - t0;
+    phase_seconds(st, t0, t1, t2, t3, now_s());
     free(cls);
     free(leaving);
     free(mec32);
@@ -1026,12 +1032,7 @@ int reach_solve_reward(const csr_model *m, const reach_query *q, const double *s
                 values[s] = ro.method == REACH_VI || isinf(upper[s]) ? lower[s] : 0.5 * (lower[s] + upper[s]);
         }
     }
-    double t4 = now_s();
-    st->prob01_s = t1 - t0;
-    st->mec_s = t2 - t1;
-    st->split_s = t3 - t2;
-    st->iterate_s = t4 - t3;
-    st->total_s = t4 - t0;
+    phase_seconds(st, t0, t1, t2, t3, now_s());
     csr_free(&quotient);
     free(qreward);
     free(cls);
@@ -1051,26 +1052,31 @@ int ref_reach_bounded(const csr_model *m, const reach_query *q, uint64_t steps, 
     double *next = malloc((n ? n : 1) * sizeof *next);
     if (!next)
         return CSR_ERR_NOMEM;
+    double *cur = values, *nxt = next; /* swapped each step; the last step's copied to values at the end */
     for (uint64_t s = 0; s < n; s++)
-        values[s] = q->target[s] ? 1.0 : 0.0;
+        cur[s] = q->target[s] ? 1.0 : 0.0;
     for (uint64_t i = 0; i < steps; i++) {
         for (uint64_t s = 0; s < n; s++) {
             uint64_t kb = m->state_choices[s], ke = m->state_choices[s + 1];
             if (q->target[s] || is_avoid(q, s) || kb == ke) {
-                next[s] = values[s];
+                nxt[s] = cur[s];
                 continue;
             }
             double best = q->maximize ? 0.0 : 1.0;
             for (uint64_t k = kb; k < ke; k++) {
                 double sum = 0.0;
                 for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
-                    sum += m->probabilities[j] * values[m->targets[j]];
+                    sum += m->probabilities[j] * cur[m->targets[j]];
                 best = q->maximize ? fmax(best, sum) : fmin(best, sum);
             }
-            next[s] = best;
+            nxt[s] = best;
         }
-        memcpy(values, next, n * sizeof *values);
+        double *swap = cur;
+        cur = nxt;
+        nxt = swap;
     }
+    if (cur != values)
+        memcpy(values, cur, n * sizeof *values);
     free(next);
     return CSR_OK;
 }
@@ -1098,9 +1104,10 @@ int reach_scheduler(const csr_model *m, const reach_query *q, const double *stat
      * choices forever) and Rmin (the same, at no cost, is an infinite reward) */
     const int progress = rewards ? !q->maximize : q->maximize;
     uint8_t *candidate = malloc(m->num_choices ? m->num_choices : 1);
+    double *value_of = malloc((m->num_choices ? m->num_choices : 1) * sizeof *value_of); /* each choice's value */
     uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
     ref_transpose tr = {0};
-    int rc = candidate && queue ? CSR_OK : CSR_ERR_NOMEM;
+    int rc = candidate && value_of && queue ? CSR_OK : CSR_ERR_NOMEM;
     if (!rc && progress)
         rc = ref_transpose_build(m, &tr);
     if (rc)
@@ -1115,13 +1122,12 @@ int reach_scheduler(const csr_model *m, const reach_query *q, const double *stat
             double v = (state_reward ? state_reward[s] : 0.0) + (choice_reward ? choice_reward[k] : 0.0);
             for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
                 v += m->probabilities[j] * values[m->targets[j]];
+            value_of[k] = v;
             if (q->maximize ? v > best : v < best)
                 best = v;
         }
         for (uint64_t k = kb; k < ke; k++) {
-            double v = (state_reward ? state_reward[s] : 0.0) + (choice_reward ? choice_reward[k] : 0.0);
-            for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++)
-                v += m->probabilities[j] * values[m->targets[j]];
+            const double v = value_of[k];
             candidate[k] = isinf(best) ? isinf(v) : fabs(v - best) <= tolerance * fmax(fabs(best), 1.0);
             if (candidate[k] && choice_of[s] == 0 && !candidate[kb])
                 choice_of[s] = (uint32_t)(k - kb); /* the first optimal choice */
@@ -1157,6 +1163,7 @@ int reach_scheduler(const csr_model *m, const reach_query *q, const double *stat
     free(in);
 out:
     ref_transpose_free(&tr);
+    free(value_of);
     free(candidate);
     free(queue);
     return rc;

@@ -210,6 +210,30 @@ labels_by_name() { # lab
          { s = $1; sub(/:$/, "", s); for (i = 2; i <= NF; i++) print name[$i], s }' "$1" | sort
 }
 
+# property_lines_match WHO [one-for-all] < lines "OUTPUT<TAB>PROPERTY<TAB>REFS":
+# each gpu-vi line (PROPERTY: values, as s=value where there are several
+# initial states) names its property and its values equal WHO's REFS within
+# 1e-6 relative or 1e-12, infinity exactly; one-for-all: a single reference
+# value stands for every initial state (PRISM's .values.tsv writes one where
+# all are equal).
+property_lines_match() {
+    python3 -c '
+import sys
+who, one_for_all = sys.argv[1], len(sys.argv) > 2
+for line in sys.stdin:
+    got, query, ref = line.rstrip("\n").split("\t")
+    text, _, values = got.rpartition(": ")
+    if text != query:
+        sys.exit("property %r printed for %r" % (text, query))
+    vals = [float(v.split("=")[-1].replace("Infinity", "inf")) for v in values.split()]
+    refs = [float(r) for r in ref.split()]
+    if one_for_all and len(refs) == 1:
+        refs *= len(vals)
+    if len(vals) != len(refs) or any((v != r) if r == float("inf") else (abs(v - r) > 1e-6 * abs(r) and abs(v - r) > 1e-12)
+                                     for v, r in zip(vals, refs)):
+        sys.exit("%s: gpu-vi %s, %s %s" % (query, values, who, ref))' "$@"
+}
+
 # storm_check options...: every property of tests/data/storm-values.tsv
 # (Storm's values, made by tests/tools/storm-values.py: expected rewards and
 # step-bounded reachability) answered by gpu-vi on the model converted from
@@ -227,18 +251,7 @@ storm_check() {
         run --separate-stderr gpu-vi "$@" -P "$props" "$csr"
         [ "$status" -eq 0 ] || { fail "$m: gpu-vi -P failed: $stderr"; return 1; }
         paste <(printf '%s\n' "$output") <(awk -F'\t' -v m="$m" '$1 == m { print $2 "\t" $3 }' "$data") |
-            python3 -c '
-import sys
-for line in sys.stdin:
-    got, query, ref = line.rstrip("\n").split("\t")
-    text, _, values = got.rpartition(": ")
-    if text != query:
-        sys.exit("property %r printed for %r" % (text, query))
-    vals = [float(v.split("=")[-1].replace("Infinity", "inf")) for v in values.split()]
-    refs = [float(r) for r in ref.split()]
-    if len(vals) != len(refs) or any((v != r) if r == float("inf") else (abs(v - r) > 1e-6 * abs(r) and abs(v - r) > 1e-12)
-                                     for v, r in zip(vals, refs)):
-        sys.exit("%s: gpu-vi %s, Storm %s" % (query, values, ref))' || { fail "$m"; return 1; }
+            property_lines_match Storm || { fail "$m"; return 1; }
         checked=$((checked + $(wc -l < "$props")))
     done
     echo "$checked"
@@ -279,19 +292,7 @@ props_check() {
     run --separate-stderr gpu-vi "$@" -P "$MODELS/$m.props" "$(model_csr "$m")"
     [ "$status" -eq 0 ] || fail "$m: gpu-vi -P failed: $stderr"
     paste <(printf '%s\n' "$output") <(tail -n +2 "$MODELS/$m.values.tsv" | cut -f2,6) |
-        python3 -c '
-import sys
-for line in sys.stdin:
-    got, query, ref = line.rstrip("\n").split("\t")
-    text, _, values = got.rpartition(": ")
-    if text != query:
-        sys.exit("property %r printed for %r" % (text, query))
-    vals = [float(v.split("=")[-1]) for v in values.split()]
-    refs = [float(r) for r in ref.split()]
-    if len(refs) == 1:
-        refs *= len(vals)
-    if len(vals) != len(refs) or any(abs(v - r) > 1e-6 * abs(r) and abs(v - r) > 1e-12 for v, r in zip(vals, refs)):
-        sys.exit("%s: gpu-vi %s, PRISM %s" % (query, values, ref))' || fail "$m"
+        property_lines_match PRISM one-for-all || fail "$m"
 }
 
 # lasso_check CSR LABEL OUTPUT: gpu-acc's OUTPUT (stdout of a run that found

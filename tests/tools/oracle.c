@@ -218,23 +218,36 @@ static void gauss_jordan(double a[][MAX_STATES + 1], unsigned k)
     }
 }
 
-/* Probabilities of reaching target (through states not in avoid) in the
- * Markov chain of a scheduler: choice[s] of s, or none when s has none. */
-static void chain_values(const struct mdp *m, const unsigned *choice, unsigned target, unsigned avoid, double *x)
+/* The successors (bitmask) of each state in the Markov chain of a
+ * scheduler: choice[s] of s, none when s has no choice. */
+static void chain_successors(const struct mdp *m, const unsigned *choice, unsigned *succ)
 {
-    unsigned n = m->n, succ[MAX_STATES] = {0}, can = target, grow;
-    for (unsigned s = 0; s < n; s++)
-        if (m->choices[s])
-            succ[s] = m->support[s][choice[s]];
-    do { /* Prob0 of the chain: the complement of the states that can reach a target */
+    for (unsigned s = 0; s < m->n; s++)
+        succ[s] = m->choices[s] ? m->support[s][choice[s]] : 0;
+}
+
+/* The states of a chain that can reach target, passing no state of avoid. */
+static unsigned chain_can_reach(unsigned n, const unsigned *succ, unsigned target, unsigned avoid)
+{
+    unsigned can = target, grow;
+    for (;;) {
         grow = can;
         for (unsigned s = 0; s < n; s++)
             if (!(avoid >> s & 1) && (succ[s] & can))
                 grow |= 1u << s;
         if (grow == can)
-            break;
+            return can;
         can = grow;
-    } while (1);
+    }
+}
+
+/* Probabilities of reaching target (through states not in avoid) in the
+ * Markov chain of a scheduler: choice[s] of s, or none when s has none. */
+static void chain_values(const struct mdp *m, const unsigned *choice, unsigned target, unsigned avoid, double *x)
+{
+    unsigned n = m->n, succ[MAX_STATES];
+    chain_successors(m, choice, succ);
+    unsigned can = chain_can_reach(n, succ, target, avoid); /* Prob0 of the chain is its complement */
     unsigned unknown[MAX_STATES], k = 0, index[MAX_STATES];
     for (unsigned s = 0; s < n; s++) {
         x[s] = target >> s & 1 ? 1.0 : 0.0;
@@ -312,19 +325,9 @@ static double tree_value(const struct mdp *m, unsigned s, unsigned k, unsigned t
  * there is no choice). */
 static void chain_rewards(const struct mdp *m, const unsigned *choice, unsigned target, const double *r, double *x)
 {
-    unsigned n = m->n, succ[MAX_STATES] = {0}, can = target, grow;
-    for (unsigned s = 0; s < n; s++)
-        if (m->choices[s])
-            succ[s] = m->support[s][choice[s]];
-    do { /* the states that can reach a target */
-        grow = can;
-        for (unsigned s = 0; s < n; s++)
-            if (succ[s] & can)
-                grow |= 1u << s;
-        if (grow == can)
-            break;
-        can = grow;
-    } while (1);
+    unsigned n = m->n, succ[MAX_STATES];
+    chain_successors(m, choice, succ);
+    unsigned can = chain_can_reach(n, succ, target, 0);
     unsigned sure = 0; /* almost surely: every state reachable before a target can reach one */
     for (unsigned s = 0; s < n; s++) {
         unsigned seen = 1u << s, frontier = seen;
