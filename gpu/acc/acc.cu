@@ -311,27 +311,39 @@ static int eliminate(acc_device &d, uint64_t *removed, csr_status *status)
     return 0;
 }
 
+/* What both algorithms start with: the upload (st->upload_s), then the
+ * states reachable from the initial ones (d.in holds those at first) marked
+ * in d.mark (st->reachable); *timer runs for the search from there. */
+static int start(const csr_model *m, const uint8_t *accepting, acc_device &d, gpu_acc_stats *st,
+                 gpu::phase_timer *timer, csr_status *status)
+{
+    memset(st, 0, sizeof *st);
+    timer->begin();
+    int rc = upload(m, accepting, d, st, status);
+    if (rc)
+        return rc;
+    st->upload_s = timer->end();
+    timer->begin();
+    uint64_t count = 0;
+    if ((rc = bfs(d, d.in.p, NULL, &count, &st->levels, status)))
+        return -rc;
+    st->reachable = count;
+    return 0;
+}
+
 } // namespace
 
 int gpu_acc_owcty(const csr_model *m, const uint8_t *accepting, uint8_t *survivors, gpu_acc_stats *st,
                   csr_status *status)
 {
-    memset(st, 0, sizeof *st);
     gpu::phase_timer timer;
-    timer.begin();
     acc_device d;
-    int rc = upload(m, accepting, d, st, status);
+    int rc = start(m, accepting, d, st, &timer, status);
     if (rc)
         return rc;
-    st->upload_s = timer.end();
-    timer.begin();
     const uint64_t n = d.n;
     const unsigned blocks = gpu::grid_for(n, kThreads);
-    uint64_t count = 0, before;
-    /* the reachable states: d.in holds the initial ones */
-    if ((rc = bfs(d, d.in.p, NULL, &count, &st->levels, status)))
-        return -rc;
-    st->reachable = count;
+    uint64_t count = st->reachable, before;
     if (cudaMemcpy(d.in.p, d.mark.p, n, cudaMemcpyDeviceToDevice) != cudaSuccess)
         return -csr_fail(status, CSR_ERR_DEVICE, "copy");
     do {
@@ -359,21 +371,13 @@ int gpu_acc_owcty(const csr_model *m, const uint8_t *accepting, uint8_t *survivo
 int gpu_acc_map(const csr_model *m, const uint8_t *accepting, uint64_t *cycle_state, gpu_acc_stats *st,
                 csr_status *status)
 {
-    memset(st, 0, sizeof *st);
     gpu::phase_timer timer;
-    timer.begin();
     acc_device d;
-    int rc = upload(m, accepting, d, st, status);
+    int rc = start(m, accepting, d, st, &timer, status);
     if (rc)
         return rc;
-    st->upload_s = timer.end();
-    timer.begin();
     const uint64_t n = d.n;
     const unsigned blocks = gpu::grid_for(n, kThreads);
-    uint64_t count = 0;
-    if ((rc = bfs(d, d.in.p, NULL, &count, &st->levels, status)))
-        return -rc;
-    st->reachable = count;
     and_bytes<<<blocks, kThreads>>>(n, d.acc.p, d.mark.p); /* accepting and reachable */
     int found = 0;
     for (;;) {
