@@ -49,7 +49,7 @@ typedef struct gpu_mec_stats {
     uint64_t rounds;           /* rounds: SCC decompositions; interleave: label-propagation phases */
     uint64_t removed_states;   /* rounds: the sets U and their attractors; interleave: states peeled */
     uint64_t removed_choices;  /* choices leaving their SCC or entering a removed state */
-    uint64_t attractor_levels; /* rounds: breadth-first levels of the attractor computations */
+    uint64_t attractor_levels; /* rounds with --host-loop: breadth-first levels of the attractors (else 0) */
     gpu_scc_stats scc;         /* the SCC engine's statistics, summed over the decompositions */
     uint64_t device_bytes_planned, device_bytes_allocated;
     double upload_s;   /* the model to the device */

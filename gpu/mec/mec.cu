@@ -10,9 +10,9 @@
  *   is removed before the SCC is judged: an SCC is a MEC only when it lost
  *   neither a state nor a choice (ref.h explains why section 2.3 needs this).
  * - The attractor of the sets U (Lemma 1) goes backwards over a choice-level
- *   transpose with a per-state count of choices left, level by level over
- *   queues (all levels in one cooperative kernel; one launch per level with
- *   --host-loop), instead of sweeps over all states.
+ *   transpose with a per-state count of choices left, over a worklist drained
+ *   asynchronously (no barrier per level; one launch per breadth-first level
+ *   with --host-loop), instead of sweeps over all states.
  * - A round's SCCs are searched in the regions of the round before (region
  *   hints of the contract), over the enabled choices of the states in play.
  */
@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "launch.h"
 #include "mec.h"
+#include "worklist.h"
 #include "timer.h"
 
 namespace gpu {
@@ -33,7 +34,7 @@ namespace cg = cooperative_groups;
 constexpr int kThreads = 256;
 
 struct mec_counters {
-    unsigned long long removed_choices, removed_states, queued, remaining, levels;
+    unsigned long long removed_choices, removed_states, queued, remaining;
 };
 
 static __global__ void init_state(uint64_t n, const uint64_t *__restrict__ state_choices, uint8_t *__restrict__ alive,
@@ -106,64 +107,64 @@ struct attractor_params {
     mec_counters *counters;
 };
 
-/* One breadth-first level of the attractor (Lemma 1): the choices into a
- * removed state are removed, and a state whose last choice goes joins the
- * next level (its size counted in *next_size).  Such choices stay inside
- * their SCC (the others went in remove_leaving_choices), so the attractor
- * stays inside it too. */
-__device__ void attractor_level(const attractor_params &P, const uint32_t *level, unsigned long long size,
-                                uint32_t *next, unsigned long long *next_size)
+/* The attractor step from a removed state v (Lemma 1): the choices into v
+ * are removed, and a state whose last choice goes is pushed to `out`.  Such
+ * choices stay inside their SCC (the others went in remove_leaving_choices),
+ * so the attractor stays inside it too.  Returns the choices removed. */
+__device__ __forceinline__ unsigned long long attract(const attractor_params &P, uint32_t v, const push_target &out)
 {
     unsigned long long removed = 0;
-    for (uint64_t q = thread_index(); q < size; q += thread_count()) {
-        uint32_t v = level[q];
-        P.changed[P.scc[v]] = 1;
-        for (uint64_t r = P.rev_first[v]; r < P.rev_first[v + 1]; r++) {
-            uint32_t k = P.rev_choice[r];
-            if (!P.enabled[k] || atomicExch(&P.enabled[k], 0u) == 0u)
-                continue;
-            removed++;
-            uint32_t s = P.rev_source[r];
-            P.lost_choice[s] = 1;
-            if (atomicSub(&P.choices_left[s], 1u) == 1u) {
-                P.alive[s] = 0;
-                next[atomicAdd(next_size, 1ull)] = s;
-            }
+    P.changed[P.scc[v]] = 1;
+    for (uint64_t r = P.rev_first[v]; r < P.rev_first[v + 1]; r++) {
+        const uint32_t k = P.rev_choice[r];
+        if (!__ldcg(&P.enabled[k]) || atomicExch(&P.enabled[k], 0u) == 0u)
+            continue;
+        removed++;
+        const uint32_t s = P.rev_source[r];
+        P.lost_choice[s] = 1;
+        if (atomicSub(&P.choices_left[s], 1u) == 1u) {
+            P.alive[s] = 0;
+            worklist_push(out, s);
         }
     }
-    if (removed)
-        atomicAdd(&P.counters->removed_choices, removed);
+    return removed;
 }
 
-/* All levels in one cooperative kernel, separated by grid barriers; level
- * sizes go through a ring of three counters: the one of level s+1 is cleared
- * during level s, after its last readers (level s-2) and before its writers
- * (level s+1). */
-static __global__ void attractor_all_levels(attractor_params P, uint32_t *queue_a, uint32_t *queue_b,
-                                            unsigned long long first_size, unsigned long long *ring)
+/* One breadth-first level (--host-loop): the states level[0..size), what
+ * they free pushed to `next`.  Adds the level's states and choices to the
+ * counters. */
+static __global__ void attractor_level(attractor_params P, const uint32_t *__restrict__ level, unsigned long long size,
+                                       push_target next)
 {
-    cg::grid_group grid = cg::this_grid();
-    const bool leader = grid.thread_rank() == 0;
-    unsigned long long size = first_size, levels = 0, removed = 0;
-    for (uint64_t step = 0; size; step++) {
-        if (leader)
-            ring[(step + 1) % 3] = 0;
-        attractor_level(P, step & 1 ? queue_b : queue_a, size, step & 1 ? queue_a : queue_b, &ring[step % 3]);
-        removed += size;
-        levels++;
-        grid.sync();
-        size = *(volatile unsigned long long *)&ring[step % 3];
-    }
-    if (leader) {
-        P.counters->removed_states += removed;
-        P.counters->levels += levels;
-    }
+    unsigned long long choices = 0;
+    for (uint64_t q = thread_index(); q < size; q += thread_count())
+        choices += attract(P, level[q], next);
+    block_add<kThreads>(&P.counters->removed_choices, choices);
+    if (thread_index() == 0)
+        atomicAdd(&P.counters->removed_states, size);
 }
 
-static __global__ void attractor_one_level(attractor_params P, const uint32_t *level, unsigned long long size,
-                                           uint32_t *next)
+/* The attractor without levels (the default): the states of U are the items
+ * of a worklist (common/worklist.h), and the thread that takes the last
+ * choice from a state pushes it at once, where a waiting thread takes it: a
+ * deep attractor (wlan6_2500: 5,592 levels) costs a chain of hand-offs
+ * instead of a grid barrier and a launch a level (issue 13). */
+static __global__ void __launch_bounds__(kThreads) attractor_drain(attractor_params P, worklist q)
 {
-    attractor_level(P, level, size, next, &P.counters->queued);
+    const push_target out = worklist_tail(q);
+    unsigned long long states = 0, choices = 0;
+    for (;;) {
+        const uint32_t v = worklist_take(q);
+        if (v == kEmptySlot)
+            break;
+        states++;
+        choices += attract(P, v, out);
+        worklist_done(q);
+    }
+    if (states)
+        atomicAdd(&P.counters->removed_states, states);
+    if (choices)
+        atomicAdd(&P.counters->removed_choices, choices);
 }
 
 /* Lemma 2: an SCC that lost nothing is a MEC and leaves play; the states of
@@ -201,7 +202,7 @@ struct mec_job {
     graph_transpose tr;
     uint32_t *enabled = nullptr, *choices_left = nullptr, *region = nullptr, *queue_a = nullptr, *queue_b = nullptr;
     uint8_t *alive = nullptr, *changed = nullptr, *lost_choice = nullptr;
-    unsigned long long *ring = nullptr;
+    unsigned long long *queue_counters = nullptr; /* the worklist of queue_a (WL_WORDS) */
     mec_counters *counters = nullptr;
 
     void plan(arena &a, const model_shape &s, bool rounds)
@@ -220,7 +221,7 @@ struct mec_job {
         alive = a.take<uint8_t>(s.n);
         changed = a.take<uint8_t>(s.n);
         lost_choice = a.take<uint8_t>(s.n);
-        ring = a.take<unsigned long long>(3);
+        queue_counters = a.take<unsigned long long>(WL_WORDS);
         counters = a.take<mec_counters>(1);
     }
 };
@@ -239,7 +240,10 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
     CUDA_TRY_LAUNCH();
     attractor_params A = {J.tr.first, J.tr.source, J.tr.choice, scc, J.enabled, J.choices_left,
                           J.alive, J.changed, J.lost_choice, J.counters};
-    const unsigned cooperative = opt->scc.persistent ? resident_blocks((const void *)attractor_all_levels, kThreads, 0) : 0;
+    const unsigned drain_grid = opt->scc.persistent ? resident_blocks((const void *)attractor_drain, kThreads, 0) : 0;
+    if (opt->scc.persistent && drain_grid == 0)
+        return csr_fail(status, CSR_ERR_DEVICE, "CUDA: the attractor kernel cannot be resident on this device");
+    const worklist queue = {J.queue_a, J.queue_counters, n};
     for (;;) {
         st->rounds++;
         /* SCCs inside the regions (the SCCs of the round before); round 1:
@@ -257,30 +261,33 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
         CUDA_TRY(cudaMemsetAsync(J.changed, 0, n));
         CUDA_TRY(cudaMemsetAsync(J.lost_choice, 0, n));
         CUDA_TRY(cudaMemsetAsync(J.counters, 0, sizeof(mec_counters)));
+        if (drain_grid) /* the slots past U must read as empty */
+            CUDA_TRY(cudaMemsetAsync(J.queue_a, 0xff, n * sizeof(uint32_t)));
         remove_leaving_choices<<<grid_n, kThreads>>>(n, m.state_choices, m.choice_transitions, m.targets, scc,
                                                      J.enabled, J.choices_left, J.alive, J.changed, J.lost_choice,
                                                      J.queue_a, J.counters);
         CUDA_TRY_LAUNCH();
         mec_counters got;
         CUDA_TRY(cudaMemcpy(&got, J.counters, sizeof got, cudaMemcpyDeviceToHost));
-        unsigned long long size = got.queued, host_removed = 0, host_levels = 0;
-        if (cooperative && size) {
-            /* All attractor levels in one launch. */
-            CUDA_TRY(cudaMemsetAsync(J.ring, 0, 3 * sizeof(unsigned long long)));
-            unsigned grid = grid_for(size, kThreads);
-            if (grid > cooperative)
-                grid = cooperative;
-            void *args[] = {&A, &J.queue_a, &J.queue_b, &size, &J.ring};
-            CUDA_TRY(cudaLaunchCooperativeKernel((const void *)attractor_all_levels, grid, kThreads, args, 0, 0));
+        unsigned long long size = got.queued, host_levels = 0;
+        if (drain_grid && size) {
+            /* The worklist holds U: head = done = 0, tail = |U|.  (U as one
+             * level at the grid's full width first, its pushes then drained,
+             * was slower: wlan6_2500 0.164 -> 0.184 s.) */
+            unsigned long long c[WL_WORDS] = {};
+            c[WL_TAIL] = size;
+            CUDA_TRY(cudaMemcpyAsync(J.queue_counters, c, sizeof c, cudaMemcpyHostToDevice));
+            attractor_drain<<<drain_grid, kThreads>>>(A, queue);
             CUDA_TRY_LAUNCH();
         } else {
-            /* One launch per level, the host reading each level's size. */
+            /* One launch per level, the host reading each level's size
+             * (--host-loop: the article's way). */
             uint32_t *level = J.queue_a, *next = J.queue_b;
             while (size) {
                 CUDA_TRY(cudaMemsetAsync(&J.counters->queued, 0, sizeof(unsigned long long)));
-                attractor_one_level<<<grid_for(size, kThreads), kThreads>>>(A, level, size, next);
+                attractor_level<<<grid_for(size, kThreads), kThreads>>>(A, level, size,
+                                                                         push_target{next, &J.counters->queued});
                 CUDA_TRY_LAUNCH();
-                host_removed += size;
                 host_levels++;
                 CUDA_TRY(cudaMemcpy(&size, &J.counters->queued, sizeof size, cudaMemcpyDeviceToHost));
                 uint32_t *swap = level;
@@ -292,8 +299,8 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
         CUDA_TRY_LAUNCH();
         CUDA_TRY(cudaMemcpy(&got, J.counters, sizeof got, cudaMemcpyDeviceToHost));
         st->removed_choices += got.removed_choices;
-        st->removed_states += got.removed_states + host_removed;
-        st->attractor_levels += got.levels + host_levels;
+        st->removed_states += got.removed_states;
+        st->attractor_levels += host_levels;
         if (got.remaining == 0)
             break;
     }

@@ -7,15 +7,17 @@
  *
  * prepare: flags, counts, the transpose; peel to a fixpoint; the edge list
  *          of what is left (the live edges between different states).
- * phase:   every live state starts with in = out = itself; one persistent
- *          kernel raises, over the edge list, in[v] to in[u] and out[u] to
- *          out[v] for every edge (u, v) (with one-hop compression: in[in[u]]
- *          and out[out[v]]), by atomicMax where the plain read says it
- *          grows, each block iterating its tile of edges locally until it
- *          stops changing (__syncthreads_or), passes separated by grid
- *          barriers until a pass changes nothing (in ascending edge order for
- *          in, descending for out, so that chains numbered in exploration
- *          order go far in one pass).  Then in[v] is the largest state that
+ * phase:   every live state starts with in = out = itself (one 8-byte pair
+ *          a state: both labels in one load); one persistent kernel raises,
+ *          over the edge list, in[v] to in[u] and out[u] to out[v] for every
+ *          edge (u, v), with one-hop compression (in[in[u]], out[out[v]])
+ *          and the representatives' labels too (out[in[u]], in[out[v]]:
+ *          relax()), by atomicMax where the plain read says it grows, each
+ *          block iterating its tile of edges locally until it stops changing
+ *          (__syncthreads_or), passes separated by grid barriers until a pass
+ *          changes nothing (the list ascending and descending at once, so
+ *          that chains numbered in exploration order go far in one pass).
+ *          Then in[v] is the largest state that
  *          reaches v, out[v] the largest v reaches, and in[v] == out[v] iff v
  *          is in the SCC of that state; states of different (in, out) pairs
  *          are in different SCCs.
@@ -106,32 +108,68 @@ static __global__ void write_edges(peel_params p, const uint64_t *__restrict__ f
     }
 }
 
-static __global__ void init_labels(uint64_t n, const uint32_t *__restrict__ flag, uint32_t *__restrict__ lin,
-                                   uint32_t *__restrict__ lout)
+static __global__ void init_labels(uint64_t n, const uint32_t *__restrict__ flag, uint2 *__restrict__ labels)
 {
     for (uint64_t s = thread_index(); s < n; s += thread_count())
         if (flag[s] == kLive)
-            lin[s] = lout[s] = (uint32_t)s;
+            labels[s] = make_uint2((uint32_t)s, (uint32_t)s);
 }
 
-/* Raise label[to] to value; whether it grew. */
-__device__ __forceinline__ bool raise(uint32_t *label, uint32_t to, uint32_t value)
+/* Raise the label word `word` (2s: in of s, 2s + 1: out of s) to value, where
+ * `seen` is a value read from it before (stale at worst: the atomic decides);
+ * whether it grew. */
+__device__ __forceinline__ bool raise(uint32_t *words, uint64_t word, uint32_t seen, uint32_t value)
 {
-    if (value <= __ldcg(&label[to]))
+    if (value <= seen)
         return false;
-    return atomicMax(&label[to], value) < value;
+    return atomicMax(&words[word], value) < value;
+}
+
+/* Relax one edge v -> w (see the file comment).  Every label names a state
+ * of the phase's graph: in[s] one that reaches s, out[s] one that s reaches.
+ * With a = labels[v] and b = labels[w], the state a.x reaches v and the
+ * state b.y is reached from w, so in = max(in[v], in[in[v]]) reaches v and w,
+ * and out = max(out[w], out[out[w]]) is reached from v and w (the one-hop
+ * compression).  Raised: in of w and v, out of v and w, and the
+ * representatives' own labels: out[a.x] (a.x reaches v -> w -> out) and
+ * in[b.y] (in reaches v -> w -> b.y), which every state of the same label
+ * reads as its compression hop (also raising out[b.x] and in[a.y], one more
+ * read each, took more time than it saved on leader7 and coin6_4).  Every
+ * value raised is a true ancestor or descendant, so
+ * the labels never pass the largest one, and a pass that raises nothing
+ * leaves in[w] >= in[v] and out[v] >= out[w] on every edge: the fixpoint. */
+__device__ __forceinline__ bool relax(uint2 *labels, uint32_t v, uint32_t w)
+{
+    uint32_t *words = reinterpret_cast<uint32_t *>(labels);
+    const uint2 a = __ldcg(&labels[v]), b = __ldcg(&labels[w]);
+    const uint2 ra = a.x != v ? __ldcg(&labels[a.x]) : a;
+    const uint2 rb = b.y != w ? __ldcg(&labels[b.y]) : b;
+    const uint32_t in = a.x > ra.x ? a.x : ra.x;
+    const uint32_t out = b.y > rb.y ? b.y : rb.y;
+    bool changed = raise(words, 2 * (uint64_t)w, b.x, in);
+    changed |= raise(words, 2 * (uint64_t)v + 1, a.y, out);
+    changed |= raise(words, 2 * (uint64_t)v, a.x, in);
+    changed |= raise(words, 2 * (uint64_t)w + 1, b.y, out);
+    if (a.x != v)
+        changed |= raise(words, 2 * (uint64_t)a.x + 1, ra.y, out);
+    if (b.y != w)
+        changed |= raise(words, 2 * (uint64_t)b.y, rb.x, in);
+    return changed;
 }
 
 struct propagate_params {
     const uint2 *edges;
     uint64_t ne;
-    uint32_t *lin, *lout;
+    uint2 *labels;
     unsigned long long *counters; /* C_RING.. (3 slots, zero on entry), C_PASSES */
     int tile_iterations;
 };
 
-/* All passes of a phase in one cooperative kernel (see the file comment). */
-static __global__ void __launch_bounds__(kPropagateThreads) propagate(propagate_params P)
+/* All passes of a phase in one cooperative kernel (see the file comment); a
+ * thread relaxes edge e and edge ne - 1 - e: the list ascending and
+ * descending at once (half the passes of the ascending order alone on
+ * leader7 and coin6_4).  Four blocks an SM: 32 registers, a few spilled. */
+static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThreads) propagate(propagate_params P)
 {
     cg::grid_group grid = cg::this_grid();
     const uint64_t tiles = (P.ne + blockDim.x - 1) / blockDim.x;
@@ -150,12 +188,8 @@ static __global__ void __launch_bounds__(kPropagateThreads) propagate(propagate_
             for (int it = 0; it < P.tile_iterations; it++) {
                 bool changed = false;
                 if (valid) {
-                    uint32_t x = __ldcg(&P.lin[fw.x]);
-                    uint32_t xx = __ldcg(&P.lin[x]);
-                    changed |= raise(P.lin, fw.y, xx > x ? xx : x);
-                    uint32_t y = __ldcg(&P.lout[bw.y]);
-                    uint32_t yy = __ldcg(&P.lout[y]);
-                    changed |= raise(P.lout, bw.x, yy > y ? yy : y);
+                    changed |= relax(P.labels, fw.x, fw.y);
+                    changed |= relax(P.labels, bw.x, bw.y);
                 }
                 if (!__syncthreads_or(changed))
                     break;
@@ -174,31 +208,33 @@ static __global__ void __launch_bounds__(kPropagateThreads) propagate(propagate_
 
 /* SCC goal, after the cut: every live or queued state takes its pair as its
  * class; a live state with in == out is done. */
-static __global__ void finish_sccs(uint64_t n, uint32_t *__restrict__ flag, const uint32_t *__restrict__ lin,
-                                   const uint32_t *__restrict__ lout, uint64_t *__restrict__ cls,
-                                   uint32_t *__restrict__ component)
+static __global__ void finish_sccs(uint64_t n, uint32_t *__restrict__ flag, const uint2 *__restrict__ labels,
+                                   uint64_t *__restrict__ cls, uint32_t *__restrict__ component)
 {
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
         uint32_t f = flag[s];
         if (f == kRemoved)
             continue;
-        cls[s] = (uint64_t)lin[s] << 32 | lout[s];
-        if (f == kLive && lin[s] == lout[s]) {
-            component[s] = lin[s];
+        const uint2 l = labels[s];
+        cls[s] = (uint64_t)l.x << 32 | l.y;
+        if (f == kLive && l.x == l.y) {
+            component[s] = l.x;
             flag[s] = kRemoved;
         }
     }
 }
 
 /* MEC goal, after the cut and the peeling: an SCC that lost nothing is a MEC. */
-static __global__ void finish_mecs(uint64_t n, uint32_t *__restrict__ flag, const uint32_t *__restrict__ lin,
-                                   const uint32_t *__restrict__ lout, const uint8_t *__restrict__ changed,
-                                   uint32_t *__restrict__ component)
+static __global__ void finish_mecs(uint64_t n, uint32_t *__restrict__ flag, const uint2 *__restrict__ labels,
+                                   const uint8_t *__restrict__ changed, uint32_t *__restrict__ component)
 {
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
-        if (flag[s] != kLive || lin[s] != lout[s] || changed[lin[s]])
+        if (flag[s] != kLive)
             continue;
-        component[s] = lin[s];
+        const uint2 l = labels[s];
+        if (l.x != l.y || changed[l.x])
+            continue;
+        component[s] = l.x;
         flag[s] = kRemoved;
     }
 }
@@ -215,12 +251,11 @@ static __global__ void count_live(uint64_t n, const uint32_t *__restrict__ flag,
  * does not finish (in != out); none means the phase is the last one, and
  * the cut, the peeling and the compaction after it would find nothing. */
 static __global__ void count_unfinished(uint64_t n, const uint32_t *__restrict__ flag,
-                                        const uint32_t *__restrict__ lin, const uint32_t *__restrict__ lout,
-                                        unsigned long long *__restrict__ count)
+                                        const uint2 *__restrict__ labels, unsigned long long *__restrict__ count)
 {
     unsigned long long mine = 0;
     for (uint64_t s = thread_index(); s < n; s += thread_count())
-        mine += flag[s] == kLive && lin[s] != lout[s];
+        mine += flag[s] == kLive && labels[s].x != labels[s].y;
     block_add<kThreads>(count, mine);
 }
 
@@ -257,7 +292,8 @@ class lp_engine : public scc_engine {
   private:
     gpu_scc_options opt_;
     uint32_t *flag_ = nullptr, *in_left_ = nullptr, *out_left_ = nullptr, *choices_left_ = nullptr;
-    uint32_t *enabled_ = nullptr, *lin_ = nullptr, *lout_ = nullptr;
+    uint32_t *enabled_ = nullptr;
+    uint2 *labels_ = nullptr; /* (in, out) of each state */
     uint64_t *cls_ = nullptr;
     uint8_t *changed_ = nullptr, *keep_ = nullptr;
     graph_transpose tr_;
@@ -288,8 +324,7 @@ void lp_engine::plan(arena &a, const model_shape &s, scc_goal goal, bool)
     flag_ = a.take<uint32_t>(n_);
     in_left_ = a.take<uint32_t>(n_);
     out_left_ = a.take<uint32_t>(n_);
-    lin_ = a.take<uint32_t>(n_);
-    lout_ = a.take<uint32_t>(n_);
+    labels_ = a.take<uint2>(n_);
     choices_left_ = mecs ? a.take<uint32_t>(n_) : nullptr;
     enabled_ = mecs ? a.take<uint32_t>(c_) : nullptr;
     changed_ = mecs ? a.take<uint8_t>(n_) : nullptr;
@@ -323,15 +358,16 @@ int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, csr_status *stat
     if (ne == 0)
         return CSR_OK;
     CUDA_TRY(cudaMemsetAsync(counters_ + C_RING, 0, 3 * sizeof(unsigned long long)));
-    propagate_params P = {edges, ne, lin_, lout_, counters_, opt_.tile_iterations};
-    unsigned grid = resident_blocks((const void *)propagate, kPropagateThreads, opt_.blocks > 0 ? opt_.blocks : 0);
+    propagate_params P = {edges, ne, labels_, counters_, opt_.tile_iterations};
+    const void *kernel = (const void *)propagate;
+    unsigned grid = resident_blocks(kernel, kPropagateThreads, opt_.blocks > 0 ? opt_.blocks : 0);
     if (grid == 0)
         return csr_fail(status, CSR_ERR_DEVICE, "CUDA: the propagation kernel cannot be resident on this device");
     uint64_t tiles = (ne + kPropagateThreads - 1) / kPropagateThreads;
     if (grid > tiles)
         grid = (unsigned)tiles;
     void *args[] = {&P};
-    CUDA_TRY(cudaLaunchCooperativeKernel((const void *)propagate, grid, kPropagateThreads, args, 0, 0));
+    CUDA_TRY(cudaLaunchCooperativeKernel(kernel, grid, kPropagateThreads, args, 0, 0));
     CUDA_TRY_LAUNCH();
     return CSR_OK;
 }
@@ -446,42 +482,41 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             break;
         st->phases++;
         timer.begin();
-        init_labels<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_);
+        init_labels<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_);
         CUDA_TRY_LAUNCH();
         TRY(propagate_phase(ne, edges_[cur], status));
         st->search_s += timer.end();
 
         timer.begin();
-        p.lin = lin_;
-        p.lout = lout_;
+        p.labels = labels_;
         if (mecs) {
             CUDA_TRY(cudaMemsetAsync(changed_, 0, n));
             p.changed = changed_;
             TRY(peel_cut(p, pg, edges_[cur], edge_choice_[cur], ne, status));
             TRY(drain(p, pg, status));
-            finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, changed_, component);
+            finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, changed_, component);
             CUDA_TRY_LAUNCH();
         } else {
             unsigned long long unfinished = 0;
             CUDA_TRY(cudaMemsetAsync(counters_ + C_REMAINING, 0, sizeof(unsigned long long)));
-            count_unfinished<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, counters_ + C_REMAINING);
+            count_unfinished<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, counters_ + C_REMAINING);
             CUDA_TRY_LAUNCH();
             TRY(read_counter(C_REMAINING, &unfinished, status));
             if (unfinished == 0) { /* the last phase: every live state is done */
-                finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, cls_, component);
+                finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, cls_, component);
                 CUDA_TRY_LAUNCH();
                 st->finish_s += timer.end();
                 break;
             }
             if (peel)
                 TRY(peel_cut(p, pg, edges_[cur], nullptr, ne, status));
-            finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, lin_, lout_, cls_, component);
+            finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, cls_, component);
             CUDA_TRY_LAUNCH();
             p.cls = cls_;
             if (peel)
                 TRY(drain(p, pg, status));
         }
-        p.lin = p.lout = nullptr;
+        p.labels = nullptr;
         p.changed = nullptr;
         TRY(compact(p, &ne, &cur, mecs, status));
         st->finish_s += timer.end();

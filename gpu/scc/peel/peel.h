@@ -7,10 +7,11 @@
  * to other states (self-loops do not count: they do not change that a state
  * is alone in its SCC).  A state whose count reaches 0 is an SCC of its own
  * (trimming, FMSD section 2.2); the thread that brings the count to 0 claims
- * the state (flag kLive -> kQueued), removes it itself at once when it holds
- * no other, else pushes it on a device worklist (worklist.h), so a chain of
- * dependent removals is followed by one thread instead of one grid-wide step
- * per link.  The worklist is drained asynchronously (the sync-free scheme
+ * the state (flag kLive -> kQueued) and pushes it on a device worklist
+ * (worklist.h) at once, where a waiting thread takes it while the first one
+ * finishes its own removal: a link of a chain of dependent removals costs
+ * the few dependent memory accesses that free the next state and a hand-off,
+ * not a whole removal, nor a grid-wide step.  The worklist is drained asynchronously (the sync-free scheme
  * of Liu et al., Euro-Par 2016: no barrier at all, every thread waiting on a
  * slot of its own), or first by levels while levels are wide (one removal a
  * thread, a grid barrier a level: more removals a second) and the narrow
@@ -64,10 +65,10 @@ struct peel_params {
     uint32_t *in_left, *out_left;
     uint32_t *choices_left; /* MEC goal: enabled choices of each state */
     uint32_t *component;    /* the result of a removed state */
-    /* MEC goal inside a label-propagation phase: a state that loses a choice or
-     * is removed marks changed[lin[s]] when lin[s] == lout[s] (its SCC changed);
-     * lin NULL: no marks */
-    const uint32_t *lin, *lout;
+    /* MEC goal inside a label-propagation phase: the (in, out) label pair of
+     * each state (lp.cu); a state that loses a choice or is removed marks
+     * changed[in] when in == out (its SCC changed); NULL: no marks */
+    const uint2 *labels;
     uint8_t *changed;
     worklist queue;
     unsigned long long *stats; /* [0] states removed, [1] choices disabled, [2] levels (drain by levels) */
@@ -124,8 +125,8 @@ int peel_seed(const peel_params &p, peel_goal goal, csr_status *status);
 int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status);
 
 /* The edges between classes after a label-propagation phase (edge e from
- * edges[e].x to edges[e].y of choice edge_choice[e]; classes: the (lin,
- * lout) pairs): SCC goal, each such edge stops counting (its counts are
+ * edges[e].x to edges[e].y of choice edge_choice[e]; classes: the (in,
+ * out) label pairs): SCC goal, each such edge stops counting (its counts are
  * taken down, and states whose count reaches 0 are queued); MEC goal, its
  * choice is disabled (and what that frees is queued).  Drain afterwards. */
 int peel_cut(const peel_params &p, peel_goal goal, const uint2 *edges, const uint32_t *edge_choice, uint64_t ne,
