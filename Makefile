@@ -31,7 +31,7 @@ BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
-TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp $(TEST_BIN)/peakrss $(TEST_BIN)/induce
+TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp $(TEST_BIN)/peakrss $(TEST_BIN)/induce $(TEST_BIN)/partcheck
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-dev bats bats-assert bats-support groff-base \
                 xz-utils bzip2
@@ -40,7 +40,7 @@ LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/cs
               format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
               format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
               format/props.c format/prism_rewards.c
-REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c ref/acc.c
+REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c ref/acc.c ref/partition.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
 GPU_SRC    := gpu/common/launch.cu gpu/common/memory.cu gpu/common/model.cu \
@@ -176,7 +176,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_LIST  := -fsanitize=address,-fsanitize=undefined,-fno-omit-frame-pointer,-fno-sanitize-recover=undefined
 check-sanitize:
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g $(SAN_FLAGS)" NVCCFLAGS="-O1 -g -Xcompiler=$(SAN_LIST)" \
-	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle build-san/test-bin/csrcat build-san/test-bin/tracmp build-san/test-bin/peakrss build-san/test-bin/induce
+	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle build-san/test-bin/csrcat build-san/test-bin/tracmp build-san/test-bin/peakrss build-san/test-bin/induce build-san/test-bin/partcheck
 	SANITIZED=1 TOOLS_BIN=$(CURDIR)/build-san/bin TEST_TOOLS_BIN=$(CURDIR)/build-san/test-bin \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1 bats tests/
 .PHONY: check-sanitize

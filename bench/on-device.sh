@@ -36,7 +36,7 @@ if [ "${1:-}" = --prepare-large ]; then
     WAIT_FOR="$PWD/build/.built" bash bench/large.sh --prepare $2
     shift 2
 fi
-make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch build/test-bin/randmdp build/test-bin/oracle build/test-bin/csrcat build/test-bin/tracmp build/test-bin/peakrss build/test-bin/induce || exit 1
+make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch build/test-bin/randmdp build/test-bin/oracle build/test-bin/csrcat build/test-bin/tracmp build/test-bin/peakrss build/test-bin/induce build/test-bin/partcheck || exit 1
 touch build/.built
 what=${1:-all}
 shift || true

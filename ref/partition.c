@@ -1,0 +1,420 @@
+/*
+ * partition.c - a model split into parts for several GPUs, and value
+ * iteration over the parts on the CPU (partition.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition.h"
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+void csr_partition_free(csr_partition *p)
+{
+    if (p->part)
+        for (uint32_t i = 0; i < p->parts; i++) {
+            free(p->part[i].foreign);
+            free(p->part[i].local_targets);
+            free(p->part[i].recv_first);
+        }
+    free(p->part);
+    free(p->send_first);
+    free(p->send_index);
+    memset(p, 0, sizeof *p);
+}
+
+uint32_t csr_partition_owner(const csr_partition *p, uint64_t s)
+{
+    /* the last part whose range starts at or before s: it holds s (an empty
+     * part starts where the next one does, so it is never the last such) */
+    uint32_t lo = 0, hi = p->parts - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (p->part[mid].first_state <= s)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The first state of each part: part i starts at the first state whose rows
+ * begin at or after i * t / P transitions (monotone, so ranges are
+ * contiguous; states without transitions go with the part before). */
+static void cut_ranges(const csr_model *m, uint32_t parts, csr_part *part)
+{
+    const uint64_t n = m->num_states, t = m->num_transitions;
+    uint64_t s = 0;
+    for (uint32_t i = 0; i < parts; i++) {
+        const uint64_t goal = (uint64_t)((unsigned __int128)t * i / parts);
+        while (s < n && m->choice_transitions[m->state_choices[s]] < goal)
+            s++;
+        part[i].first_state = s;
+    }
+    for (uint32_t i = 0; i < parts; i++) {
+        csr_part *q = &part[i];
+        const uint64_t end = i + 1 < parts ? part[i + 1].first_state : n;
+        q->num_states = end - q->first_state;
+        q->first_choice = m->state_choices[q->first_state];
+        q->num_choices = m->state_choices[end] - q->first_choice;
+        q->first_transition = m->choice_transitions[q->first_choice];
+        q->num_transitions = m->choice_transitions[q->first_choice + q->num_choices] - q->first_transition;
+    }
+}
+
+/* Foreign states and local targets of part q. */
+static int localise(const csr_model *m, csr_part *q)
+{
+    const uint64_t lo = q->first_state, hi = q->first_state + q->num_states;
+    const uint32_t *tg = m->targets + q->first_transition;
+    uint64_t cross = 0;
+    for (uint64_t i = 0; i < q->num_transitions; i++)
+        cross += tg[i] < lo || tg[i] >= hi;
+    q->local_targets = malloc((q->num_transitions ? q->num_transitions : 1) * sizeof *q->local_targets);
+    q->foreign = malloc((cross ? cross : 1) * sizeof *q->foreign);
+    if (!q->local_targets || !q->foreign)
+        return CSR_ERR_NOMEM;
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < q->num_transitions; i++)
+        if (tg[i] < lo || tg[i] >= hi)
+            q->foreign[k++] = tg[i];
+    qsort(q->foreign, cross, sizeof *q->foreign, cmp_u32);
+    uint64_t u = 0;
+    for (uint64_t i = 0; i < cross; i++)
+        if (u == 0 || q->foreign[u - 1] != q->foreign[i])
+            q->foreign[u++] = q->foreign[i];
+    q->num_foreign = u;
+    for (uint64_t i = 0; i < q->num_transitions; i++) {
+        uint32_t w = tg[i];
+        if (w >= lo && w < hi) {
+            q->local_targets[i] = (uint32_t)(w - lo);
+            continue;
+        }
+        uint64_t a = 0, b = u; /* w is in foreign[0 .. u): binary search */
+        while (a < b) {
+            uint64_t mid = a + (b - a) / 2;
+            if (q->foreign[mid] < w)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        q->local_targets[i] = (uint32_t)(q->num_states + a);
+    }
+    return CSR_OK;
+}
+
+int csr_partition_build(const csr_model *m, uint32_t parts, csr_partition *out, csr_status *st)
+{
+    memset(out, 0, sizeof *out);
+    if (parts < 1 || parts > 65536)
+        return csr_fail(st, CSR_ERR_USAGE, "%u parts: 1 to 65536", parts);
+    if (m->num_states >= UINT32_MAX)
+        return csr_fail(st, CSR_ERR_TOO_LARGE, "%llu states: a partition takes fewer than 2^32 - 1",
+                        (unsigned long long)m->num_states);
+    out->parts = parts;
+    out->part = calloc(parts, sizeof *out->part);
+    out->send_first = calloc((uint64_t)parts * parts + 1, sizeof *out->send_first);
+    if (!out->part || !out->send_first)
+        goto nomem;
+    cut_ranges(m, parts, out->part);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < parts; i++) {
+        if (localise(m, &out->part[i]))
+            goto nomem;
+        total += out->part[i].num_foreign;
+    }
+    /* recv slices: foreign states ascending, owners' ranges ascending */
+    for (uint32_t r = 0; r < parts; r++) {
+        csr_part *q = &out->part[r];
+        q->recv_first = malloc(((uint64_t)parts + 1) * sizeof *q->recv_first);
+        if (!q->recv_first)
+            goto nomem;
+        uint64_t k = 0;
+        for (uint32_t o = 0; o < parts; o++) {
+            q->recv_first[o] = k;
+            const uint64_t end = out->part[o].first_state + out->part[o].num_states;
+            while (k < q->num_foreign && q->foreign[k] < end)
+                k++;
+        }
+        q->recv_first[parts] = k;
+    }
+    /* send lists, pair (o, r) at o * parts + r */
+    out->send_index = malloc((total ? total : 1) * sizeof *out->send_index);
+    if (!out->send_index)
+        goto nomem;
+    uint64_t at = 0;
+    for (uint32_t o = 0; o < parts; o++)
+        for (uint32_t r = 0; r < parts; r++) {
+            out->send_first[(uint64_t)o * parts + r] = at;
+            const csr_part *q = &out->part[r];
+            for (uint64_t k = q->recv_first[o]; k < q->recv_first[o + 1]; k++)
+                out->send_index[at++] = (uint32_t)(q->foreign[k] - out->part[o].first_state);
+        }
+    out->send_first[(uint64_t)parts * parts] = at;
+    return CSR_OK;
+nomem:
+    csr_partition_free(out);
+    return csr_fail(st, CSR_ERR_NOMEM, "partition into %u parts", parts);
+}
+
+/* One Bellman step of state s's rows: rows [c0, c1) of choices, transitions
+ * from `first`, targets `tg` indexing `x`. */
+static double bellman(const csr_model *m, uint64_t c0, uint64_t c1, uint64_t first, const uint32_t *tg,
+                      const double *x, int maximise)
+{
+    double best = 0.0;
+    for (uint64_t c = c0; c < c1; c++) {
+        double sum = 0.0;
+        for (uint64_t i = m->choice_transitions[c]; i < m->choice_transitions[c + 1]; i++)
+            sum += m->probabilities[i] * x[tg[i - first]];
+        if (c == c0 || (maximise ? sum > best : sum < best))
+            best = sum;
+    }
+    return best;
+}
+
+int ref_vi_steps(const csr_model *m, const uint8_t *target, int maximise, uint64_t steps, double *x)
+{
+    const uint64_t n = m->num_states;
+    double *y = malloc((n ? n : 1) * sizeof *y);
+    if (!y)
+        return CSR_ERR_NOMEM;
+    for (uint64_t s = 0; s < n; s++)
+        x[s] = target[s] ? 1.0 : 0.0;
+    for (uint64_t k = 0; k < steps; k++) {
+        for (uint64_t s = 0; s < n; s++)
+            y[s] = target[s] ? 1.0
+                             : bellman(m, m->state_choices[s], m->state_choices[s + 1], 0, m->targets, x, maximise);
+        memcpy(x, y, n * sizeof *x);
+    }
+    free(y);
+    return CSR_OK;
+}
+
+int ref_vi_steps_partitioned(const csr_model *m, const csr_partition *p, const uint8_t *target, int maximise,
+                             uint64_t steps, double *x)
+{
+    const uint32_t P = p->parts;
+    double **cur = calloc(P, sizeof *cur), **next = calloc(P, sizeof *next), *sendbuf = NULL;
+    int rc = CSR_ERR_NOMEM;
+    uint64_t most = 1;
+    if (!cur || !next)
+        goto out;
+    for (uint32_t i = 0; i < P; i++) {
+        const csr_part *q = &p->part[i];
+        const uint64_t len = q->num_states + q->num_foreign;
+        cur[i] = malloc((len ? len : 1) * sizeof **cur);
+        next[i] = malloc((len ? len : 1) * sizeof **next);
+        if (!cur[i] || !next[i])
+            goto out;
+        for (uint64_t j = 0; j < q->num_states; j++)
+            cur[i][j] = target[q->first_state + j] ? 1.0 : 0.0;
+        for (uint64_t j = 0; j < q->num_foreign; j++)
+            cur[i][q->num_states + j] = target[q->foreign[j]] ? 1.0 : 0.0;
+        for (uint32_t r = 0; r < P; r++) {
+            uint64_t c = p->send_first[(uint64_t)i * P + r + 1] - p->send_first[(uint64_t)i * P + r];
+            most = c > most ? c : most;
+        }
+    }
+    sendbuf = malloc(most * sizeof *sendbuf);
+    if (!sendbuf)
+        goto out;
+    for (uint64_t k = 0; k < steps; k++) {
+        /* every part computes its own states from its reduced vector */
+        for (uint32_t i = 0; i < P; i++) {
+            const csr_part *q = &p->part[i];
+            for (uint64_t j = 0; j < q->num_states; j++) {
+                const uint64_t s = q->first_state + j;
+                next[i][j] = target[s] ? 1.0
+                                       : bellman(m, m->state_choices[s], m->state_choices[s + 1], q->first_transition,
+                                                 q->local_targets, cur[i], maximise);
+            }
+        }
+        /* the exchange: owner o gathers what r reads, r writes it into its
+         * foreign slice from o (one send and one receive a pair) */
+        for (uint32_t o = 0; o < P; o++)
+            for (uint32_t r = 0; r < P; r++) {
+                const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
+                for (uint64_t j = a; j < b; j++)
+                    sendbuf[j - a] = next[o][p->send_index[j]];
+                const csr_part *q = &p->part[r];
+                memcpy(next[r] + q->num_states + q->recv_first[o], sendbuf, (b - a) * sizeof *sendbuf);
+            }
+        double **swap = cur;
+        cur = next;
+        next = swap;
+    }
+    for (uint32_t i = 0; i < P; i++)
+        memcpy(x + p->part[i].first_state, cur[i], p->part[i].num_states * sizeof *x);
+    rc = CSR_OK;
+out:
+    for (uint32_t i = 0; i < P; i++) {
+        if (cur)
+            free(cur[i]);
+        if (next)
+            free(next[i]);
+    }
+    free(cur);
+    free(next);
+    free(sendbuf);
+    return rc;
+}
+
+/* ---- label propagation over the parts (the lp engine's scheme) ---------- */
+
+/* One part's copies: own states first, then foreign ones. */
+typedef struct lp_part {
+    uint32_t *in, *out;
+    uint8_t *live;
+    uint64_t *cls;
+} lp_part;
+
+/* Pull: every part's foreign copies take their owners' values. */
+static void pull(const csr_partition *p, lp_part *lp)
+{
+    const uint32_t P = p->parts;
+    for (uint32_t o = 0; o < P; o++)
+        for (uint32_t r = 0; r < P; r++) {
+            const csr_part *q = &p->part[r];
+            const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
+            for (uint64_t k = a; k < b; k++) {
+                const uint32_t from = p->send_index[k];
+                const uint64_t to = q->num_states + q->recv_first[o] + (k - a);
+                lp[r].in[to] = lp[o].in[from];
+                lp[r].out[to] = lp[o].out[from];
+                lp[r].live[to] = lp[o].live[from];
+                lp[r].cls[to] = lp[o].cls[from];
+            }
+        }
+}
+
+/* Push: every owner raises its states' in-labels to what the readers'
+ * copies reached (the reverse of the pull, a max-reduction); whether any rose. */
+static int push_in(const csr_partition *p, lp_part *lp)
+{
+    const uint32_t P = p->parts;
+    int changed = 0;
+    for (uint32_t o = 0; o < P; o++)
+        for (uint32_t r = 0; r < P; r++) {
+            const csr_part *q = &p->part[r];
+            const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
+            for (uint64_t k = a; k < b; k++) {
+                const uint32_t to = p->send_index[k];
+                const uint32_t v = lp[r].in[q->num_states + q->recv_first[o] + (k - a)];
+                if (v > lp[o].in[to]) {
+                    lp[o].in[to] = v;
+                    changed = 1;
+                }
+            }
+        }
+    return changed;
+}
+
+/* Relax part i's edges (own source, live ends of one class) to a local
+ * fixpoint: in[w] >= in[v], out[v] >= out[w]; whether anything rose. */
+static int relax_part(const csr_model *m, const csr_part *q, lp_part *l)
+{
+    int any = 0, changed;
+    do {
+        changed = 0;
+        for (uint64_t j = 0; j < q->num_states; j++) {
+            if (!l->live[j])
+                continue;
+            const uint64_t s = q->first_state + j;
+            for (uint64_t x = m->choice_transitions[m->state_choices[s]];
+                 x < m->choice_transitions[m->state_choices[s + 1]]; x++) {
+                const uint32_t w = q->local_targets[x - q->first_transition];
+                if (w == j || !l->live[w] || l->cls[w] != l->cls[j])
+                    continue;
+                if (l->in[j] > l->in[w]) {
+                    l->in[w] = l->in[j];
+                    changed = 1;
+                }
+                if (l->out[w] > l->out[j]) {
+                    l->out[j] = l->out[w];
+                    changed = 1;
+                }
+            }
+        }
+        any |= changed;
+    } while (changed);
+    return any;
+}
+
+int ref_scc_partitioned(const csr_model *m, const csr_partition *p, uint64_t *comp, uint64_t *phases,
+                        uint64_t *rounds)
+{
+    const uint32_t P = p->parts;
+    const uint64_t n = m->num_states;
+    lp_part *lp = calloc(P, sizeof *lp);
+    uint64_t *smallest = malloc((n ? n : 1) * sizeof *smallest);
+    int rc = CSR_ERR_NOMEM;
+    *phases = *rounds = 0;
+    if (!lp || !smallest)
+        goto out;
+    for (uint32_t i = 0; i < P; i++) {
+        const uint64_t len = p->part[i].num_states + p->part[i].num_foreign;
+        lp[i].in = malloc((len ? len : 1) * sizeof *lp[i].in);
+        lp[i].out = malloc((len ? len : 1) * sizeof *lp[i].out);
+        lp[i].live = malloc(len ? len : 1);
+        lp[i].cls = calloc(len ? len : 1, sizeof *lp[i].cls);
+        if (!lp[i].in || !lp[i].out || !lp[i].live || !lp[i].cls)
+            goto out;
+        memset(lp[i].live, 1, len);
+    }
+    for (uint64_t left = n; left > 0;) {
+        (*phases)++;
+        for (uint32_t i = 0; i < P; i++)
+            for (uint64_t j = 0; j < p->part[i].num_states; j++)
+                if (lp[i].live[j])
+                    lp[i].in[j] = lp[i].out[j] = (uint32_t)(p->part[i].first_state + j);
+        pull(p, lp);
+        /* rounds: every part to its local fixpoint, then the exchange, until
+         * no label rises anywhere (a GPU would run its part's passes, then
+         * one push and one pull through NCCL) */
+        for (int changed = 1; changed;) {
+            (*rounds)++;
+            changed = 0;
+            for (uint32_t i = 0; i < P; i++)
+                changed |= relax_part(m, &p->part[i], &lp[i]);
+            changed |= push_in(p, lp);
+            pull(p, lp);
+        }
+        /* in == out: done, in names the SCC; the rest keep (in, out) as class */
+        for (uint32_t i = 0; i < P; i++)
+            for (uint64_t j = 0; j < p->part[i].num_states; j++) {
+                if (!lp[i].live[j])
+                    continue;
+                lp[i].cls[j] = (uint64_t)lp[i].in[j] << 32 | lp[i].out[j];
+                if (lp[i].in[j] == lp[i].out[j]) {
+                    comp[p->part[i].first_state + j] = lp[i].in[j];
+                    lp[i].live[j] = 0;
+                    left--;
+                }
+            }
+        pull(p, lp);
+    }
+    /* components named by their largest state, renamed to their smallest (ref.h) */
+    for (uint64_t s = 0; s < n; s++)
+        smallest[s] = UINT64_MAX;
+    for (uint64_t s = 0; s < n; s++)
+        if (smallest[comp[s]] == UINT64_MAX)
+            smallest[comp[s]] = s;
+    for (uint64_t s = 0; s < n; s++)
+        comp[s] = smallest[comp[s]];
+    rc = CSR_OK;
+out:
+    for (uint32_t i = 0; lp && i < P; i++) {
+        free(lp[i].in);
+        free(lp[i].out);
+        free(lp[i].live);
+        free(lp[i].cls);
+    }
+    free(lp);
+    free(smallest);
+    return rc;
+}

@@ -1,0 +1,111 @@
+/*
+ * partition.h - a model split into P parts for several GPUs (issue 18), and
+ * value iteration over the parts on the CPU: the simulated mode that tests
+ * and CI run, with the same partition and exchange that the GPUs will use.
+ *
+ * After the second partitioning of the DiVinE-CUDA slides (Barnat, Bauch,
+ * Brim and Ceska, ICPADS'10, "Employing multiple GPUs to overcome memory
+ * limitation"): part i owns a contiguous range of state ids, with their
+ * choices and transitions (the rows of the CSR), and keeps a reduced vector
+ * of values: its own states first, then its foreign states, the targets of
+ * its cross transitions (ascending state id).  Its transitions' targets are
+ * rewritten as indices into that vector, so a part computes alone; between
+ * two steps every part receives its foreign states' values from their owners
+ * (pull).  Because ranges are contiguous and foreign states ascending, the
+ * foreign states a part reads from one owner are one contiguous slice of its
+ * foreign vector: one send and one receive per ordered pair of parts (NCCL's
+ * ncclSend/ncclRecv in a group), the owner gathering the values it sends
+ * through send_index.  The slides' host-side exchange of scattered values
+ * ("inefficient scattered read/write") becomes a gather on the owner and a
+ * contiguous write on the reader.
+ *
+ * Ranges are cut at state boundaries so that every part holds about t / P
+ * transitions; a part may be empty (more parts than states).
+ */
+#ifndef REF_PARTITION_H
+#define REF_PARTITION_H
+
+#include <stdint.h>
+
+#include "csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct csr_part {
+    uint64_t first_state, num_states;           /* own states: [first_state, first_state + num_states) */
+    uint64_t first_choice, num_choices;         /* their choices, in the model's order */
+    uint64_t first_transition, num_transitions; /* their transitions */
+    uint64_t num_foreign;                       /* foreign states */
+    uint32_t *foreign;       /* u32[num_foreign]: their global ids, ascending, none own */
+    uint32_t *local_targets; /* u32[num_transitions]: each target as an index into own + foreign */
+    /* recv_first[o] .. recv_first[o + 1]: the slice of `foreign` owned by part o (u64[P + 1]) */
+    uint64_t *recv_first;
+} csr_part;
+
+typedef struct csr_partition {
+    uint32_t parts;
+    csr_part *part; /* [parts] */
+    /* What part o sends to part r (o != r), in r's foreign order: the local
+     * indices send_index[send_first[o * parts + r] .. send_first[o * parts + r + 1])
+     * of o's own states (u64[parts * parts + 1], u32[total foreign]). */
+    uint64_t *send_first;
+    uint32_t *send_index;
+} csr_partition;
+
+/*
+ * Split `model` into `parts` (1 .. 65,536) contiguous ranges of about
+ * num_transitions / parts transitions each, with each part's foreign states,
+ * local targets and the exchange lists.  O(t log t) time in all (the foreign
+ * states sorted per part); memory: 4 bytes a transition, 4 + 4 bytes a
+ * foreign state, 8 (parts + 1) a part and 8 parts^2.  Errors (nothing left
+ * allocated): CSR_ERR_USAGE for a part count out of range, CSR_ERR_NOMEM,
+ * CSR_ERR_TOO_LARGE for 2^32 - 1 states or more.
+ */
+int csr_partition_build(const csr_model *model, uint32_t parts, csr_partition *out, csr_status *status);
+void csr_partition_free(csr_partition *p);
+
+/*
+ * Part of the state s (0 .. parts - 1); s < num_states of the model.
+ */
+uint32_t csr_partition_owner(const csr_partition *p, uint64_t s);
+
+/*
+ * Value iteration, `steps` Jacobi steps of the Bellman operator of reaching
+ * `target` (u8[n], nonzero: a target state), maximising (maximise != 0) or
+ * minimising over choices, from x = 1 on targets and 0 elsewhere: x'(s) = 1
+ * for a target, else the best over s's choices of sum p(t) x(t) (0 for a
+ * state without choices).  ref_vi_steps runs it on the whole model;
+ * ref_vi_steps_partitioned on the parts, each computing its own states from
+ * its reduced vector and then pulling its foreign values through the
+ * exchange lists: the same sums in the same order, so the results are equal
+ * bit for bit.  x: f64[n], the values after the last step.  Errors:
+ * CSR_ERR_NOMEM.
+ */
+int ref_vi_steps(const csr_model *model, const uint8_t *target, int maximise, uint64_t steps, double *x);
+int ref_vi_steps_partitioned(const csr_model *model, const csr_partition *p, const uint8_t *target, int maximise,
+                             uint64_t steps, double *x);
+
+/*
+ * SCC decomposition over the parts by label propagation (the scheme of the
+ * lp engine, gpu/scc/lp, after ECL-SCC): in phases, every live state starts
+ * with in = out = its id; in rounds, every part raises, over its own edges
+ * between live states of one class, in[w] to in[v] and out[v] to out[w] to
+ * a local fixpoint on its copies, then the owners take the largest in-label
+ * any reader's copy of their states reached (push, a max-reduction) and every
+ * reader's copies take their owners' labels, liveness and class (pull),
+ * until a round raises nothing; then states with in == out are done (their
+ * SCC is named by in) and the others keep (in, out) as their class.  Edges
+ * are the transitions of all choices.  comp: u64[n], each state's SCC as the
+ * smallest state in it (ref.h's convention, so it equals ref_scc_tarjan's
+ * byte for byte); phases and rounds counted.  Errors: CSR_ERR_NOMEM.
+ */
+int ref_scc_partitioned(const csr_model *model, const csr_partition *p, uint64_t *comp, uint64_t *phases,
+                        uint64_t *rounds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

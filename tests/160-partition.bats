@@ -1,0 +1,57 @@
+#!/usr/bin/env bats
+# A model split into parts for several GPUs (issue 18; ref/partition.h): the
+# ranges, foreign states, local targets and exchange lists checked against
+# the model by tests/tools/partcheck.c, and value iteration over the parts
+# with their exchange (the simulated mode of several GPUs) equal bit for bit
+# to value iteration on the whole model, max and min; SCCs by label
+# propagation over the parts (push and pull of the labels) equal to Tarjan's.
+
+load helper
+
+setup() {
+    require_models
+}
+
+@test "value iteration over 1 to 64 parts equals the whole model's bit for bit, and SCCs over them Tarjan's, on every shared model" {
+    local checked=0
+    for m in $(present_models fmsd_fig1 dice brp herman7 coin2 coin4 leader3 leader4 csma2_2 phil3 mutual3 dining_crypt3 wlan1 zeroconf firewire_dl); do
+        csr=$(model_csr "$m")
+        for parts in 1 2 3 7 16 64; do
+            run partcheck -p "$parts" -k 40 "$csr"
+            assert_success
+            assert_output --regexp "^partcheck: $parts parts of [0-9]+ states, .* 40 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's \\([0-9]+ phases, [0-9]+ rounds\\)$"
+        done
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge "$(at_least 12 8)" ] || fail "only $checked models"
+}
+
+@test "value iteration and SCCs over parts equal the whole model's on random MDPs, also with more parts than states" {
+    for seed in 1 2 3 4 5 6 7 8; do
+        randmdp -n $((seed * 37)) -c 3 -k 4 -e 10 -l 30 -g 5 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for parts in 2 5 $((seed * 37 + 9)); do
+            run partcheck -p "$parts" -k 60 -l goal "$BATS_TEST_TMPDIR/r.csr"
+            assert_success
+            assert_output --regexp "60 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's"
+        done
+    done
+}
+
+@test "the parts of a model hold their share of its transitions and every foreign state once" {
+    csr=$(model_csr wlan1)
+    run partcheck -p 4 -k 0 "$csr"
+    assert_success
+    # 16,196 transitions: at most 16196 / 4 + the widest state's (checked by partcheck), and the
+    # foreign states of the four ranges as the model's cross transitions give them
+    assert_output --regexp "^partcheck: 4 parts of 8625 states, 16196 transitions: [0-9]+ foreign states, at most 40[0-9][0-9] transitions a part; 0 steps"
+}
+
+@test "a partition into no part or more than 65,536 parts is refused" {
+    csr=$(model_csr coin2)
+    run partcheck -p 0 "$csr"
+    assert_failure 1
+    assert_output "partcheck: 0 parts: 1 to 65536"
+    run partcheck -p 65537 "$csr"
+    assert_failure 1
+    assert_output "partcheck: 65537 parts: 1 to 65536"
+}
