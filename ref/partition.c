@@ -418,3 +418,189 @@ out:
     free(smallest);
     return rc;
 }
+
+/* ---- trimming over the parts (the peeling block's scheme) --------------- */
+
+/* Sources of the edges into each of the local indices [0, len) of a part
+ * (own states and foreign ones), from its own rows, self-loops left out:
+ * src[first[x] .. first[x + 1]) (once per transition). */
+typedef struct local_transpose {
+    uint64_t *first;
+    uint32_t *src;
+} local_transpose;
+
+static int local_transpose_build(const csr_model *m, const csr_part *q, local_transpose *tr)
+{
+    const uint64_t len = q->num_states + q->num_foreign;
+    tr->first = calloc(len + 2, sizeof *tr->first);
+    tr->src = malloc((q->num_transitions ? q->num_transitions : 1) * sizeof *tr->src);
+    if (!tr->first || !tr->src)
+        return CSR_ERR_NOMEM;
+    for (uint64_t j = 0; j < q->num_states; j++) {
+        const uint64_t s = q->first_state + j;
+        for (uint64_t x = m->choice_transitions[m->state_choices[s]]; x < m->choice_transitions[m->state_choices[s + 1]];
+             x++) {
+            const uint32_t w = q->local_targets[x - q->first_transition];
+            if (w != j)
+                tr->first[w + 2]++;
+        }
+    }
+    for (uint64_t x = 0; x < len; x++)
+        tr->first[x + 2] += tr->first[x + 1];
+    for (uint64_t j = 0; j < q->num_states; j++) {
+        const uint64_t s = q->first_state + j;
+        for (uint64_t x = m->choice_transitions[m->state_choices[s]]; x < m->choice_transitions[m->state_choices[s + 1]];
+             x++) {
+            const uint32_t w = q->local_targets[x - q->first_transition];
+            if (w != j)
+                tr->src[tr->first[w + 1]++] = (uint32_t)j;
+        }
+    }
+    return CSR_OK;
+}
+
+enum { T_REMOVED = 0, T_LIVE = 1, T_QUEUED = 2 };
+
+typedef struct trim_part {
+    local_transpose tr;
+    uint32_t *in_left, *out_left; /* own states: live in- and out-transitions from and to other states */
+    uint8_t *flag;                /* own + foreign (the foreign ones pulled) */
+    uint32_t *outbox;             /* foreign: decrements (or, first, counts) of their owners' in_left */
+    uint32_t *queue;              /* own states queued */
+    uint64_t queued;
+} trim_part;
+
+static void trim_queue(trim_part *t, uint32_t j)
+{
+    if (t->flag[j] == T_LIVE) {
+        t->flag[j] = T_QUEUED;
+        t->queue[t->queued++] = j;
+    }
+}
+
+int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *removed, uint64_t *rounds)
+{
+    const uint32_t P = p->parts;
+    trim_part *tp = calloc(P, sizeof *tp);
+    int rc = CSR_ERR_NOMEM;
+    *rounds = 0;
+    if (!tp)
+        goto out;
+    for (uint32_t i = 0; i < P; i++) {
+        const csr_part *q = &p->part[i];
+        trim_part *t = &tp[i];
+        const uint64_t own = q->num_states, len = own + q->num_foreign;
+        t->in_left = calloc(own ? own : 1, sizeof *t->in_left);
+        t->out_left = calloc(own ? own : 1, sizeof *t->out_left);
+        t->flag = malloc(len ? len : 1);
+        t->outbox = calloc(q->num_foreign ? q->num_foreign : 1, sizeof *t->outbox);
+        t->queue = malloc((own ? own : 1) * sizeof *t->queue);
+        if (!t->in_left || !t->out_left || !t->flag || !t->outbox || !t->queue || local_transpose_build(m, q, &t->tr))
+            goto out;
+        memset(t->flag, T_LIVE, len);
+        for (uint64_t x = 0; x < len; x++) { /* counts of the edges from this part's own states */
+            const uint32_t c = (uint32_t)(t->tr.first[x + 1] - t->tr.first[x]);
+            if (x < own)
+                t->in_left[x] += c;
+            else
+                t->outbox[x - own] = c;
+            for (uint64_t k = t->tr.first[x]; k < t->tr.first[x + 1]; k++)
+                t->out_left[t->tr.src[k]]++;
+        }
+    }
+    /* the first push: in-counts of edges from other parts */
+    for (uint32_t o = 0; o < P; o++)
+        for (uint32_t r = 0; r < P; r++) {
+            const csr_part *q = &p->part[r];
+            const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
+            for (uint64_t k = a; k < b; k++) {
+                uint32_t *box = &tp[r].outbox[q->recv_first[o] + (k - a)];
+                tp[o].in_left[p->send_index[k]] += *box;
+                *box = 0;
+            }
+        }
+    for (uint32_t i = 0; i < P; i++)
+        for (uint64_t j = 0; j < p->part[i].num_states; j++)
+            if (tp[i].in_left[j] == 0 || tp[i].out_left[j] == 0)
+                trim_queue(&tp[i], (uint32_t)j);
+    for (int work = 1; work;) {
+        (*rounds)++;
+        work = 0;
+        /* every part drains its queue alone */
+        for (uint32_t i = 0; i < P; i++) {
+            const csr_part *q = &p->part[i];
+            trim_part *t = &tp[i];
+            while (t->queued) {
+                const uint32_t j = t->queue[--t->queued];
+                t->flag[j] = T_REMOVED;
+                const uint64_t s = q->first_state + j;
+                for (uint64_t x = m->choice_transitions[m->state_choices[s]];
+                     x < m->choice_transitions[m->state_choices[s + 1]]; x++) {
+                    const uint32_t w = q->local_targets[x - q->first_transition];
+                    if (w == j)
+                        continue;
+                    if (w >= q->num_states)
+                        t->outbox[w - q->num_states]++;
+                    else if (t->flag[w] != T_REMOVED && --t->in_left[w] == 0)
+                        trim_queue(t, w);
+                }
+                for (uint64_t k = t->tr.first[j]; k < t->tr.first[j + 1]; k++) {
+                    const uint32_t v = t->tr.src[k];
+                    if (t->flag[v] != T_REMOVED && --t->out_left[v] == 0)
+                        trim_queue(t, v);
+                }
+            }
+        }
+        /* push the decrements to the owners; pull the flags, and the sources
+         * of edges into foreign states removed since lose an out-transition */
+        for (uint32_t o = 0; o < P; o++)
+            for (uint32_t r = 0; r < P; r++) {
+                const csr_part *q = &p->part[r];
+                const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
+                for (uint64_t k = a; k < b; k++) {
+                    const uint64_t f = q->recv_first[o] + (k - a);
+                    const uint32_t j = p->send_index[k];
+                    if (tp[r].outbox[f]) {
+                        if (tp[o].flag[j] != T_REMOVED && (tp[o].in_left[j] -= tp[r].outbox[f]) == 0)
+                            trim_queue(&tp[o], j);
+                        tp[r].outbox[f] = 0;
+                    }
+                }
+            }
+        for (uint32_t o = 0; o < P; o++)
+            for (uint32_t r = 0; r < P; r++) {
+                const csr_part *q = &p->part[r];
+                const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
+                for (uint64_t k = a; k < b; k++) {
+                    const uint64_t x = q->num_states + q->recv_first[o] + (k - a);
+                    const int gone = tp[o].flag[p->send_index[k]] == T_REMOVED;
+                    if (!gone || tp[r].flag[x] == T_REMOVED)
+                        continue;
+                    tp[r].flag[x] = T_REMOVED;
+                    for (uint64_t e = tp[r].tr.first[x]; e < tp[r].tr.first[x + 1]; e++) {
+                        const uint32_t v = tp[r].tr.src[e];
+                        if (tp[r].flag[v] != T_REMOVED && --tp[r].out_left[v] == 0)
+                            trim_queue(&tp[r], v);
+                    }
+                }
+            }
+        for (uint32_t i = 0; i < P; i++)
+            work |= tp[i].queued > 0;
+    }
+    for (uint32_t i = 0; i < P; i++)
+        for (uint64_t j = 0; j < p->part[i].num_states; j++)
+            removed[p->part[i].first_state + j] = tp[i].flag[j] == T_REMOVED;
+    rc = CSR_OK;
+out:
+    for (uint32_t i = 0; tp && i < P; i++) {
+        free(tp[i].tr.first);
+        free(tp[i].tr.src);
+        free(tp[i].in_left);
+        free(tp[i].out_left);
+        free(tp[i].flag);
+        free(tp[i].outbox);
+        free(tp[i].queue);
+    }
+    free(tp);
+    return rc;
+}

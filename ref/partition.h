@@ -104,6 +104,21 @@ int ref_vi_steps_partitioned(const csr_model *model, const csr_partition *p, con
 int ref_scc_partitioned(const csr_model *model, const csr_partition *p, uint64_t *comp, uint64_t *phases,
                         uint64_t *rounds);
 
+/*
+ * Trimming to a fixpoint over the parts (the peeling block's scheme,
+ * gpu/scc/peel, FMSD section 2.2): a state without a live in- or
+ * out-transition from or to another state is removed, until none is left.
+ * Every part counts its own states' transitions and drains its own queue
+ * alone; a removal that reaches a foreign state goes to an outbox; then the
+ * outboxes are pushed to the owners (summed into their in-counts), the
+ * parts pull their foreign states' flags, and each part's sources of edges
+ * into foreign states removed since lose an out-transition; rounds until no
+ * part has anything queued.  The first push sums the in-counts of edges from
+ * other parts.  removed: u8[n], 1 for a trimmed state.  Errors:
+ * CSR_ERR_NOMEM.
+ */
+int ref_trim_partitioned(const csr_model *model, const csr_partition *p, uint8_t *removed, uint64_t *rounds);
+
 #ifdef __cplusplus
 }
 #endif

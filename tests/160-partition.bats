@@ -4,7 +4,9 @@
 # the model by tests/tools/partcheck.c, and value iteration over the parts
 # with their exchange (the simulated mode of several GPUs) equal bit for bit
 # to value iteration on the whole model, max and min; SCCs by label
-# propagation over the parts (push and pull of the labels) equal to Tarjan's.
+# propagation over the parts (push and pull of the labels) equal to Tarjan's;
+# trimming over the parts (outboxes pushed, flags pulled) leaving exactly the
+# states between cycles (Tarjan's SCCs and two breadth-first searches).
 
 load helper
 
@@ -12,27 +14,27 @@ setup() {
     require_models
 }
 
-@test "value iteration over 1 to 64 parts equals the whole model's bit for bit, and SCCs over them Tarjan's, on every shared model" {
+@test "value iteration, SCCs and trimming over 1 to 64 parts equal the whole model's on every shared model" {
     local checked=0
     for m in $(present_models fmsd_fig1 dice brp herman7 coin2 coin4 leader3 leader4 csma2_2 phil3 mutual3 dining_crypt3 wlan1 zeroconf firewire_dl); do
         csr=$(model_csr "$m")
         for parts in 1 2 3 7 16 64; do
             run partcheck -p "$parts" -k 40 "$csr"
             assert_success
-            assert_output --regexp "^partcheck: $parts parts of [0-9]+ states, .* 40 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's \\([0-9]+ phases, [0-9]+ rounds\\)$"
+            assert_output --regexp "^partcheck: $parts parts of [0-9]+ states, .* 40 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's \\([0-9]+ phases, [0-9]+ rounds\\); [0-9]+ states trimmed \\([0-9]+ rounds\\)$"
         done
         checked=$((checked + 1))
     done
     [ "$checked" -ge "$(at_least 12 8)" ] || fail "only $checked models"
 }
 
-@test "value iteration and SCCs over parts equal the whole model's on random MDPs, also with more parts than states" {
+@test "value iteration, SCCs and trimming over parts equal the whole model's on random MDPs, also with more parts than states" {
     for seed in 1 2 3 4 5 6 7 8; do
         randmdp -n $((seed * 37)) -c 3 -k 4 -e 10 -l 30 -g 5 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
         for parts in 2 5 $((seed * 37 + 9)); do
             run partcheck -p "$parts" -k 60 -l goal "$BATS_TEST_TMPDIR/r.csr"
             assert_success
-            assert_output --regexp "60 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's"
+            assert_output --regexp "60 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's .*; [0-9]+ states trimmed"
         done
     done
 }

@@ -14,8 +14,10 @@
  * slice.  Then STEPS (default 50) Jacobi steps of value iteration towards
  * LABEL's states (default: the last label; none: state 0), maximising and
  * minimising, on the whole model and on the parts with their exchange: the
- * values must be equal bit for bit; and the SCCs by label propagation over
- * the parts must be Tarjan's.  Prints one line of counts; exit 0 when
+ * values must be equal bit for bit; the SCCs by label propagation over
+ * the parts must be Tarjan's; and trimming over the parts must leave exactly
+ * the states that reach a cycle and are reached from one (by Tarjan's SCCs
+ * of two states or more and two breadth-first searches).  Prints one line of counts; exit 0 when
  * everything holds, 1 with the first fault on stderr, 2 on usage.  Not
  * installed; used by tests/160-partition.bats.
  */
@@ -183,11 +185,63 @@ int main(int argc, char **argv)
         if (tarjan[s] != lp[s])
             FAIL("state %llu: SCC %llu by Tarjan, %llu on %u parts", (unsigned long long)s,
                  (unsigned long long)tarjan[s], (unsigned long long)lp[s], p.parts);
+    /* trimming leaves exactly the states that reach a cycle and are reached
+     * from one (of two states or more: self-loops do not count) */
+    uint64_t *size = calloc(n ? n : 1, sizeof *size), trimmed = 0, trim_rounds;
+    uint8_t *fw = calloc(n ? n : 1, 1), *bw = calloc(n ? n : 1, 1), *cut = calloc(n ? n : 1, 1);
+    uint64_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    ref_transpose tr;
+    if (!size || !fw || !bw || !cut || !queue || ref_transpose_build(&m, &tr) ||
+        ref_trim_partitioned(&m, &p, cut, &trim_rounds))
+        FAIL("out of memory");
+    for (uint64_t s = 0; s < n; s++)
+        size[tarjan[s]]++;
+    for (int dir = 0; dir < 2; dir++) {
+        uint8_t *seen = dir ? bw : fw;
+        uint64_t head = 0, tail = 0;
+        for (uint64_t s = 0; s < n; s++)
+            if (size[tarjan[s]] > 1) {
+                seen[s] = 1;
+                queue[tail++] = s;
+            }
+        while (head < tail) {
+            const uint64_t v = queue[head++];
+            if (!dir) {
+                for (uint64_t x = m.choice_transitions[m.state_choices[v]];
+                     x < m.choice_transitions[m.state_choices[v + 1]]; x++)
+                    if (!seen[m.targets[x]]) {
+                        seen[m.targets[x]] = 1;
+                        queue[tail++] = m.targets[x];
+                    }
+            } else {
+                for (uint64_t k = tr.first[v]; k < tr.first[v + 1]; k++) {
+                    const uint64_t u = tr.owner[tr.choice[k]];
+                    if (!seen[u]) {
+                        seen[u] = 1;
+                        queue[tail++] = u;
+                    }
+                }
+            }
+        }
+    }
+    for (uint64_t s = 0; s < n; s++) {
+        if (cut[s] != !(fw[s] && bw[s]))
+            FAIL("state %llu: %s on %u parts, but it %s", (unsigned long long)s, cut[s] ? "trimmed" : "kept", p.parts,
+                 fw[s] && bw[s] ? "lies between cycles" : "reaches no cycle or is reached from none");
+        trimmed += cut[s];
+    }
     printf("partcheck: %u parts of %llu states, %llu transitions: %llu foreign states, at most %llu transitions a "
-           "part; %ld steps max and min equal bit for bit; %llu SCCs as Tarjan's (%llu phases, %llu rounds)\n",
+           "part; %ld steps max and min equal bit for bit; %llu SCCs as Tarjan's (%llu phases, %llu rounds); "
+           "%llu states trimmed (%llu rounds)\n",
            p.parts, (unsigned long long)n, (unsigned long long)m.num_transitions, (unsigned long long)foreign,
            (unsigned long long)widest, steps, (unsigned long long)ss.sccs, (unsigned long long)phases,
-           (unsigned long long)rounds);
+           (unsigned long long)rounds, (unsigned long long)trimmed, (unsigned long long)trim_rounds);
+    ref_transpose_free(&tr);
+    free(size);
+    free(fw);
+    free(bw);
+    free(cut);
+    free(queue);
     free(tarjan);
     free(lp);
     csr_partition_free(&p);
