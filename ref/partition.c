@@ -13,6 +13,21 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Every entry of the exchange lists, pair by pair: part o's own state `own`
+ * (a local index) is part r's foreign copy `copy` (a local index of r). */
+typedef void exchange_fn(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy);
+static void for_each_exchanged(const csr_partition *p, exchange_fn *fn, void *ctx)
+{
+    const uint32_t P = p->parts;
+    for (uint32_t o = 0; o < P; o++)
+        for (uint32_t r = 0; r < P; r++) {
+            const csr_part *q = &p->part[r];
+            const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
+            for (uint64_t k = a; k < b; k++)
+                fn(ctx, o, p->send_index[k], r, q->num_states + q->recv_first[o] + (k - a));
+        }
+}
+
 void csr_partition_free(csr_partition *p)
 {
     if (p->part)
@@ -195,13 +210,18 @@ int ref_vi_steps(const csr_model *m, const uint8_t *target, int maximise, uint64
     return CSR_OK;
 }
 
+static void pull_value(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
+{
+    double **x = ctx;
+    x[r][copy] = x[o][own];
+}
+
 int ref_vi_steps_partitioned(const csr_model *m, const csr_partition *p, const uint8_t *target, int maximise,
                              uint64_t steps, double *x)
 {
     const uint32_t P = p->parts;
-    double **cur = calloc(P, sizeof *cur), **next = calloc(P, sizeof *next), *sendbuf = NULL;
+    double **cur = calloc(P, sizeof *cur), **next = calloc(P, sizeof *next);
     int rc = CSR_ERR_NOMEM;
-    uint64_t most = 1;
     if (!cur || !next)
         goto out;
     for (uint32_t i = 0; i < P; i++) {
@@ -215,14 +235,7 @@ int ref_vi_steps_partitioned(const csr_model *m, const csr_partition *p, const u
             cur[i][j] = target[q->first_state + j] ? 1.0 : 0.0;
         for (uint64_t j = 0; j < q->num_foreign; j++)
             cur[i][q->num_states + j] = target[q->foreign[j]] ? 1.0 : 0.0;
-        for (uint32_t r = 0; r < P; r++) {
-            uint64_t c = p->send_first[(uint64_t)i * P + r + 1] - p->send_first[(uint64_t)i * P + r];
-            most = c > most ? c : most;
-        }
     }
-    sendbuf = malloc(most * sizeof *sendbuf);
-    if (!sendbuf)
-        goto out;
     for (uint64_t k = 0; k < steps; k++) {
         /* every part computes its own states from its reduced vector */
         for (uint32_t i = 0; i < P; i++) {
@@ -234,16 +247,9 @@ int ref_vi_steps_partitioned(const csr_model *m, const csr_partition *p, const u
                                                  q->local_targets, cur[i], maximise);
             }
         }
-        /* the exchange: owner o gathers what r reads, r writes it into its
-         * foreign slice from o (one send and one receive a pair) */
-        for (uint32_t o = 0; o < P; o++)
-            for (uint32_t r = 0; r < P; r++) {
-                const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
-                for (uint64_t j = a; j < b; j++)
-                    sendbuf[j - a] = next[o][p->send_index[j]];
-                const csr_part *q = &p->part[r];
-                memcpy(next[r] + q->num_states + q->recv_first[o], sendbuf, (b - a) * sizeof *sendbuf);
-            }
+        /* the exchange: each foreign copy takes its owner's new value (on
+         * GPUs: a gather on the owner, one send and one receive a pair) */
+        for_each_exchanged(p, pull_value, next);
         double **swap = cur;
         cur = next;
         next = swap;
@@ -260,8 +266,17 @@ out:
     }
     free(cur);
     free(next);
-    free(sendbuf);
     return rc;
+}
+
+/* The local targets of own state j of part q (all its choices' transitions):
+ * *targets[0 .. return value). */
+static uint64_t part_row(const csr_model *m, const csr_part *q, uint64_t j, const uint32_t **targets)
+{
+    const uint64_t s = q->first_state + j;
+    const uint64_t first = m->choice_transitions[m->state_choices[s]];
+    *targets = q->local_targets + (first - q->first_transition);
+    return m->choice_transitions[m->state_choices[s + 1]] - first;
 }
 
 /* ---- label propagation over the parts (the lp engine's scheme) ---------- */
@@ -273,45 +288,40 @@ typedef struct lp_part {
     uint64_t *cls;
 } lp_part;
 
-/* Pull: every part's foreign copies take their owners' values. */
-static void pull(const csr_partition *p, lp_part *lp)
+static void pull_labels(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
 {
-    const uint32_t P = p->parts;
-    for (uint32_t o = 0; o < P; o++)
-        for (uint32_t r = 0; r < P; r++) {
-            const csr_part *q = &p->part[r];
-            const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
-            for (uint64_t k = a; k < b; k++) {
-                const uint32_t from = p->send_index[k];
-                const uint64_t to = q->num_states + q->recv_first[o] + (k - a);
-                lp[r].in[to] = lp[o].in[from];
-                lp[r].out[to] = lp[o].out[from];
-                lp[r].live[to] = lp[o].live[from];
-                lp[r].cls[to] = lp[o].cls[from];
-            }
-        }
+    lp_part *lp = ctx;
+    lp[r].in[copy] = lp[o].in[own];
+    lp[r].out[copy] = lp[o].out[own];
+    lp[r].live[copy] = lp[o].live[own];
+    lp[r].cls[copy] = lp[o].cls[own];
+}
+
+/* Pull: every part's foreign copies take their owners' labels, liveness and class. */
+static void pull(const csr_partition *p, lp_part *lp) { for_each_exchanged(p, pull_labels, lp); }
+
+typedef struct push_ctx {
+    lp_part *lp;
+    int changed;
+} push_ctx;
+
+static void push_label(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
+{
+    push_ctx *c = ctx;
+    const uint32_t v = c->lp[r].in[copy];
+    if (v > c->lp[o].in[own]) {
+        c->lp[o].in[own] = v;
+        c->changed = 1;
+    }
 }
 
 /* Push: every owner raises its states' in-labels to what the readers'
  * copies reached (the reverse of the pull, a max-reduction); whether any rose. */
 static int push_in(const csr_partition *p, lp_part *lp)
 {
-    const uint32_t P = p->parts;
-    int changed = 0;
-    for (uint32_t o = 0; o < P; o++)
-        for (uint32_t r = 0; r < P; r++) {
-            const csr_part *q = &p->part[r];
-            const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
-            for (uint64_t k = a; k < b; k++) {
-                const uint32_t to = p->send_index[k];
-                const uint32_t v = lp[r].in[q->num_states + q->recv_first[o] + (k - a)];
-                if (v > lp[o].in[to]) {
-                    lp[o].in[to] = v;
-                    changed = 1;
-                }
-            }
-        }
-    return changed;
+    push_ctx c = {lp, 0};
+    for_each_exchanged(p, push_label, &c);
+    return c.changed;
 }
 
 /* Relax part i's edges (own source, live ends of one class) to a local
@@ -324,10 +334,10 @@ static int relax_part(const csr_model *m, const csr_part *q, lp_part *l)
         for (uint64_t j = 0; j < q->num_states; j++) {
             if (!l->live[j])
                 continue;
-            const uint64_t s = q->first_state + j;
-            for (uint64_t x = m->choice_transitions[m->state_choices[s]];
-                 x < m->choice_transitions[m->state_choices[s + 1]]; x++) {
-                const uint32_t w = q->local_targets[x - q->first_transition];
+            const uint32_t *tg;
+            const uint64_t count = part_row(m, q, j, &tg);
+            for (uint64_t e = 0; e < count; e++) {
+                const uint32_t w = tg[e];
                 if (w == j || !l->live[w] || l->cls[w] != l->cls[j])
                     continue;
                 if (l->in[j] > l->in[w]) {
@@ -436,25 +446,26 @@ static int local_transpose_build(const csr_model *m, const csr_part *q, local_tr
     tr->src = malloc((q->num_transitions ? q->num_transitions : 1) * sizeof *tr->src);
     if (!tr->first || !tr->src)
         return CSR_ERR_NOMEM;
-    for (uint64_t j = 0; j < q->num_states; j++) {
-        const uint64_t s = q->first_state + j;
-        for (uint64_t x = m->choice_transitions[m->state_choices[s]]; x < m->choice_transitions[m->state_choices[s + 1]];
-             x++) {
-            const uint32_t w = q->local_targets[x - q->first_transition];
-            if (w != j)
-                tr->first[w + 2]++;
+    /* counting sort: pass 0 counts each target's edges (at first[x + 2]),
+     * the prefix sum makes first[x + 1] where x's sources start, pass 1
+     * places them (leaving first[x + 1] where they end) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint64_t j = 0; j < q->num_states; j++) {
+            const uint32_t *tg;
+            const uint64_t count = part_row(m, q, j, &tg);
+            for (uint64_t e = 0; e < count; e++) {
+                const uint32_t w = tg[e];
+                if (w == j)
+                    continue;
+                if (pass == 0)
+                    tr->first[w + 2]++;
+                else
+                    tr->src[tr->first[w + 1]++] = (uint32_t)j;
+            }
         }
-    }
-    for (uint64_t x = 0; x < len; x++)
-        tr->first[x + 2] += tr->first[x + 1];
-    for (uint64_t j = 0; j < q->num_states; j++) {
-        const uint64_t s = q->first_state + j;
-        for (uint64_t x = m->choice_transitions[m->state_choices[s]]; x < m->choice_transitions[m->state_choices[s + 1]];
-             x++) {
-            const uint32_t w = q->local_targets[x - q->first_transition];
-            if (w != j)
-                tr->src[tr->first[w + 1]++] = (uint32_t)j;
-        }
+        if (pass == 0)
+            for (uint64_t x = 0; x < len; x++)
+                tr->first[x + 2] += tr->first[x + 1];
     }
     return CSR_OK;
 }
@@ -468,6 +479,7 @@ typedef struct trim_part {
     uint32_t *outbox;             /* foreign: decrements (or, first, counts) of their owners' in_left */
     uint32_t *queue;              /* own states queued */
     uint64_t queued;
+    uint64_t flag_len, foreign_len; /* own + foreign, foreign */
 } trim_part;
 
 static void trim_queue(trim_part *t, uint32_t j)
@@ -475,6 +487,38 @@ static void trim_queue(trim_part *t, uint32_t j)
     if (t->flag[j] == T_LIVE) {
         t->flag[j] = T_QUEUED;
         t->queue[t->queued++] = j;
+    }
+}
+
+static void push_counts(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
+{
+    trim_part *tp = ctx;
+    uint32_t *box = &tp[r].outbox[copy - (tp[r].flag_len - tp[r].foreign_len)];
+    tp[o].in_left[own] += *box;
+    *box = 0;
+}
+
+static void push_decrements(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
+{
+    trim_part *tp = ctx;
+    uint32_t *box = &tp[r].outbox[copy - (tp[r].flag_len - tp[r].foreign_len)];
+    if (*box) {
+        if (tp[o].flag[own] != T_REMOVED && (tp[o].in_left[own] -= *box) == 0)
+            trim_queue(&tp[o], own);
+        *box = 0;
+    }
+}
+
+static void pull_flag(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
+{
+    trim_part *tp = ctx;
+    if (tp[o].flag[own] != T_REMOVED || tp[r].flag[copy] == T_REMOVED)
+        return;
+    tp[r].flag[copy] = T_REMOVED;
+    for (uint64_t e = tp[r].tr.first[copy]; e < tp[r].tr.first[copy + 1]; e++) {
+        const uint32_t v = tp[r].tr.src[e];
+        if (tp[r].flag[v] != T_REMOVED && --tp[r].out_left[v] == 0)
+            trim_queue(&tp[r], v);
     }
 }
 
@@ -498,6 +542,8 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         if (!t->in_left || !t->out_left || !t->flag || !t->outbox || !t->queue || local_transpose_build(m, q, &t->tr))
             goto out;
         memset(t->flag, T_LIVE, len);
+        t->flag_len = len;
+        t->foreign_len = q->num_foreign;
         for (uint64_t x = 0; x < len; x++) { /* counts of the edges from this part's own states */
             const uint32_t c = (uint32_t)(t->tr.first[x + 1] - t->tr.first[x]);
             if (x < own)
@@ -509,16 +555,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         }
     }
     /* the first push: in-counts of edges from other parts */
-    for (uint32_t o = 0; o < P; o++)
-        for (uint32_t r = 0; r < P; r++) {
-            const csr_part *q = &p->part[r];
-            const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
-            for (uint64_t k = a; k < b; k++) {
-                uint32_t *box = &tp[r].outbox[q->recv_first[o] + (k - a)];
-                tp[o].in_left[p->send_index[k]] += *box;
-                *box = 0;
-            }
-        }
+    for_each_exchanged(p, push_counts, tp);
     for (uint32_t i = 0; i < P; i++)
         for (uint64_t j = 0; j < p->part[i].num_states; j++)
             if (tp[i].in_left[j] == 0 || tp[i].out_left[j] == 0)
@@ -533,10 +570,10 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
             while (t->queued) {
                 const uint32_t j = t->queue[--t->queued];
                 t->flag[j] = T_REMOVED;
-                const uint64_t s = q->first_state + j;
-                for (uint64_t x = m->choice_transitions[m->state_choices[s]];
-                     x < m->choice_transitions[m->state_choices[s + 1]]; x++) {
-                    const uint32_t w = q->local_targets[x - q->first_transition];
+                const uint32_t *tg;
+                const uint64_t count = part_row(m, q, j, &tg);
+                for (uint64_t e = 0; e < count; e++) {
+                    const uint32_t w = tg[e];
                     if (w == j)
                         continue;
                     if (w >= q->num_states)
@@ -553,37 +590,8 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         }
         /* push the decrements to the owners; pull the flags, and the sources
          * of edges into foreign states removed since lose an out-transition */
-        for (uint32_t o = 0; o < P; o++)
-            for (uint32_t r = 0; r < P; r++) {
-                const csr_part *q = &p->part[r];
-                const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
-                for (uint64_t k = a; k < b; k++) {
-                    const uint64_t f = q->recv_first[o] + (k - a);
-                    const uint32_t j = p->send_index[k];
-                    if (tp[r].outbox[f]) {
-                        if (tp[o].flag[j] != T_REMOVED && (tp[o].in_left[j] -= tp[r].outbox[f]) == 0)
-                            trim_queue(&tp[o], j);
-                        tp[r].outbox[f] = 0;
-                    }
-                }
-            }
-        for (uint32_t o = 0; o < P; o++)
-            for (uint32_t r = 0; r < P; r++) {
-                const csr_part *q = &p->part[r];
-                const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
-                for (uint64_t k = a; k < b; k++) {
-                    const uint64_t x = q->num_states + q->recv_first[o] + (k - a);
-                    const int gone = tp[o].flag[p->send_index[k]] == T_REMOVED;
-                    if (!gone || tp[r].flag[x] == T_REMOVED)
-                        continue;
-                    tp[r].flag[x] = T_REMOVED;
-                    for (uint64_t e = tp[r].tr.first[x]; e < tp[r].tr.first[x + 1]; e++) {
-                        const uint32_t v = tp[r].tr.src[e];
-                        if (tp[r].flag[v] != T_REMOVED && --tp[r].out_left[v] == 0)
-                            trim_queue(&tp[r], v);
-                    }
-                }
-            }
+        for_each_exchanged(p, push_decrements, tp);
+        for_each_exchanged(p, pull_flag, tp);
         for (uint32_t i = 0; i < P; i++)
             work |= tp[i].queued > 0;
     }
