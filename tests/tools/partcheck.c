@@ -140,10 +140,14 @@ int main(int argc, char **argv)
     csr_partition p;
     if (csr_partition_build(&m, parts < 0 || parts > UINT32_MAX ? 0 : (uint32_t)parts, &p, &st)) {
         fprintf(stderr, "partcheck: %s\n", st.detail);
+        csr_free(&m);
         return 1;
     }
-    if (check(&m, &p))
+    if (check(&m, &p)) {
+        csr_partition_free(&p);
+        csr_free(&m);
         return 1;
+    }
     const uint64_t n = m.num_states;
     uint8_t *target = calloc(n ? n : 1, 1);
     double *whole = malloc((n ? n : 1) * sizeof *whole), *split = malloc((n ? n : 1) * sizeof *split);
