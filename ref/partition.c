@@ -479,8 +479,13 @@ typedef struct trim_part {
     uint32_t *outbox;             /* foreign: decrements (or, first, counts) of their owners' in_left */
     uint32_t *queue;              /* own states queued */
     uint64_t queued;
-    uint64_t flag_len, foreign_len; /* own + foreign, foreign */
 } trim_part;
+
+/* What the trimming exchanges read: the parts and their trimming state. */
+typedef struct trim_ctx {
+    const csr_partition *p;
+    trim_part *tp;
+} trim_ctx;
 
 static void trim_queue(trim_part *t, uint32_t j)
 {
@@ -490,18 +495,26 @@ static void trim_queue(trim_part *t, uint32_t j)
     }
 }
 
+/* The outbox entry of part r's foreign copy `copy` (a local index). */
+static uint32_t *outbox_of(const trim_ctx *c, uint32_t r, uint64_t copy)
+{
+    return &c->tp[r].outbox[copy - c->p->part[r].num_states];
+}
+
 static void push_counts(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
 {
-    trim_part *tp = ctx;
-    uint32_t *box = &tp[r].outbox[copy - (tp[r].flag_len - tp[r].foreign_len)];
+    trim_ctx *c = ctx;
+    trim_part *tp = c->tp;
+    uint32_t *box = outbox_of(c, r, copy);
     tp[o].in_left[own] += *box;
     *box = 0;
 }
 
 static void push_decrements(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
 {
-    trim_part *tp = ctx;
-    uint32_t *box = &tp[r].outbox[copy - (tp[r].flag_len - tp[r].foreign_len)];
+    trim_ctx *c = ctx;
+    trim_part *tp = c->tp;
+    uint32_t *box = outbox_of(c, r, copy);
     if (*box) {
         if (tp[o].flag[own] != T_REMOVED && (tp[o].in_left[own] -= *box) == 0)
             trim_queue(&tp[o], own);
@@ -511,7 +524,7 @@ static void push_decrements(void *ctx, uint32_t o, uint32_t own, uint32_t r, uin
 
 static void pull_flag(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
 {
-    trim_part *tp = ctx;
+    trim_part *tp = ((trim_ctx *)ctx)->tp;
     if (tp[o].flag[own] != T_REMOVED || tp[r].flag[copy] == T_REMOVED)
         return;
     tp[r].flag[copy] = T_REMOVED;
@@ -526,6 +539,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
 {
     const uint32_t P = p->parts;
     trim_part *tp = calloc(P, sizeof *tp);
+    trim_ctx ctx = {p, tp};
     int rc = CSR_ERR_NOMEM;
     *rounds = 0;
     if (!tp)
@@ -542,8 +556,6 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         if (!t->in_left || !t->out_left || !t->flag || !t->outbox || !t->queue || local_transpose_build(m, q, &t->tr))
             goto out;
         memset(t->flag, T_LIVE, len);
-        t->flag_len = len;
-        t->foreign_len = q->num_foreign;
         for (uint64_t x = 0; x < len; x++) { /* counts of the edges from this part's own states */
             const uint32_t c = (uint32_t)(t->tr.first[x + 1] - t->tr.first[x]);
             if (x < own)
@@ -555,7 +567,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         }
     }
     /* the first push: in-counts of edges from other parts */
-    for_each_exchanged(p, push_counts, tp);
+    for_each_exchanged(p, push_counts, &ctx);
     for (uint32_t i = 0; i < P; i++)
         for (uint64_t j = 0; j < p->part[i].num_states; j++)
             if (tp[i].in_left[j] == 0 || tp[i].out_left[j] == 0)
@@ -590,8 +602,8 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         }
         /* push the decrements to the owners; pull the flags, and the sources
          * of edges into foreign states removed since lose an out-transition */
-        for_each_exchanged(p, push_decrements, tp);
-        for_each_exchanged(p, pull_flag, tp);
+        for_each_exchanged(p, push_decrements, &ctx);
+        for_each_exchanged(p, pull_flag, &ctx);
         for (uint32_t i = 0; i < P; i++)
             work |= tp[i].queued > 0;
     }
