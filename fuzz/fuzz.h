@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "csr.h"
+#include "prism_text.h"
+#include "textin.h"
 
 /* data as an anonymous file; path gets its name.  Aborts on failure (not an
  * input's fault). */
@@ -32,6 +34,23 @@ static inline int fuzz_file(const uint8_t *data, size_t size, char path[64])
         abort();
     snprintf(path, 64, "/proc/self/fd/%d", fd);
     return fd;
+}
+
+/* The harness's own model from the .tra text tra[0 .. len) (the model a
+ * target reads its fuzzed .lab or rewards against).  Aborts when it does not
+ * parse (not an input's fault). */
+static inline void fuzz_harness_model(const char *tra, size_t len, csr_model *m)
+{
+    csr_status st = {0};
+    prism_tra_options opt = {0};
+    prism_tra_report report;
+    char path[64];
+    int fd = fuzz_file((const uint8_t *)tra, len, path);
+    textin in = {0};
+    if (textin_open(&in, path, &st) != CSR_OK || prism_read_tra(&in, &opt, m, &report, &st) != CSR_OK)
+        abort();
+    textin_close(&in);
+    close(fd);
 }
 
 /* An accepted model must validate, and write and read back to itself. */

@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "prism_text.h"
-#include "textin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -35,14 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     csr_status st = {0};
     csr_model m;
-    prism_tra_options opt = {0};
-    prism_tra_report report;
-    int tfd = fuzz_file((const uint8_t *)tra, (size_t)len, path);
-    textin tin = {0};
-    if (textin_open(&tin, path, &st) != CSR_OK || prism_read_tra(&tin, &opt, &m, &report, &st) != CSR_OK)
-        abort(); /* the harness's own model */
-    textin_close(&tin);
-    close(tfd);
+    fuzz_harness_model(tra, (size_t)len, &m);
     int fd = fuzz_file(data + 1, size - 1, path);
     textin in = {0}, *files[1] = {&in};
     int bad;
