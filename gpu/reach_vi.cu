@@ -18,6 +18,7 @@
 #include "reach_vi.h"
 #include "ref.h"
 #include "timer.h"
+#include "worklist.h"
 
 using gpu::device_array;
 using gpu::grid_for;
@@ -27,12 +28,16 @@ using gpu::thread_index;
 /* ---- Prob0 / Prob1 by backward search ----------------------------------------- */
 
 /*
- * Each closure of Prob0/Prob1 is a backward breadth-first search over the
- * transpose of the model (built on the GPU, with each entry's choice), level
- * by level: a level's states are a list, and each visits its predecessors
- * once.  Every state joins at most once per closure, so a closure costs
- * O(t) work and one launch and one 4-byte read per level, where a sweep over
- * all states per level cost O(t) each (coin6_4's Prob1E: 3,350 sweeps,
+ * Each closure of Prob0/Prob1 is a backward search over the transpose of the
+ * model (built on the GPU, with each entry's choice): every state that joins
+ * visits its predecessors once, so a closure costs O(t) work.  The joined
+ * states go through a worklist (gpu/common/worklist.h) drained by one
+ * persistent kernel, asynchronously: a closure's result does not depend on
+ * the order in which states join, and a chain of joins costs no grid barrier
+ * or host round trip per link (coin6_4's Pmax: 4,894 levels took 0.20 s one
+ * launch and one 4-byte read a level).  With `levels` (or where the kernel
+ * cannot be resident) the search goes level by level, a launch each; a sweep
+ * over all states per level cost more still (coin6_4's Prob1E: 3,350 sweeps,
  * 0.40 s).  How a predecessor s (allowed, not yet in) joins through an
  * entry of its choice k:
  *   JOIN_ANY:    at once (some transition enters `in`);
@@ -53,8 +58,10 @@ struct prob01_device {
     uint32_t *u = nullptr;         /* [n] Prob1E: the candidate set */
     uint32_t *remaining = nullptr; /* [n] JOIN_ALL: choices without a transition into in */
     uint32_t *choice_bits = nullptr; /* [c/32 + 1] JOIN_ALL: entered; JOIN_INSIDE: stays in u */
-    uint32_t *level = nullptr, *next = nullptr; /* [n] the frontier lists */
+    uint32_t *level = nullptr, *next = nullptr; /* [n] the frontier lists; level: the worklist's slots */
     unsigned *counter = nullptr;   /* [2]: the next level's size, a change flag */
+    unsigned long long *queue_counters = nullptr; /* [WL_WORDS] the worklist over level */
+    unsigned drain_grid = 0;       /* blocks of prob01_drain; 0: level by level */
     uint8_t *target = nullptr;     /* [n] the query's target flags */
     uint8_t *bytes = nullptr;      /* [n] u8 copy of a set for the host */
     void plan(gpu::arena &a, uint64_t n_, uint64_t c_, uint64_t t_)
@@ -73,6 +80,7 @@ struct prob01_device {
         level = a.take<uint32_t>(n);
         next = a.take<uint32_t>(n);
         counter = a.take<unsigned>(2);
+        queue_counters = a.take<unsigned long long>(gpu::WL_WORDS);
         target = a.take<uint8_t>(n);
         bytes = a.take<uint8_t>(n);
     }
@@ -92,32 +100,64 @@ static __global__ void prob01_seed(uint64_t n, const uint32_t *__restrict__ in, 
             level[atomicAdd(count, 1u)] = (uint32_t)s;
 }
 
+/* What a closure's search reads and writes (device pointers of prob01_device). */
+struct prob01_search {
+    const uint64_t *first;
+    const uint32_t *source, *choice;
+    const uint8_t *allowed;
+    uint32_t *in, *remaining, *choice_bits;
+    int mode;
+};
+
+/* Whether predecessor s joins `in` through the transpose entry e (it is
+ * then marked in): the rule of the closure's mode, each state at most once. */
+static __device__ __forceinline__ bool joins(const prob01_search &P, uint64_t e, uint32_t s)
+{
+    if (!P.allowed[s] || *(volatile uint32_t *)&P.in[s])
+        return false;
+    const uint32_t k = P.choice[e];
+    bool join;
+    if (P.mode == JOIN_ALL)
+        join = !bit_set(P.choice_bits, k) && atomicSub(&P.remaining[s], 1u) == 1u;
+    else if (P.mode == JOIN_INSIDE)
+        join = (P.choice_bits[k >> 5] >> (k & 31) & 1u) && atomicExch(&P.in[s], 1u) == 0u;
+    else
+        join = atomicExch(&P.in[s], 1u) == 0u;
+    if (join)
+        P.in[s] = 1u;
+    return join;
+}
+
 /* One level of the backward search: the predecessors of the level's states
  * that join go to next. */
-static __global__ void prob01_expand(const uint32_t *__restrict__ level, unsigned size, const uint64_t *__restrict__ first,
-                                     const uint32_t *__restrict__ source, const uint32_t *__restrict__ choice,
-                                     const uint8_t *__restrict__ allowed, uint32_t *in, uint32_t *remaining,
-                                     uint32_t *choice_bits, int mode, uint32_t *next, unsigned *count)
+static __global__ void prob01_expand(prob01_search P, const uint32_t *__restrict__ level, unsigned size,
+                                     uint32_t *next, unsigned *count)
 {
     for (uint64_t i = thread_index(); i < size; i += thread_count()) {
         uint32_t v = level[i];
-        for (uint64_t e = first[v]; e < first[v + 1]; e++) {
-            uint32_t s = source[e];
-            if (!allowed[s] || in[s])
-                continue;
-            uint32_t k = choice[e];
-            bool join;
-            if (mode == JOIN_ALL)
-                join = !bit_set(choice_bits, k) && atomicSub(&remaining[s], 1u) == 1u;
-            else if (mode == JOIN_INSIDE)
-                join = (choice_bits[k >> 5] >> (k & 31) & 1u) && atomicExch(&in[s], 1u) == 0u;
-            else
-                join = atomicExch(&in[s], 1u) == 0u;
-            if (join) {
-                in[s] = 1u;
+        for (uint64_t e = P.first[v]; e < P.first[v + 1]; e++) {
+            uint32_t s = P.source[e];
+            if (joins(P, e, s))
                 next[atomicAdd(count, 1u)] = s;
-            }
         }
+    }
+}
+
+/* The whole search asynchronously: each state taken from the worklist
+ * pushes the predecessors that join (grid: all blocks resident). */
+static __global__ void __launch_bounds__(256) prob01_drain(prob01_search P, gpu::worklist q)
+{
+    const gpu::push_target out = gpu::worklist_tail(q);
+    for (;;) {
+        const uint32_t v = gpu::worklist_take(q);
+        if (v == gpu::kEmptySlot)
+            break;
+        for (uint64_t e = P.first[v]; e < P.first[v + 1]; e++) {
+            uint32_t s = P.source[e];
+            if (joins(P, e, s))
+                gpu::worklist_push(out, s);
+        }
+        gpu::worklist_done(q);
     }
 }
 
@@ -171,7 +211,8 @@ static __global__ void prob01_to_bytes(uint64_t n, const uint32_t *__restrict__ 
         bytes[s] = set[s] != 0;
 }
 
-/* The closure of d.in (as set before) by mode; *sweeps counts its levels. */
+/* The closure of d.in (as set before) by mode; *sweeps counts its levels
+ * (by levels) or 1 (drained). */
 static int closure(prob01_device &d, int mode, uint64_t *sweeps, csr_status *status)
 {
     const uint64_t n = d.n;
@@ -180,16 +221,29 @@ static int closure(prob01_device &d, int mode, uint64_t *sweeps, csr_status *sta
         CUDA_TRY_LAUNCH();
         CUDA_TRY(cudaMemsetAsync(d.choice_bits, 0, (d.c / 32 + 1) * sizeof(uint32_t)));
     }
+    if (d.drain_grid) /* the slots past the seeds must read as empty */
+        CUDA_TRY(cudaMemsetAsync(d.level, 0xff, n * sizeof(uint32_t)));
     CUDA_TRY(cudaMemsetAsync(d.counter, 0, sizeof(unsigned)));
     prob01_seed<<<grid_for(n, 256), 256>>>(n, d.in, d.level, d.counter);
     CUDA_TRY_LAUNCH();
     unsigned size = 0;
     CUDA_TRY(cudaMemcpy(&size, d.counter, sizeof size, cudaMemcpyDeviceToHost));
+    const prob01_search P = {d.tr.first, d.tr.source, d.tr.choice, d.allowed, d.in, d.remaining, d.choice_bits, mode};
+    if (d.drain_grid) {
+        if (size) {
+            unsigned long long c[gpu::WL_WORDS] = {};
+            c[gpu::WL_TAIL] = size;
+            CUDA_TRY(cudaMemcpyAsync(d.queue_counters, c, sizeof c, cudaMemcpyHostToDevice));
+            prob01_drain<<<d.drain_grid, 256>>>(P, gpu::worklist{d.level, d.queue_counters, n});
+            CUDA_TRY_LAUNCH();
+        }
+        (*sweeps)++;
+        return CSR_OK;
+    }
     uint32_t *level = d.level, *next = d.next;
     while (size) {
         CUDA_TRY(cudaMemsetAsync(d.counter, 0, sizeof(unsigned)));
-        prob01_expand<<<grid_for(size, 256), 256>>>(level, size, d.tr.first, d.tr.source, d.tr.choice, d.allowed, d.in,
-                                                    d.remaining, d.choice_bits, mode, next, d.counter);
+        prob01_expand<<<grid_for(size, 256), 256>>>(P, level, size, next, d.counter);
         CUDA_TRY_LAUNCH();
         CUDA_TRY(cudaMemcpy(&size, d.counter, sizeof size, cudaMemcpyDeviceToHost));
         uint32_t *swap = level;
@@ -210,13 +264,14 @@ static int set_to_host(prob01_device &d, const uint32_t *set, uint8_t *host, csr
 }
 
 /* h: host scratch of n bytes. */
-static int prob01_run(const csr_model *m, const reach_query *q, uint8_t *cls, uint64_t *sweeps, uint8_t *h,
-                      csr_status *status)
+static int prob01_run(const csr_model *m, const reach_query *q, int levels, uint8_t *cls, uint64_t *sweeps,
+                      uint8_t *h, csr_status *status)
 {
     const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
     prob01_device d;
     gpu::arena arena;
     TRY(gpu::plan_and_allocate(arena, [&](gpu::arena &a) { d.plan(a, n, c, t); }, NULL, status));
+    d.drain_grid = levels ? 0 : gpu::resident_blocks((const void *)prob01_drain, 256, 0);
     CUDA_TRY(cudaMemcpy((void *)d.sc, m->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemcpy((void *)d.ct, m->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemcpy((void *)d.tg, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
@@ -274,17 +329,25 @@ static int prob01_run(const csr_model *m, const reach_query *q, uint8_t *cls, ui
     return CSR_OK;
 }
 
-int gpu_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, uint64_t *sweeps, csr_status *status)
+int gpu_reach_prob01(const csr_model *m, const reach_query *q, int levels, uint8_t *cls, uint64_t *sweeps,
+                     csr_status *status)
 {
     const uint64_t n = m->num_states ? m->num_states : 1;
     uint8_t *h = (uint8_t *)malloc(n);
     *sweeps = 0;
-    int rc = h ? prob01_run(m, q, cls, sweeps, h, status) : CSR_ERR_NOMEM;
+    int rc = h ? prob01_run(m, q, levels, cls, sweeps, h, status) : CSR_ERR_NOMEM;
     free(h);
     return rc;
 }
 
 /* ---- the maybe subsystem, compacted on the host ------------------------------ */
+
+/* The bounds of one slot side by side: an iteration reads both of a
+ * successor with one 16-byte load (one 32-byte sector) instead of two loads
+ * from two arrays (coin6_4: 6 successors a state). */
+struct __align__(16) vi_bounds {
+    double lower, upper;
+};
 
 /* Probabilities become a dictionary (u16 index per branch, a table of the
  * distinct values) when a system has at most this many distinct ones:
@@ -327,14 +390,14 @@ struct compact_system {
     uint32_t *mec = nullptr;         /* [nm] MEC of each maybe slot or REACH_NO_MEC (Pmax II) */
     uint8_t *leaving = nullptr;      /* [mc] whether the choice leaves its state's MEC (Pmax II) */
     double *reward = nullptr;        /* [mc] each choice's reward (expected rewards), NULL: probabilities */
-    double *lower = nullptr, *upper = nullptr; /* [slots()] */
+    vi_bounds *bounds = nullptr;     /* [slots()] */
     uint64_t slots() const { return nm + nf + 1; }
     compact_system() = default;
     compact_system(const compact_system &) = delete;
     compact_system &operator=(const compact_system &) = delete;
     ~compact_system()
     {
-        void *all[] = {slot_state, state_first, choice, target, prob_index, prob, table, mec, leaving, reward, lower, upper};
+        void *all[] = {slot_state, state_first, choice, target, prob_index, prob, table, mec, leaving, reward, bounds};
         for (void *p : all)
             free(p);
     }
@@ -462,8 +525,7 @@ static void *compact_fill(void *arg)
             continue;
         uint32_t i = k->slot_of[s];
         cs->slot_state[i] = (uint32_t)s;
-        cs->lower[i] = k->lower[s];
-        cs->upper[i] = k->upper[s];
+        cs->bounds[i] = vi_bounds{k->lower[s], k->upper[s]};
         if (cs->mec)
             cs->mec[i] = y->mec[s];
         cs->state_first[i] = (uint32_t)kc;
@@ -582,8 +644,7 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
             cs->prob_index = (uint16_t *)malloc((mb ? mb : 1) * sizeof(uint16_t));
         else
             cs->prob = (double *)malloc((mb ? mb : 1) * sizeof(double));
-        cs->lower = (double *)malloc(slots * sizeof(double));
-        cs->upper = (double *)malloc(slots * sizeof(double));
+        cs->bounds = (vi_bounds *)malloc(slots * sizeof(vi_bounds));
         if (mecs) {
             cs->mec = (uint32_t *)malloc((nm ? nm : 1) * sizeof(uint32_t));
             cs->leaving = (uint8_t *)malloc(mc ? mc : 1);
@@ -591,7 +652,7 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
         if (y->choice_reward)
             cs->reward = (double *)malloc((mc ? mc : 1) * sizeof(double));
         if (!cs->slot_state || !cs->state_first || !cs->choice || !cs->target ||
-            (dictionary ? !cs->prob_index : !cs->prob) || !cs->lower || !cs->upper ||
+            (dictionary ? !cs->prob_index : !cs->prob) || !cs->bounds ||
             (mecs && (!cs->mec || !cs->leaving)) || (y->choice_reward && !cs->reward))
             rc = CSR_ERR_NOMEM;
     }
@@ -600,11 +661,10 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
             if (needed[s]) {
                 uint32_t f = slot_of[s];
                 cs->slot_state[f] = (uint32_t)s;
-                cs->lower[f] = lower[s];
-                cs->upper[f] = upper[s];
+                cs->bounds[f] = vi_bounds{lower[s], upper[s]};
             }
         cs->slot_state[nm + nf] = UINT32_MAX;
-        cs->lower[nm + nf] = cs->upper[nm + nf] = 0.0;
+        cs->bounds[nm + nf] = vi_bounds{0.0, 0.0};
         for (unsigned i = 0; i < tasks; i++)
             task[i].global = dictionary ? &global : NULL;
         parallel_run(compact_fill, task, sizeof *task, tasks);
@@ -651,7 +711,7 @@ struct vi_view {
     const uint32_t *mec;    /* NULL: no MECs */
     const uint8_t *leaving; /* with mec */
     const double *reward;   /* NULL: probabilities; else each choice's reward, added to its value */
-    double *lower, *upper;
+    vi_bounds *bounds; /* [slots] */
     unsigned long long *mec_best; /* 2 num_mecs: each MEC's best leaving upper bound (bits), by parity */
     vi_check *check;              /* 2 */
     int maximize, relative;
@@ -706,9 +766,13 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
             for (uint32_t j = v.choice[k] + lane; j < v.choice[k + 1]; j += G) {
                 double p = branch_prob(v, j);
                 uint32_t t = v.target[j];
-                sl += p * v.lower[t];
-                if (BOTH)
-                    su += p * v.upper[t];
+                if (BOTH) {
+                    const vi_bounds b = v.bounds[t];
+                    sl += p * b.lower;
+                    su += p * b.upper;
+                } else {
+                    sl += p * v.bounds[t].lower;
+                }
             }
             for (int o = G / 2; o > 0; o /= 2) {
                 sl += __shfl_xor_sync(0xffffffffu, sl, o, G);
@@ -730,16 +794,24 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
             double sl = v.reward ? v.reward[k] : 0.0, su = sl;
             if (word & VI_DETERMINISTIC) {
                 const uint32_t t = word & VI_SLOT_MASK;
-                sl += v.lower[t];
-                if (BOTH)
-                    su += v.upper[t];
+                if (BOTH) {
+                    const vi_bounds b = v.bounds[t];
+                    sl += b.lower;
+                    su += b.upper;
+                } else {
+                    sl += v.bounds[t].lower;
+                }
             } else {
                 for (uint32_t j = word;; j++) {
                     const uint32_t tt = v.target[j], t = tt & VI_SLOT_MASK;
                     const double p = branch_prob(v, j);
-                    sl += p * v.lower[t];
-                    if (BOTH)
-                        su += p * v.upper[t];
+                    if (BOTH) {
+                        const vi_bounds b = v.bounds[t];
+                        sl += p * b.lower;
+                        su += p * b.upper;
+                    } else {
+                        sl += p * v.bounds[t].lower;
+                    }
                     if (tt & VI_LAST_BRANCH)
                         break;
                 }
@@ -798,7 +870,7 @@ static __device__ __forceinline__ void clear_next(const vi_view &v, int parity)
 static __device__ __forceinline__ double upper_update(const vi_view &v, uint64_t i, double b, double l, int &changed,
                                                       unsigned &flags)
 {
-    double u = v.upper[i], nu = fmin(u, b);
+    double u = v.bounds[i].upper, nu = fmin(u, b);
     if (b > u)
         flags |= VI_UPPER_ROSE;
     if (nu < l) {
@@ -806,7 +878,7 @@ static __device__ __forceinline__ double upper_update(const vi_view &v, uint64_t
         nu = l;
     }
     if (nu != u) {
-        v.upper[i] = nu;
+        v.bounds[i].upper = nu;
         changed = 1;
     }
     return change(nu, l, v.relative);
@@ -837,10 +909,10 @@ static __global__ void __launch_bounds__(VI_THREADS, 6) iteration_step(vi_view v
                                   m != REACH_NO_MEC, bl, bu);
         if (!active || sg.lane != 0)
             continue;
-        double l = v.lower[i];
+        double l = v.bounds[i].lower;
         if (!II) {
             if (bl != l) {
-                v.lower[i] = bl;
+                v.bounds[i].lower = bl;
                 changed = 1;
             }
             difference = fmax(difference, change(bl, l, v.relative));
@@ -848,7 +920,7 @@ static __global__ void __launch_bounds__(VI_THREADS, 6) iteration_step(vi_view v
         }
         double nl = bl > l ? bl : l;
         if (nl != l) {
-            v.lower[i] = nl;
+            v.bounds[i].lower = nl;
             changed = 1;
         }
         if (m != REACH_NO_MEC) {
@@ -878,7 +950,7 @@ static __global__ void ii_mec_step(vi_view v, int parity)
         if (m == REACH_NO_MEC)
             continue;
         double b = __longlong_as_double((long long)best[m]);
-        difference = fmax(difference, upper_update(v, i, b, v.lower[i], changed, flags));
+        difference = fmax(difference, upper_update(v, i, b, v.bounds[i].lower, changed, flags));
     }
     report_block(v.check + parity, difference, changed, flags);
 }
@@ -889,8 +961,8 @@ static __global__ void ii_mec_step(vi_view v, int parity)
 static __global__ void ovi_guess(vi_view v, double eps)
 {
     for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
-        double l = v.lower[i];
-        v.upper[i] = fmin(v.reward ? CUDART_INF : 1.0, v.relative ? l * (1.0 + eps) : l + eps);
+        double l = v.bounds[i].lower;
+        v.bounds[i].upper = fmin(v.reward ? CUDART_INF : 1.0, v.relative ? l * (1.0 + eps) : l + eps);
     }
 }
 
@@ -910,7 +982,8 @@ uint64_t gpu_free_memory(void)
 struct vi_workspace {
     device_array<uint32_t> state_first, choice, target, mec;
     device_array<uint16_t> prob_index;
-    device_array<double> prob, lower, upper, reward;
+    device_array<double> prob, reward;
+    device_array<vi_bounds> bounds;
     device_array<uint8_t> leaving;
     device_array<unsigned long long> mec_best;
     device_array<vi_check> check;
@@ -923,7 +996,7 @@ struct vi_workspace {
     uint64_t bytes() const
     {
         return state_first.bytes + choice.bytes + target.bytes + mec.bytes + prob_index.bytes + prob.bytes +
-               lower.bytes + upper.bytes + reward.bytes + leaving.bytes + mec_best.bytes + check.bytes;
+               bounds.bytes + reward.bytes + leaving.bytes + mec_best.bytes + check.bytes;
     }
 };
 
@@ -1058,8 +1131,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     TRY(grow(w.state_first, nm + 1, status));
     TRY(grow(w.choice, cs.mc + 1, status));
     TRY(grow(w.target, cs.mb, status));
-    TRY(grow(w.lower, slots, status));
-    TRY(grow(w.upper, slots, status));
+    TRY(grow(w.bounds, slots, status));
     TRY(grow(w.check, 2, status));
     if (cs.dictionary) {
         TRY(grow(w.prob_index, cs.mb, status));
@@ -1087,8 +1159,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     } else {
         CUDA_TRY(cudaMemcpyAsync(w.prob.p, cs.prob, cs.mb * sizeof(double), cudaMemcpyHostToDevice, s));
     }
-    CUDA_TRY(cudaMemcpyAsync(w.lower.p, cs.lower, slots * sizeof(double), cudaMemcpyHostToDevice, s));
-    CUDA_TRY(cudaMemcpyAsync(w.upper.p, cs.upper, slots * sizeof(double), cudaMemcpyHostToDevice, s));
+    CUDA_TRY(cudaMemcpyAsync(w.bounds.p, cs.bounds, slots * sizeof(vi_bounds), cudaMemcpyHostToDevice, s));
     CUDA_TRY(cudaMemsetAsync(w.check.p, 0, 2 * sizeof(vi_check), s));
     if (cs.reward)
         CUDA_TRY(cudaMemcpyAsync(w.reward.p, cs.reward, cs.mc * sizeof(double), cudaMemcpyHostToDevice, s));
@@ -1108,8 +1179,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     v.mec = mecs ? w.mec.p : NULL;
     v.leaving = mecs ? w.leaving.p : NULL;
     v.reward = cs.reward ? w.reward.p : NULL;
-    v.lower = w.lower.p;
-    v.upper = w.upper.p;
+    v.bounds = w.bounds.p;
     v.mec_best = mecs ? w.mec_best.p : NULL;
     v.check = w.check.p;
     v.maximize = y->maximize;
@@ -1196,13 +1266,12 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     }
     cx->iterate_s += timer.end();
     timer.begin();
-    CUDA_TRY(cudaMemcpyAsync(cs.lower, w.lower.p, nm * sizeof(double), cudaMemcpyDeviceToHost, s));
-    CUDA_TRY(cudaMemcpyAsync(cs.upper, w.upper.p, nm * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaMemcpyAsync(cs.bounds, w.bounds.p, nm * sizeof(vi_bounds), cudaMemcpyDeviceToHost, s));
     CUDA_TRY(cudaStreamSynchronize(s));
     for (uint64_t i = 0; i < nm; i++) {
-        lower[cs.slot_state[i]] = cs.lower[i];
+        lower[cs.slot_state[i]] = cs.bounds[i].lower;
         if (verified)
-            upper[cs.slot_state[i]] = cs.upper[i];
+            upper[cs.slot_state[i]] = cs.bounds[i].upper;
     }
     cx->d2h_s += timer.end();
     *iterations = it;
@@ -1237,7 +1306,7 @@ void gpu_reach_release(gpu_reach_context *cx)
 static int backend_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, void *ctx)
 {
     gpu_reach_context *cx = (gpu_reach_context *)ctx;
-    int rc = gpu_reach_prob01(m, q, cls, &cx->prob01_sweeps, cx->status);
+    int rc = gpu_reach_prob01(m, q, !cx->scc.persistent, cls, &cx->prob01_sweeps, cx->status);
     if (rc == CSR_ERR_NOMEM) { /* the model and its transpose do not fit: the same sets on the CPU */
         memset(cx->status, 0, sizeof *cx->status);
         cx->prob01_on_cpu = 1;
@@ -1262,8 +1331,12 @@ static int backend_mecs(const csr_model *g, uint64_t *mec, void *ctx)
     gpu_mec_stats gs;
     uint32_t *ids = (uint32_t *)malloc((g->num_states ? g->num_states : 1) * sizeof *ids);
     int rc = ids ? gpu_mec_decompose(g, &mo, ids, &gs, cx->status) : CSR_ERR_NOMEM;
-    if (!rc)
+    if (!rc) {
         widen_ids(ids, mec, g->num_states);
+        cx->mec_upload_s += gs.upload_s;
+        cx->mec_resident_s += gs.resident_s;
+        cx->mec_download_s += gs.download_s;
+    }
     free(ids);
     return rc;
 }

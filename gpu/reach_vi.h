@@ -23,7 +23,8 @@ typedef struct gpu_reach_context {
     int threads_per_state; /* 0: chosen from the system's shape (below); 1..32, a power of two */
     gpu_scc_options scc;   /* the SCC and MEC decompositions (gpu_reach_backend) */
     csr_status *status;    /* where a CUDA failure is described */
-    uint64_t prob01_sweeps;       /* filled by the backend's Prob0/Prob1: levels of its backward searches */
+    uint64_t prob01_sweeps;       /* filled by the backend's Prob0/Prob1: its backward searches (their levels
+                                     with scc.persistent == 0, --host-loop) */
     int prob01_on_cpu;            /* the backend's Prob0/Prob1 ran on the CPU: the GPU lacked the memory */
     /* filled by gpu_reach_iterate, summed over calls: */
     uint64_t device_bytes;     /* device memory of the iteration (its buffers, kept across calls) */
@@ -32,23 +33,26 @@ typedef struct gpu_reach_context {
     int used_dictionary;          /* last call: probabilities as u16 indices into a table of distinct values */
     uint64_t ovi_guesses;         /* optimistic value iteration: upper bounds guessed (1: the first was verified) */
     double compact_s, h2d_s, iterate_s, d2h_s; /* seconds: host compaction, upload, iterations, download */
+    double mec_upload_s, mec_resident_s, mec_download_s; /* seconds of the backend's MEC decompositions (gpu_mec_stats) */
     void *workspace;              /* device buffers kept across calls: NULL at first, gpu_reach_release */
 } gpu_reach_context;
 
 /*
  * Prob0/Prob1 as ref_reach_prob01 (same sets), on the GPU: each closure is a
- * backward breadth-first search over the model's transpose (built on the
- * GPU with each entry's choice), level by level, each state joining at most
- * once (a state joins Prob0A's complement through any transition, Prob0E's
- * complement when the last of its choices enters, Prob1E's inner fixpoint
- * through a choice whose successors all stay in the candidate set); Prob1E's
- * outer fixpoint and every set stay on the device.  cls: u8[n]; *sweeps: the
- * levels of all searches.  Device memory 8(n + 1) + 8(c + 1) + 12t + 16(n + 1)
- * + 26n + c/8 bytes and CUB's scan space.  Errors: CSR_ERR_NOMEM (the
- * backend of gpu_reach_backend then computes the sets on the CPU),
- * CSR_ERR_DEVICE (CUDA, text in status).
+ * backward search over the model's transpose (built on the GPU with each
+ * entry's choice), each state joining at most once (a state joins Prob0A's
+ * complement through any transition, Prob0E's complement when the last of
+ * its choices enters, Prob1E's inner fixpoint through a choice whose
+ * successors all stay in the candidate set), drained asynchronously by one
+ * persistent kernel, or with levels != 0 level by level (a launch and a
+ * host read each: the article's way, --host-loop); Prob1E's outer fixpoint
+ * and every set stay on the device.  cls: u8[n]; *sweeps: the searches
+ * (drained) or the levels of all searches (levels).  Device memory 8(n + 1) +
+ * 8(c + 1) + 12t + 16(n + 1) + 26n + c/8 + 512 bytes and CUB's scan space.
+ * Errors: CSR_ERR_NOMEM (the backend of gpu_reach_backend then computes the
+ * sets on the CPU), CSR_ERR_DEVICE (CUDA, text in status).
  */
-int gpu_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *cls, uint64_t *sweeps,
+int gpu_reach_prob01(const csr_model *model, const reach_query *query, int levels, uint8_t *cls, uint64_t *sweeps,
                      csr_status *status);
 
 /*

@@ -118,7 +118,7 @@ static int buchi(const csr_model *m, const uint8_t *accepting, int use_cpu, cons
     reach_query q = {target, NULL, 1};
     uint64_t sweeps;
     if (!rc)
-        rc = use_cpu ? ref_reach_prob01(m, &q, cls) : gpu_reach_prob01(m, &q, cls, &sweeps, st);
+        rc = use_cpu ? ref_reach_prob01(m, &q, cls) : gpu_reach_prob01(m, &q, 0, cls, &sweeps, st);
     if (rc == CSR_ERR_NOMEM && !use_cpu) /* the transpose did not fit the device */
         rc = ref_reach_prob01(m, &q, cls);
     int status = EXIT_OK;

@@ -759,6 +759,9 @@ int main(int argc, char **argv)
             json_object_set_new(j, "prob01_levels", json_integer((json_int_t)cx.prob01_sweeps));
             json_object_set_new(j, "prob01_on_cpu", json_boolean(cx.prob01_on_cpu));
             json_object_set_new(j, "threads_per_state", json_integer(cx.used_threads));
+            json_object_set_new(j, "mec_gpu_upload_s", json_real(cx.mec_upload_s));
+            json_object_set_new(j, "mec_gpu_resident_s", json_real(cx.mec_resident_s));
+            json_object_set_new(j, "mec_gpu_download_s", json_real(cx.mec_download_s));
             json_object_set_new(j, "compact_s", json_real(cx.compact_s));
             json_object_set_new(j, "upload_s", json_real(cx.h2d_s));
             json_object_set_new(j, "gpu_iterate_s", json_real(cx.iterate_s));
@@ -791,10 +794,11 @@ int main(int argc, char **argv)
                 rs.iterate_s);
         if (!o.use_cpu)
             fprintf(stderr,
-                    "%s: GPU: %llu Prob0/Prob1 search levels%s; %d threads per state%s%s; compaction %.4f s, host-to-device "
+                    "%s: GPU: %llu Prob0/Prob1 %s%s; %d threads per state%s%s; compaction %.4f s, host-to-device "
                     "%.4f s, iterations %.4f s (%.1f us each, about %.1f GB/s), device-to-host %.4f s; %llu device "
                     "bytes\n",
-                    tool_name, (unsigned long long)cx.prob01_sweeps, cx.prob01_on_cpu ? " (on the CPU: too large)" : "",
+                    tool_name, (unsigned long long)cx.prob01_sweeps, cx.scc.persistent ? "searches" : "search levels",
+                    cx.prob01_on_cpu ? " (on the CPU: too large)" : "",
                     cx.used_threads,
                     cx.used_rows ? " (a warp per choice)" : "",
                     cx.used_dictionary ? ", probabilities by dictionary" : "", cx.compact_s, cx.h2d_s, cx.iterate_s,
