@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "hugepages.h"
+#include "parallel.h"
 #include "reach.h"
 #include "ref.h"
 
@@ -146,57 +148,115 @@ void reach_count_classes(uint64_t n, const uint8_t *cls, reach_stats *st)
 
 /* ---- MECs of the maybe states -------------------------------------------- */
 
+/* One task of reach_maybe_graph or reach_mec_arrays: the states [first, last). */
+typedef struct maybe_task {
+    const csr_model *m;
+    const uint8_t *cls;
+    const double *choice_reward;
+    const uint64_t *mec;
+    uint64_t first, last;
+    uint64_t c, t;     /* maybe graph: counted (pass 0), then where the task's choices and transitions start */
+    uint64_t mecs, in; /* MEC arrays: representatives counted, then the task's first dense id; states in MECs */
+    int pass;
+    uint64_t *sc, *ct;
+    uint32_t *tg, *mec32;
+    uint8_t *leaving;
+} maybe_task;
+
+/* Whether choice c (of a maybe state) is kept in the maybe graph: every successor a maybe state, no reward. */
+static int maybe_choice_kept(const maybe_task *k, uint64_t c)
+{
+    const csr_model *m = k->m;
+    if (k->choice_reward && k->choice_reward[c] != 0.0)
+        return 0;
+    for (uint64_t j = m->choice_transitions[c]; j < m->choice_transitions[c + 1]; j++)
+        if (k->cls[m->targets[j]] != REACH_MAYBE)
+            return 0;
+    return 1;
+}
+
+static void *maybe_graph_task(void *arg)
+{
+    maybe_task *k = arg;
+    const csr_model *m = k->m;
+    uint64_t c = k->c, t = k->t;
+    for (uint64_t s = k->first; s < k->last; s++) {
+        if (k->pass)
+            k->sc[s] = c;
+        if (k->cls[s] != REACH_MAYBE)
+            continue;
+        for (uint64_t x = m->state_choices[s]; x < m->state_choices[s + 1]; x++) {
+            if (!maybe_choice_kept(k, x))
+                continue;
+            const uint64_t b = m->choice_transitions[x], e = m->choice_transitions[x + 1];
+            if (k->pass) {
+                memcpy(k->tg + t, m->targets + b, (e - b) * sizeof *k->tg);
+                k->ct[c + 1] = t + (e - b);
+            }
+            c++;
+            t += e - b;
+        }
+    }
+    k->c = c;
+    k->t = t;
+    return NULL;
+}
+
+/* Up to PARALLEL_MAX_TASKS tasks over the model's states, about `grain`
+ * states or more each; returns their number. */
+static unsigned state_tasks(const csr_model *m, maybe_task *task, uint64_t grain)
+{
+    const uint64_t n = m->num_states;
+    const unsigned count = parallel_tasks(n, parallel_grain(grain));
+    for (unsigned i = 0; i < count; i++) {
+        memset(&task[i], 0, sizeof task[i]);
+        task[i].m = m;
+        task[i].first = n * i / count;
+        task[i].last = n * (i + 1) / count;
+    }
+    return count;
+}
+
 int reach_maybe_graph(const csr_model *m, const uint8_t *cls, const double *choice_reward, csr_model *sub)
 {
     const uint64_t n = m->num_states;
     memset(sub, 0, sizeof *sub);
-    uint64_t *sc = malloc((n + 1) * sizeof *sc);
-    uint64_t c = 0, t = 0;
-    if (!sc)
-        return CSR_ERR_NOMEM;
-    /* Count the kept choices and transitions. */
-    for (uint64_t s = 0; s < n; s++) {
-        if (cls[s] != REACH_MAYBE)
-            continue;
-        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
-            if (choice_reward && choice_reward[k] != 0.0)
-                continue;
-            uint64_t j = m->choice_transitions[k], e = m->choice_transitions[k + 1];
-            while (j < e && cls[m->targets[j]] == REACH_MAYBE)
-                j++;
-            if (j == e) {
-                c++;
-                t += e - m->choice_transitions[k];
-            }
-        }
+    maybe_task task[PARALLEL_MAX_TASKS];
+    const unsigned count = state_tasks(m, task, 1u << 16);
+    for (unsigned i = 0; i < count; i++) {
+        task[i].cls = cls;
+        task[i].choice_reward = choice_reward;
     }
-    uint64_t *ct = malloc((c + 1) * sizeof *ct);
+    /* Count the kept choices and transitions of each task's states. */
+    parallel_run(maybe_graph_task, task, sizeof task[0], count);
+    uint64_t c = 0, t = 0;
+    for (unsigned i = 0; i < count; i++) {
+        uint64_t tc = task[i].c, tt = task[i].t;
+        task[i].c = c;
+        task[i].t = t;
+        task[i].pass = 1;
+        c += tc;
+        t += tt;
+    }
+    uint64_t *sc = malloc((n + 1) * sizeof *sc), *ct = malloc((c + 1) * sizeof *ct);
     uint32_t *tg = malloc((t ? t : 1) * sizeof *tg);
-    if (!ct || !tg) {
+    if (!sc || !ct || !tg) {
         free(sc);
         free(ct);
         free(tg);
         return CSR_ERR_NOMEM;
     }
-    c = t = 0;
+    /* fresh memory faulted in 2 MiB at a time (the tasks fill it at once) */
+    advise_huge_pages(sc, (n + 1) * sizeof *sc);
+    advise_huge_pages(ct, (c + 1) * sizeof *ct);
+    advise_huge_pages(tg, (t ? t : 1) * sizeof *tg);
     ct[0] = 0;
-    for (uint64_t s = 0; s < n; s++) {
-        sc[s] = c;
-        if (cls[s] != REACH_MAYBE)
-            continue;
-        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
-            if (choice_reward && choice_reward[k] != 0.0)
-                continue;
-            uint64_t b = m->choice_transitions[k], e = m->choice_transitions[k + 1], j = b;
-            while (j < e && cls[m->targets[j]] == REACH_MAYBE)
-                j++;
-            if (j < e)
-                continue;
-            for (j = b; j < e; j++)
-                tg[t++] = m->targets[j];
-            ct[++c] = t;
-        }
+    for (unsigned i = 0; i < count; i++) {
+        task[i].sc = sc;
+        task[i].ct = ct;
+        task[i].tg = tg;
     }
+    parallel_run(maybe_graph_task, task, sizeof task[0], count);
     sc[n] = c;
     sub->model_type = CSR_MDP;
     sub->num_states = n;
@@ -212,27 +272,68 @@ int reach_maybe_graph(const csr_model *m, const uint8_t *cls, const double *choi
     return CSR_OK;
 }
 
+/* Pass 0: count the representatives (mec[s] == s); 1: dense ids for them
+ * and REACH_NO_MEC outside MECs; 2: the other members take their
+ * representative's (smaller: assigned in pass 1); 3: the leaving flags. */
+static void *mec_arrays_task(void *arg)
+{
+    maybe_task *k = arg;
+    const csr_model *m = k->m;
+    const uint64_t *mec = k->mec;
+    uint32_t *mec32 = k->mec32;
+    uint64_t id = k->mecs;
+    for (uint64_t s = k->first; s < k->last; s++) {
+        switch (k->pass) {
+        case 0: k->mecs += mec[s] == s; break;
+        case 1:
+            if (mec[s] == REF_NONE)
+                mec32[s] = REACH_NO_MEC;
+            else if (mec[s] == s)
+                mec32[s] = (uint32_t)id++;
+            break;
+        case 2:
+            if (mec[s] != REF_NONE) {
+                k->in++;
+                if (mec[s] != s)
+                    mec32[s] = mec32[mec[s]];
+            }
+            break;
+        default:
+            for (uint64_t x = m->state_choices[s]; x < m->state_choices[s + 1]; x++) {
+                uint8_t leaves = mec32[s] == REACH_NO_MEC;
+                for (uint64_t j = m->choice_transitions[x]; !leaves && j < m->choice_transitions[x + 1]; j++)
+                    leaves = mec32[m->targets[j]] != mec32[s];
+                k->leaving[x] = leaves;
+            }
+        }
+    }
+    return NULL;
+}
+
 uint64_t reach_mec_arrays(const csr_model *m, const uint64_t *mec, uint32_t *mec32, uint8_t *leaving,
                           uint64_t *states)
 {
-    const uint64_t n = m->num_states;
-    uint64_t mecs = 0, in = 0;
-    /* Dense ids in order of smallest state: the smallest state comes first. */
-    for (uint64_t s = 0; s < n; s++) {
-        if (mec[s] == REF_NONE) {
-            mec32[s] = REACH_NO_MEC;
-            continue;
-        }
-        in++;
-        mec32[s] = mec[s] == s ? (uint32_t)mecs++ : mec32[mec[s]];
+    maybe_task task[PARALLEL_MAX_TASKS];
+    const unsigned count = state_tasks(m, task, 1u << 16);
+    for (unsigned i = 0; i < count; i++) {
+        task[i].mec = mec;
+        task[i].mec32 = mec32;
+        task[i].leaving = leaving;
     }
-    for (uint64_t s = 0; s < n; s++)
-        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
-            uint8_t leaves = mec32[s] == REACH_NO_MEC;
-            for (uint64_t j = m->choice_transitions[k]; !leaves && j < m->choice_transitions[k + 1]; j++)
-                leaves = mec32[m->targets[j]] != mec32[s];
-            leaving[k] = leaves;
-        }
+    uint64_t mecs = 0, in = 0;
+    for (int pass = 0; pass < 4; pass++) {
+        if (pass == 1) /* dense ids in order of smallest state */
+            for (unsigned i = 0; i < count; i++) {
+                uint64_t here = task[i].mecs;
+                task[i].mecs = mecs;
+                mecs += here;
+            }
+        for (unsigned i = 0; i < count; i++)
+            task[i].pass = pass;
+        parallel_run(mec_arrays_task, task, sizeof task[0], count);
+    }
+    for (unsigned i = 0; i < count; i++)
+        in += task[i].in;
     if (states)
         *states = in;
     return mecs;
@@ -817,6 +918,11 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
         ids = malloc(n * sizeof *ids);
         mec32 = malloc(n * sizeof *mec32);
         leaving = malloc(c ? c : 1);
+        if (ids && mec32 && leaving) {
+            advise_huge_pages(ids, n * sizeof *ids);
+            advise_huge_pages(mec32, n * sizeof *mec32);
+            advise_huge_pages(leaving, c);
+        }
         rc = ids && mec32 && leaving ? reach_maybe_graph(m, cls, NULL, &sub) : CSR_ERR_NOMEM;
         if (!rc) {
             ref_mec_stats ms;

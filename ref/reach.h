@@ -122,7 +122,8 @@ void reach_count_classes(uint64_t n, const uint8_t *cls, reach_stats *stats);
  * are all maybe states (a choice that may leave the maybe states is never
  * part of their end components) and, when choice_reward (f64[c]) is given,
  * whose reward is 0 (Rmin's zero-reward end components).  sub gets its own
- * arrays (csr_free).  Errors: CSR_ERR_NOMEM.
+ * arrays (csr_free).  A task per CPU over ranges of states (format/parallel.h;
+ * coin6_4 on the 16-core host: 0.11 -> 0.02 s).  Errors: CSR_ERR_NOMEM.
  */
 int reach_maybe_graph(const csr_model *model, const uint8_t *cls, const double *choice_reward, csr_model *sub);
 
@@ -130,7 +131,8 @@ int reach_maybe_graph(const csr_model *model, const uint8_t *cls, const double *
  * From the MEC ids of the maybe graph (smallest state or UINT64_MAX; a mec
  * array as ref_mec_basic and gpu_mec_fb give, widened): mec32[s] (dense ids
  * 0, 1, ... in order of smallest state, or REACH_NO_MEC) and leaving[k] for
- * reach_system.  Returns the number of MECs; *states the states in them.
+ * reach_system, a task per CPU.  Returns the number of MECs; *states the
+ * states in them.
  */
 uint64_t reach_mec_arrays(const csr_model *model, const uint64_t *mec, uint32_t *mec32, uint8_t *leaving,
                           uint64_t *states);
