@@ -29,6 +29,29 @@ setup() {
     done
 }
 
+# yes, no and maybe of gpu-vi --stats=json on standard input (its last line)
+classes() {
+    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(j["yes"], j["no"], j["maybe"])'
+}
+
+@test "GPU: gpu-vi's Prob0/Prob1, drained and level by level (--host-loop), count as many yes, no and maybe states as --cpu's on every query of every shared model" {
+    local m prop query dir target avoid rest ref got n=0
+    for m in $(vi_model_names); do
+        while IFS=$'\t' read -r prop query dir target avoid rest; do
+            [ "$prop" = prop ] && continue
+            vi_query_args "$dir" "$target" "$avoid"
+            VI_ARGS+=(--abs -e 0.99) # the classes are what counts here, not the iteration
+            ref=$(gpu-vi --cpu "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | classes)
+            for mode in "" --host-loop; do
+                got=$(gpu-vi $mode "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | classes)
+                [ "$got" = "$ref" ] || fail "$m query $prop ($query) $mode: yes, no, maybe $got, --cpu $ref"
+            done
+            n=$((n + 1))
+        done < "$MODELS/$m.values.tsv"
+    done
+    [ "$n" -ge "$(at_least 30 10)" ] || fail "only $n queries checked"
+}
+
 @test "GPU: gpu-vi equals PRISM's values with every number of threads per state" {
     for t in 1 2 4 8 16 32; do
         for m in coin4 zeroconf brp; do
