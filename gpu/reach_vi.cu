@@ -754,6 +754,20 @@ template <int G> struct state_groups {
  * added (expected rewards).  No choice gives -1 (max) or 2 (min; infinity
  * for rewards).  Every lane of the
  * warp must call it (shuffles); an idle group passes an empty range. */
+/* sl += p * (t's lower bound) and, with BOTH, su += p * (its upper bound):
+ * both from one 16-byte load. */
+template <bool BOTH>
+static __device__ __forceinline__ void add_successor(const vi_view &v, uint32_t t, double p, double &sl, double &su)
+{
+    if (BOTH) {
+        const vi_bounds b = v.bounds[t];
+        sl += p * b.lower;
+        su += p * b.upper;
+    } else {
+        sl += p * v.bounds[t].lower;
+    }
+}
+
 template <int G, bool ROWS, bool BOTH>
 static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t kb, uint32_t ke, unsigned lane,
                                                     bool in_mec, double &best_l, double &best_u)
@@ -764,15 +778,7 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
         for (uint32_t k = kb; k < ke; k++) {
             double sl = 0.0, su = 0.0;
             for (uint32_t j = v.choice[k] + lane; j < v.choice[k + 1]; j += G) {
-                double p = branch_prob(v, j);
-                uint32_t t = v.target[j];
-                if (BOTH) {
-                    const vi_bounds b = v.bounds[t];
-                    sl += p * b.lower;
-                    su += p * b.upper;
-                } else {
-                    sl += p * v.bounds[t].lower;
-                }
+                add_successor<BOTH>(v, v.target[j], branch_prob(v, j), sl, su);
             }
             for (int o = G / 2; o > 0; o /= 2) {
                 sl += __shfl_xor_sync(0xffffffffu, sl, o, G);
@@ -793,25 +799,11 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
             const uint32_t word = v.choice[k];
             double sl = v.reward ? v.reward[k] : 0.0, su = sl;
             if (word & VI_DETERMINISTIC) {
-                const uint32_t t = word & VI_SLOT_MASK;
-                if (BOTH) {
-                    const vi_bounds b = v.bounds[t];
-                    sl += b.lower;
-                    su += b.upper;
-                } else {
-                    sl += v.bounds[t].lower;
-                }
+                add_successor<BOTH>(v, word & VI_SLOT_MASK, 1.0, sl, su); /* 1.0 * x is x */
             } else {
                 for (uint32_t j = word;; j++) {
-                    const uint32_t tt = v.target[j], t = tt & VI_SLOT_MASK;
-                    const double p = branch_prob(v, j);
-                    if (BOTH) {
-                        const vi_bounds b = v.bounds[t];
-                        sl += p * b.lower;
-                        su += p * b.upper;
-                    } else {
-                        sl += p * v.bounds[t].lower;
-                    }
+                    const uint32_t tt = v.target[j];
+                    add_successor<BOTH>(v, tt & VI_SLOT_MASK, branch_prob(v, j), sl, su);
                     if (tt & VI_LAST_BRANCH)
                         break;
                 }
