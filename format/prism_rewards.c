@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower_bound.h"
 #include "numparse.h"
 #include "prism_text.h"
 
@@ -69,15 +70,9 @@ static int parse_reward(const char **p, double *r)
 /* The index of transition to t in choice k (targets ascending), or UINT64_MAX. */
 static uint64_t find_target(const csr_model *m, uint64_t k, uint64_t t)
 {
-    uint64_t lo = m->choice_transitions[k], hi = m->choice_transitions[k + 1];
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (m->targets[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < m->choice_transitions[k + 1] && m->targets[lo] == t ? lo : UINT64_MAX;
+    const uint64_t end = m->choice_transitions[k + 1];
+    const uint64_t lo = lower_bound_u32(m->targets, m->choice_transitions[k], end, t);
+    return lo < end && m->targets[lo] == t ? lo : UINT64_MAX;
 }
 
 static int read_file(textin *in, const csr_model *m, reward_part *part, csr_status *st)

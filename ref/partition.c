@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower_bound.h"
 #include "partition.h"
 
 static int cmp_u32(const void *a, const void *b)
@@ -109,15 +110,8 @@ static int localise(const csr_model *m, csr_part *q)
             q->local_targets[i] = (uint32_t)(w - lo);
             continue;
         }
-        uint64_t a = 0, b = u; /* w is in foreign[0 .. u): binary search */
-        while (a < b) {
-            uint64_t mid = a + (b - a) / 2;
-            if (q->foreign[mid] < w)
-                a = mid + 1;
-            else
-                b = mid;
-        }
-        q->local_targets[i] = (uint32_t)(q->num_states + a);
+        /* w is in foreign[0 .. u) */
+        q->local_targets[i] = (uint32_t)(q->num_states + lower_bound_u32(q->foreign, 0, u, w));
     }
     return CSR_OK;
 }
