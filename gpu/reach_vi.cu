@@ -746,14 +746,6 @@ template <int G> struct state_groups {
     }
 };
 
-/* The best over the choices [kb, ke) of one state of sum p * lower[target]
- * (best_l, every choice) and, with BOTH, of sum p * upper[target] (best_u,
- * only the choices that leave the state's MEC when in_mec), by a group of G
- * lanes: lanes over choices (ROWS = false; choice words) or over each
- * choice's branches (ROWS = true; first branches), each choice's reward
- * added (expected rewards).  No choice gives -1 (max) or 2 (min; infinity
- * for rewards).  Every lane of the
- * warp must call it (shuffles); an idle group passes an empty range. */
 /* sl += p * (t's lower bound) and, with BOTH, su += p * (its upper bound):
  * both from one 16-byte load. */
 template <bool BOTH>
@@ -768,6 +760,14 @@ static __device__ __forceinline__ void add_successor(const vi_view &v, uint32_t 
     }
 }
 
+/* The best over the choices [kb, ke) of one state of sum p * lower[target]
+ * (best_l, every choice) and, with BOTH, of sum p * upper[target] (best_u,
+ * only the choices that leave the state's MEC when in_mec), by a group of G
+ * lanes: lanes over choices (ROWS = false; choice words) or over each
+ * choice's branches (ROWS = true; first branches), each choice's reward
+ * added (expected rewards).  No choice gives -1 (max) or 2 (min; infinity
+ * for rewards).  Every lane of the
+ * warp must call it (shuffles); an idle group passes an empty range. */
 template <int G, bool ROWS, bool BOTH>
 static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t kb, uint32_t ke, unsigned lane,
                                                     bool in_mec, double &best_l, double &best_u)
