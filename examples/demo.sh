@@ -1,8 +1,9 @@
 #!/bin/sh
 # make demo: the pipeline on the example model, checked against PRISM.
 #   prism2csr -l coin2.lab coin2.tra | restructure -u 7 | gpu-mec > build/demo/coin2.labels
-# gpu-mec runs on the GPU where it can; where it cannot (no CUDA device: exit
-# status 2) the CPU reference runs, with a notice.
+# gpu-mec runs on the GPU where it can; where it cannot (no CUDA device or a
+# CUDA failure: exit status 3, as every GPU tool) the CPU reference runs,
+# with gpu-mec's message and a notice.
 set -eu
 bin=${1:-build/bin}
 ex=examples
@@ -17,7 +18,7 @@ if run_mec 2> "$out/gpu-mec.err"; then
     mode="GPU"
 else
     status=$?
-    if [ "$status" -ne 2 ]; then cat "$out/gpu-mec.err" >&2; exit "$status"; fi
+    if [ "$status" -ne 3 ]; then cat "$out/gpu-mec.err" >&2; exit "$status"; fi
     cat "$out/gpu-mec.err" >&2
     echo "demo: running gpu-mec --cpu (the CPU reference) instead" >&2
     run_mec --cpu

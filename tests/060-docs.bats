@@ -77,3 +77,17 @@ load helper
     man_text=$(MANWIDTH=200 man -l "$ROOT/man/gpu-acc.1" 2>/dev/null | tr -s ' \n' ' ')
     [[ "$man_text" == *" 4 No CUDA device"* ]] || fail "gpu-acc.1: EXIT STATUS does not give 4 for a missing CUDA device"
 }
+
+@test "make demo's script runs the example pipeline, on the CPU reference where there is no GPU, and matches PRISM's MECs" {
+    cd "$BATS_TEST_TMPDIR"
+    cp -r "$ROOT/examples" .
+    run sh examples/demo.sh "${TOOLS_BIN:-$ROOT/build/bin}"
+    assert_success
+    assert_line "demo: identical to PRISM's MECs (examples/coin2.mecs)"
+    if nvidia-smi -L >/dev/null 2>&1; then
+        assert_line --partial "by gpu-mec (GPU)"
+    else
+        assert_line "demo: running gpu-mec --cpu (the CPU reference) instead"
+        assert_line --partial "by gpu-mec (CPU reference)"
+    fi
+}
