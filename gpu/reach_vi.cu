@@ -5,6 +5,7 @@
 #include <cub/cub.cuh>
 #include <math.h>
 #include <math_constants.h>
+#include <memory>
 #include <new>
 #include <stdlib.h>
 #include <string.h>
@@ -390,6 +391,8 @@ struct compact_system {
     uint32_t *mec = nullptr;         /* [nm] MEC of each maybe slot or REACH_NO_MEC (Pmax II) */
     uint8_t *leaving = nullptr;      /* [mc] whether the choice leaves its state's MEC (Pmax II) */
     double *reward = nullptr;        /* [mc] each choice's reward (expected rewards), NULL: probabilities */
+    uint8_t *near_fixed = nullptr;   /* [nm] whether a transition of the slot's state enters a fixed state
+                                        (dropped or not): level 1 of the sweep classes */
     vi_bounds *bounds = nullptr;     /* [slots()] */
     uint64_t slots() const { return nm + nf + 1; }
     compact_system() = default;
@@ -397,7 +400,8 @@ struct compact_system {
     compact_system &operator=(const compact_system &) = delete;
     ~compact_system()
     {
-        void *all[] = {slot_state, state_first, choice, target, prob_index, prob, table, mec, leaving, reward, bounds};
+        void *all[] = {slot_state, state_first, choice, target, prob_index, prob, table, mec, leaving, reward,
+                       near_fixed, bounds};
         for (void *p : all)
             free(p);
     }
@@ -529,6 +533,11 @@ static void *compact_fill(void *arg)
         if (cs->mec)
             cs->mec[i] = y->mec[s];
         cs->state_first[i] = (uint32_t)kc;
+        uint8_t near = 0;
+        const uint64_t row_end = y->choice_transitions[y->state_choices[s + 1]];
+        for (uint64_t j = y->choice_transitions[y->state_choices[s]]; !near && j < row_end; j++)
+            near = y->fixed[y->targets[j]];
+        cs->near_fixed[i] = near;
         for (uint64_t c = y->state_choices[s]; c < y->state_choices[s + 1]; c++, kc++) {
             if (cs->leaving)
                 cs->leaving[kc] = y->leaving[c];
@@ -645,6 +654,7 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
         else
             cs->prob = (double *)malloc((mb ? mb : 1) * sizeof(double));
         cs->bounds = (vi_bounds *)malloc(slots * sizeof(vi_bounds));
+        cs->near_fixed = (uint8_t *)malloc(nm ? nm : 1);
         if (mecs) {
             cs->mec = (uint32_t *)malloc((nm ? nm : 1) * sizeof(uint32_t));
             cs->leaving = (uint8_t *)malloc(mc ? mc : 1);
@@ -652,7 +662,7 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
         if (y->choice_reward)
             cs->reward = (double *)malloc((mc ? mc : 1) * sizeof(double));
         if (!cs->slot_state || !cs->state_first || !cs->choice || !cs->target ||
-            (dictionary ? !cs->prob_index : !cs->prob) || !cs->bounds ||
+            (dictionary ? !cs->prob_index : !cs->prob) || !cs->bounds || !cs->near_fixed ||
             (mecs && (!cs->mec || !cs->leaving)) || (y->choice_reward && !cs->reward))
             rc = CSR_ERR_NOMEM;
     }
@@ -876,25 +886,28 @@ static __device__ __forceinline__ double upper_update(const vi_view &v, uint64_t
     return change(nu, l, v.relative);
 }
 
-/* One step for every maybe state from one read of its choices (Berger's
- * SpMV and per-state reduction, fused).  Interval iteration (II): both
+/* One step for the maybe slots [first, first + count) (a sweep class)
+ * from one read of each one's choices (Berger's SpMV and per-state
+ * reduction, fused).  Interval iteration (II): both
  * bounds, the lower keeping the larger of old and new, the upper the
  * smaller (both operators are monotone, so each stays sound); a state of a
  * MEC offers its best leaving upper bound to its MEC's maximum (ii_mec_step
  * takes it).  Plain value iteration from below (!II): the value, its change
  * the difference. */
 template <int G, bool ROWS, bool II>
-static __global__ void __launch_bounds__(VI_THREADS, 6) iteration_step(vi_view v, int parity)
+static __global__ void __launch_bounds__(VI_THREADS, 6) iteration_step(vi_view v, int parity, uint32_t first,
+                                                                       uint32_t count)
 {
     clear_next(v, parity);
     unsigned long long *mec_best = II && v.mec ? v.mec_best + (parity ? v.num_mecs : 0) : NULL;
-    const state_groups<G> sg(v.nm);
+    const state_groups<G> sg(count);
     double difference = 0.0;
     int changed = 0;
     unsigned flags = 0;
     for (uint64_t trip = 0; trip < sg.trips; trip++) {
-        uint64_t i = sg.first + trip * sg.groups;
-        bool active = i < v.nm;
+        const uint64_t local = sg.first + trip * sg.groups;
+        const bool active = local < count;
+        const uint64_t i = first + local;
         uint32_t m = II && active && v.mec ? v.mec[i] : REACH_NO_MEC;
         double bl, bu;
         best_choices<G, ROWS, II>(v, active ? v.state_first[i] : 0, active ? v.state_first[i + 1] : 0, sg.lane,
@@ -958,6 +971,156 @@ static __global__ void ovi_guess(vi_view v, double eps)
     }
 }
 
+/* ---- sweep classes: a Gauss-Seidel order for the parallel iteration ------------ */
+
+#define VI_NO_LEVEL UINT32_MAX
+
+static __device__ __forceinline__ uint32_t slot_level(const vi_view &v, const uint32_t *level, uint32_t t)
+{
+    return t >= v.nm ? 0u : level[t];
+}
+
+/* One round of the levels, in place: level[i] = 1 + the least level of a
+ * successor of maybe slot i (fixed slots and the zero slot: 0), if smaller
+ * (Bellman-Ford from VI_NO_LEVEL: when a round changes nothing, level[i] is
+ * the length of the shortest path from i to a fixed slot).  *changed = 1 if
+ * a level fell. */
+template <bool ROWS> static __global__ void sweep_levels(vi_view v, uint32_t *level, unsigned *changed)
+{
+    int any = 0;
+    for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
+        uint32_t best = VI_NO_LEVEL;
+        for (uint32_t k = v.state_first[i]; k < v.state_first[i + 1]; k++) {
+            if (ROWS) {
+                for (uint32_t j = v.choice[k]; j < v.choice[k + 1]; j++)
+                    best = min(best, slot_level(v, level, v.target[j]));
+                continue;
+            }
+            const uint32_t word = v.choice[k];
+            if (word & VI_DETERMINISTIC) {
+                best = min(best, slot_level(v, level, word & VI_SLOT_MASK));
+                continue;
+            }
+            for (uint32_t j = word;; j++) {
+                const uint32_t tt = v.target[j];
+                best = min(best, slot_level(v, level, tt & VI_SLOT_MASK));
+                if (tt & VI_LAST_BRANCH)
+                    break;
+            }
+        }
+        if (best != VI_NO_LEVEL && best + 1 < level[i]) {
+            level[i] = best + 1;
+            any = 1;
+        }
+    }
+    if (__syncthreads_or(any) && threadIdx.x == 0)
+        *changed = 1;
+}
+
+/* The first levels: 1 where near[i] (a transition into a fixed state,
+ * also one the compaction dropped), else none yet. */
+static __global__ void sweep_seed(uint64_t nm, const uint8_t *near, uint32_t *level)
+{
+    for (uint64_t i = thread_index(); i < nm; i += thread_count())
+        level[i] = near[i] ? 1u : VI_NO_LEVEL;
+}
+
+/* Each maybe slot's class key, (level - 1) mod classes (no level: the last
+ * class), and level[i] replaced by i: the values the sort carries along. */
+static __global__ void sweep_keys(uint64_t nm, unsigned classes, uint32_t *level_then_slot, uint8_t *key)
+{
+    for (uint64_t i = thread_index(); i < nm; i += thread_count()) {
+        const uint32_t l = level_then_slot[i];
+        key[i] = (uint8_t)(l == VI_NO_LEVEL ? classes - 1 : (l - 1) % classes);
+        level_then_slot[i] = (uint32_t)i;
+    }
+}
+
+/* first[c] = where class c begins in the sorted keys (classes without
+ * slots keep what was there). */
+static __global__ void sweep_bounds(uint64_t nm, const uint8_t *sorted, uint32_t *first)
+{
+    for (uint64_t p = thread_index(); p < nm; p += thread_count())
+        if (p == 0 || sorted[p] != sorted[p - 1])
+            first[sorted[p]] = (uint32_t)p;
+}
+
+/* The slots renumbered by class: new slot p is old slot order[p]. */
+static __device__ __forceinline__ uint32_t renumbered(uint64_t nm, const uint32_t *new_slot, uint32_t t)
+{
+    return t < nm ? new_slot[t] : t;
+}
+
+/* new_slot[order[p]] = p, and count[p] the choices of new slot p. */
+static __global__ void renumber_slots(vi_view v, const uint32_t *order, uint32_t *new_slot, uint32_t *count)
+{
+    for (uint64_t p = thread_index(); p < v.nm; p += thread_count()) {
+        const uint32_t i = order[p];
+        new_slot[i] = (uint32_t)p;
+        count[p] = v.state_first[i + 1] - v.state_first[i];
+    }
+}
+
+/* count[k'] the branches of new choice k' (0: a deterministic choice word). */
+static __global__ void renumber_count_branches(vi_view v, const uint32_t *order, const uint32_t *new_first,
+                                               uint32_t *count)
+{
+    for (uint64_t p = thread_index(); p < v.nm; p += thread_count()) {
+        const uint32_t i = order[p];
+        uint32_t nk = new_first[p];
+        for (uint32_t k = v.state_first[i]; k < v.state_first[i + 1]; k++, nk++) {
+            const uint32_t word = v.choice[k];
+            uint32_t n = 0;
+            if (!(word & VI_DETERMINISTIC))
+                for (uint32_t j = word;; j++) {
+                    n++;
+                    if (v.target[j] & VI_LAST_BRANCH)
+                        break;
+                }
+            count[nk] = n;
+        }
+    }
+}
+
+/* The renumbered system (choice words) into out, from v and the new
+ * offsets: each new slot's bounds and MEC, its choices (leaving flags,
+ * rewards) and their branches, successors renumbered. */
+static __global__ void renumber_fill(vi_view v, const uint32_t *order, const uint32_t *new_slot,
+                                     const uint32_t *new_branch, vi_view out)
+{
+    const uint64_t nm = v.nm;
+    for (uint64_t p = thread_index(); p < nm; p += thread_count()) {
+        const uint32_t i = order[p];
+        out.bounds[p] = v.bounds[i];
+        if (out.mec)
+            ((uint32_t *)out.mec)[p] = v.mec[i];
+        uint32_t nk = out.state_first[p];
+        for (uint32_t k = v.state_first[i]; k < v.state_first[i + 1]; k++, nk++) {
+            if (out.leaving)
+                ((uint8_t *)out.leaving)[nk] = v.leaving[k];
+            if (out.reward)
+                ((double *)out.reward)[nk] = v.reward[k];
+            const uint32_t word = v.choice[k];
+            if (word & VI_DETERMINISTIC) {
+                ((uint32_t *)out.choice)[nk] = VI_DETERMINISTIC | renumbered(nm, new_slot, word & VI_SLOT_MASK);
+                continue;
+            }
+            uint32_t b = new_branch[nk];
+            ((uint32_t *)out.choice)[nk] = b;
+            for (uint32_t j = word;; j++, b++) {
+                const uint32_t tt = v.target[j];
+                ((uint32_t *)out.target)[b] = renumbered(nm, new_slot, tt & VI_SLOT_MASK) | (tt & VI_LAST_BRANCH);
+                if (out.prob_index)
+                    ((uint16_t *)out.prob_index)[b] = v.prob_index[j];
+                else
+                    ((double *)out.prob)[b] = v.prob[j];
+                if (tt & VI_LAST_BRANCH)
+                    break;
+            }
+        }
+    }
+}
+
 uint64_t gpu_free_memory(void)
 {
     size_t free_b = 0, total_b = 0;
@@ -979,6 +1142,15 @@ struct vi_workspace {
     device_array<uint8_t> leaving;
     device_array<unsigned long long> mec_best;
     device_array<vi_check> check;
+    /* the sweep classes (sweep_order) and the renumbering by them
+     * (sweep_renumber): the new arrays, swapped with those above */
+    device_array<uint32_t> level, order, class_first, count, branch_first;
+    device_array<uint8_t> key, sorted_key, scratch;
+    device_array<uint32_t> state_first2, choice2, target2, mec2;
+    device_array<uint16_t> prob_index2;
+    device_array<double> prob2, reward2;
+    device_array<vi_bounds> bounds2;
+    device_array<uint8_t> leaving2;
     cudaStream_t stream = nullptr;
     ~vi_workspace()
     {
@@ -988,7 +1160,10 @@ struct vi_workspace {
     uint64_t bytes() const
     {
         return state_first.bytes + choice.bytes + target.bytes + mec.bytes + prob_index.bytes + prob.bytes +
-               bounds.bytes + reward.bytes + leaving.bytes + mec_best.bytes + check.bytes;
+               bounds.bytes + reward.bytes + leaving.bytes + mec_best.bytes + check.bytes + level.bytes + order.bytes +
+               class_first.bytes + count.bytes + branch_first.bytes + key.bytes + sorted_key.bytes + scratch.bytes +
+               state_first2.bytes + choice2.bytes + target2.bytes + mec2.bytes + prob_index2.bytes + prob2.bytes +
+               reward2.bytes + bounds2.bytes + leaving2.bytes;
     }
 };
 
@@ -1026,18 +1201,33 @@ static unsigned iteration_blocks(const void *kernel, uint64_t items)
     return resident ? resident : need;
 }
 
-/* One iteration's launches on stream s. */
-template <int G, bool ROWS> static cudaError_t iteration_launch(const vi_view &v, int ii, int parity, cudaStream_t s)
+/* The sweep classes of an iteration, on the host: class c the entries
+ * [first[c], first[c + 1]) of the order. */
+struct vi_sweep {
+    unsigned classes;
+    uint32_t first[GPU_REACH_MAX_SWEEP_CLASSES + 1];
+};
+
+/* One iteration's launches on stream s: a step a non-empty sweep class, one
+ * after the other (Gauss-Seidel across classes), then the MECs' maxima. */
+template <int G, bool ROWS>
+static cudaError_t iteration_launch(const vi_view &v, const vi_sweep &sw, int ii, int parity, cudaStream_t s)
 {
-    if (!ii) {
-        iteration_step<G, ROWS, false>
-            <<<iteration_blocks((const void *)iteration_step<G, ROWS, false>, v.nm * G), VI_THREADS, 0, s>>>(v, parity);
-        return cudaGetLastError();
+    const void *kernel =
+        ii ? (const void *)iteration_step<G, ROWS, true> : (const void *)iteration_step<G, ROWS, false>;
+    cudaError_t e = cudaSuccess;
+    for (unsigned c = 0; c < sw.classes && e == cudaSuccess; c++) {
+        const uint32_t first = sw.first[c], count = sw.first[c + 1] - first;
+        if (!count)
+            continue;
+        const unsigned blocks = iteration_blocks(kernel, (uint64_t)count * G);
+        if (ii)
+            iteration_step<G, ROWS, true><<<blocks, VI_THREADS, 0, s>>>(v, parity, first, count);
+        else
+            iteration_step<G, ROWS, false><<<blocks, VI_THREADS, 0, s>>>(v, parity, first, count);
+        e = cudaGetLastError();
     }
-    iteration_step<G, ROWS, true>
-        <<<iteration_blocks((const void *)iteration_step<G, ROWS, true>, v.nm * G), VI_THREADS, 0, s>>>(v, parity);
-    cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess && v.mec) {
+    if (e == cudaSuccess && ii && v.mec) {
         ii_mec_step<<<iteration_blocks((const void *)ii_mec_step, v.nm > v.num_mecs ? v.nm : v.num_mecs),
                       VI_THREADS, 0, s>>>(v, parity);
         e = cudaGetLastError();
@@ -1045,7 +1235,7 @@ template <int G, bool ROWS> static cudaError_t iteration_launch(const vi_view &v
     return e;
 }
 
-typedef cudaError_t (*iteration_launcher)(const vi_view &, int, int, cudaStream_t);
+typedef cudaError_t (*iteration_launcher)(const vi_view &, const vi_sweep &, int, int, cudaStream_t);
 
 static iteration_launcher pick_launcher(int g, bool rows)
 {
@@ -1062,17 +1252,167 @@ static iteration_launcher pick_launcher(int g, bool rows)
 }
 
 /* VI_BATCH iterations (parities 0, 1, 0, ...) captured as one graph. */
-static int capture_batch(iteration_launcher launch, const vi_view &v, int ii, cudaStream_t s, vi_graph *g,
-                         csr_status *status)
+static int capture_batch(iteration_launcher launch, const vi_view &v, const vi_sweep &sw, int ii, cudaStream_t s,
+                         vi_graph *g, csr_status *status)
 {
     CUDA_TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     cudaError_t e = cudaSuccess;
     for (int j = 0; j < VI_BATCH && e == cudaSuccess; j++)
-        e = launch(v, ii, j & 1, s);
+        e = launch(v, sw, ii, j & 1, s);
     cudaError_t end = cudaStreamEndCapture(s, &g->graph);
     CUDA_TRY(e);
     CUDA_TRY(end);
     CUDA_TRY(cudaGraphInstantiate(&g->exec, g->graph, 0));
+    return CSR_OK;
+}
+
+/*
+ * The sweep classes of the uploaded system v on the device (classes > 1):
+ * rounds of sweep_levels until no level falls (about the depth of the
+ * search: coin6_4, 73 levels), sweep_keys, a stable radix sort of the maybe
+ * slots by key (CUB, the two-call pattern) into w.order, and where each
+ * class begins into sw.  v.order is set.  The order is a heuristic: any
+ * order is sound.  Device memory 10 nm + 4 (classes + 2) bytes and CUB's
+ * sort space, kept in w.  *rounds: the rounds of sweep_levels.
+ */
+static int sweep_order(vi_view &v, const uint8_t *near_fixed, unsigned classes, bool rows, vi_workspace &w,
+                       cudaStream_t s, vi_sweep *sw, uint64_t *rounds, csr_status *status)
+{
+    const uint64_t nm = v.nm;
+    TRY(grow(w.level, nm, status));
+    TRY(grow(w.order, nm, status));
+    TRY(grow(w.key, nm, status));
+    TRY(grow(w.sorted_key, nm, status));
+    TRY(grow(w.class_first, classes + 2, status)); /* and the changed flag */
+    int bits = 1;
+    while ((1u << bits) < classes)
+        bits++;
+    size_t space = 0;
+    CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, space, w.key.p, w.sorted_key.p, w.level.p, w.order.p, (int)nm,
+                                             0, bits, s));
+    TRY(grow(w.scratch, space, status));
+    unsigned *changed = w.class_first.p + classes + 1;
+    const unsigned blocks = grid_for(nm, VI_THREADS);
+    CUDA_TRY(cudaMemcpyAsync(w.key.p, near_fixed, nm, cudaMemcpyHostToDevice, s));
+    sweep_seed<<<blocks, VI_THREADS, 0, s>>>(nm, w.key.p, w.level.p);
+    CUDA_TRY_LAUNCH();
+    for (unsigned fell = 1; fell;) {
+        CUDA_TRY(cudaMemsetAsync(changed, 0, sizeof *changed, s));
+        if (rows)
+            sweep_levels<true><<<blocks, VI_THREADS, 0, s>>>(v, w.level.p, changed);
+        else
+            sweep_levels<false><<<blocks, VI_THREADS, 0, s>>>(v, w.level.p, changed);
+        CUDA_TRY_LAUNCH();
+        CUDA_TRY(cudaMemcpyAsync(&fell, changed, sizeof fell, cudaMemcpyDeviceToHost, s));
+        CUDA_TRY(cudaStreamSynchronize(s));
+        ++*rounds;
+    }
+    sweep_keys<<<blocks, VI_THREADS, 0, s>>>(nm, classes, w.level.p, w.key.p);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cub::DeviceRadixSort::SortPairs(w.scratch.p, space, w.key.p, w.sorted_key.p, w.level.p, w.order.p,
+                                             (int)nm, 0, bits, s));
+    CUDA_TRY(cudaMemsetAsync(w.class_first.p, 0xff, (classes + 1) * sizeof(uint32_t), s));
+    sweep_bounds<<<blocks, VI_THREADS, 0, s>>>(nm, w.sorted_key.p, w.class_first.p);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cudaMemcpyAsync(sw->first, w.class_first.p, classes * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    CUDA_TRY(cudaStreamSynchronize(s));
+    sw->classes = classes;
+    sw->first[classes] = (uint32_t)nm;
+    for (unsigned c = classes; c-- > 0;) /* an empty class begins where the next does */
+        if (sw->first[c] == UINT32_MAX)
+            sw->first[c] = sw->first[c + 1];
+    return CSR_OK;
+}
+
+template <typename T> static void swap_arrays(device_array<T> &a, device_array<T> &b)
+{
+    std::swap(a.p, b.p);
+    std::swap(a.bytes, b.bytes);
+}
+
+/* Device bytes sweep_order and sweep_renumber take beyond the system's. */
+static uint64_t sweep_bytes(const compact_system &cs, bool mecs)
+{
+    const uint64_t nm = cs.nm, mc = cs.mc, mb = cs.mb;
+    return 4 * (nm + 1) + 4 * (mc + 1) + 4 * mb + (cs.dictionary ? 2 : 8) * mb + 16 * cs.slots() +
+           (mecs ? 4 * nm + mc : 0) + (cs.reward ? 8 * mc : 0) /* the new arrays */
+           + 4 * ((nm > mc ? nm : mc) + 1) + 4 * (mc + 1)     /* count, branch_first */
+           + 10 * nm + 4 * (GPU_REACH_MAX_SWEEP_CLASSES + 2)      /* level, order, keys */
+           + (1u << 20);                                      /* CUB's space, about */
+}
+
+/*
+ * The uploaded system (choice words) renumbered by w.order (new slot p is
+ * old slot order[p]), so that each sweep class is a range of slots read as
+ * the iteration reads the slots, in order (the order through an index
+ * instead cost coin6_4 13 us an iteration of 43): new choice and branch
+ * offsets by two exclusive scans (CUB), then renumber_fill; the new arrays
+ * are swapped in and v points at them.  The fixed slots keep their numbers.
+ */
+static int sweep_renumber(vi_view &v, const compact_system &cs, vi_workspace &w, cudaStream_t s, csr_status *status)
+{
+    const uint64_t nm = cs.nm, mc = cs.mc, mb = cs.mb, slots = cs.slots();
+    const bool mecs = v.mec != NULL;
+    TRY(grow(w.state_first2, nm + 1, status));
+    TRY(grow(w.choice2, mc + 1, status));
+    TRY(grow(w.target2, mb, status));
+    TRY(grow(w.bounds2, slots, status));
+    TRY(grow(w.count, (nm > mc ? nm : mc) + 1, status));
+    TRY(grow(w.branch_first, mc + 1, status));
+    if (cs.dictionary)
+        TRY(grow(w.prob_index2, mb, status));
+    else
+        TRY(grow(w.prob2, mb, status));
+    if (cs.reward)
+        TRY(grow(w.reward2, mc, status));
+    if (mecs) {
+        TRY(grow(w.mec2, nm, status));
+        TRY(grow(w.leaving2, mc, status));
+    }
+    size_t slot_space = 0, choice_space = 0;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, slot_space, w.count.p, w.state_first2.p, nm + 1, s));
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, choice_space, w.count.p, w.branch_first.p, mc + 1, s));
+    TRY(grow(w.scratch, slot_space > choice_space ? slot_space : choice_space, status));
+    uint32_t *new_slot = w.level.p; /* the levels are spent */
+    const unsigned blocks = grid_for(nm, VI_THREADS);
+    CUDA_TRY(cudaMemsetAsync(w.count.p + nm, 0, sizeof(uint32_t), s));
+    renumber_slots<<<blocks, VI_THREADS, 0, s>>>(v, w.order.p, new_slot, w.count.p);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(w.scratch.p, slot_space, w.count.p, w.state_first2.p, nm + 1, s));
+    CUDA_TRY(cudaMemsetAsync(w.count.p + mc, 0, sizeof(uint32_t), s));
+    renumber_count_branches<<<blocks, VI_THREADS, 0, s>>>(v, w.order.p, w.state_first2.p, w.count.p);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(w.scratch.p, choice_space, w.count.p, w.branch_first.p, mc + 1, s));
+    vi_view out = v;
+    out.state_first = w.state_first2.p;
+    out.choice = w.choice2.p;
+    out.target = w.target2.p;
+    out.prob_index = cs.dictionary ? w.prob_index2.p : NULL;
+    out.prob = cs.dictionary ? v.prob : w.prob2.p;
+    out.mec = mecs ? w.mec2.p : NULL;
+    out.leaving = mecs ? w.leaving2.p : NULL;
+    out.reward = cs.reward ? w.reward2.p : NULL;
+    out.bounds = w.bounds2.p;
+    renumber_fill<<<blocks, VI_THREADS, 0, s>>>(v, w.order.p, new_slot, w.branch_first.p, out);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cudaMemcpyAsync(w.bounds2.p + nm, w.bounds.p + nm, (slots - nm) * sizeof(vi_bounds),
+                             cudaMemcpyDeviceToDevice, s));
+    CUDA_TRY(cudaMemcpyAsync(w.choice2.p + mc, w.choice.p + mc, sizeof(uint32_t), cudaMemcpyDeviceToDevice, s));
+    swap_arrays(w.state_first, w.state_first2);
+    swap_arrays(w.choice, w.choice2);
+    swap_arrays(w.target, w.target2);
+    swap_arrays(w.bounds, w.bounds2);
+    if (cs.dictionary)
+        swap_arrays(w.prob_index, w.prob_index2);
+    else
+        swap_arrays(w.prob, w.prob2);
+    if (cs.reward)
+        swap_arrays(w.reward, w.reward2);
+    if (mecs) {
+        swap_arrays(w.mec, w.mec2);
+        swap_arrays(w.leaving, w.leaving2);
+    }
+    v = out;
     return CSR_OK;
 }
 
@@ -1184,11 +1524,40 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
                               8 * bounds * (cs.mb + cs.mc) + 16 * bounds * nm + (mecs ? 4 * nm + cs.mc + 16 * nm : 0) +
                               (cs.reward ? 8 * cs.mc : 0);
     iteration_launcher launch = pick_launcher(g, rows);
+    CUDA_TRY(cudaStreamSynchronize(s));
+    cx->h2d_s += timer.end();
+    /* the sweep classes (one class: the slots in order, one launch) */
+    timer.begin();
+    vi_sweep sweep;
+    sweep.classes = 1;
+    sweep.first[0] = 0;
+    sweep.first[1] = (uint32_t)nm;
+    /* the sweep classes: not for long choices (a warp each: their rows
+     * stay in order) nor where the renumbering does not fit the device */
+    unsigned classes = cx->sweep_classes ? cx->sweep_classes : GPU_REACH_SWEEP_CLASSES;
+    classes = classes < GPU_REACH_MAX_SWEEP_CLASSES ? classes : GPU_REACH_MAX_SWEEP_CLASSES;
+    std::unique_ptr<uint32_t, void (*)(void *)> order(nullptr, free); /* host: new slot p was slot order[p] */
+    if (classes > 1 && !rows && sweep_bytes(cs, mecs) < gpu_free_memory()) {
+        order.reset((uint32_t *)malloc(nm * sizeof(uint32_t)));
+        if (!order)
+            return CSR_ERR_NOMEM;
+        TRY(sweep_order(v, cs.near_fixed, classes, rows, w, s, &sweep, &cx->sweep_rounds, status));
+        TRY(sweep_renumber(v, cs, w, s, status));
+        CUDA_TRY(cudaMemcpyAsync(order.get(), w.order.p, nm * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+    }
+    cx->used_sweep_classes = 0;
+    for (unsigned c = 0; c < sweep.classes; c++)
+        cx->used_sweep_classes += sweep.first[c + 1] > sweep.first[c];
+    if (w.bytes() > cx->device_bytes)
+        cx->device_bytes = w.bytes();
+    CUDA_TRY(cudaStreamSynchronize(s));
+    cx->sweep_s += timer.end();
+    timer.begin();
     vi_graph batch, vi_batch; /* the method's iterations; optimistic VI's phase from below */
     if (o->max_iterations >= VI_BATCH) {
-        TRY(capture_batch(launch, v, ii, s, &batch, status));
+        TRY(capture_batch(launch, v, sweep, ii, s, &batch, status));
         if (ovi)
-            TRY(capture_batch(launch, v, 0, s, &vi_batch, status));
+            TRY(capture_batch(launch, v, sweep, 0, s, &vi_batch, status));
     }
     CUDA_TRY(cudaStreamSynchronize(s));
     cx->h2d_s += timer.end();
@@ -1219,7 +1588,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
             CUDA_TRY(cudaGraphLaunch(below ? vi_batch.exec : batch.exec, s));
             it += VI_BATCH;
         } else {
-            CUDA_TRY(launch(v, step_ii, (int)(it & 1), s));
+            CUDA_TRY(launch(v, sweep, step_ii, (int)(it & 1), s));
             it++;
         }
         vi_check h;
@@ -1261,9 +1630,10 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     CUDA_TRY(cudaMemcpyAsync(cs.bounds, w.bounds.p, nm * sizeof(vi_bounds), cudaMemcpyDeviceToHost, s));
     CUDA_TRY(cudaStreamSynchronize(s));
     for (uint64_t i = 0; i < nm; i++) {
-        lower[cs.slot_state[i]] = cs.bounds[i].lower;
+        const uint32_t state = cs.slot_state[order ? order.get()[i] : i];
+        lower[state] = cs.bounds[i].lower;
         if (verified)
-            upper[cs.slot_state[i]] = cs.bounds[i].upper;
+            upper[state] = cs.bounds[i].upper;
     }
     cx->d2h_s += timer.end();
     *iterations = it;

@@ -19,8 +19,15 @@
 extern "C" {
 #endif
 
+/* Sweep classes of the iteration (gpu_reach_iterate): the default (coin6_4
+ * on the H100, bench/RESULTS.md) and the most. */
+#define GPU_REACH_SWEEP_CLASSES 3
+#define GPU_REACH_MAX_SWEEP_CLASSES 64
+
 typedef struct gpu_reach_context {
     int threads_per_state; /* 0: chosen from the system's shape (below); 1..32, a power of two */
+    unsigned sweep_classes; /* 0: GPU_REACH_SWEEP_CLASSES; 1: Jacobi (every maybe state in one launch);
+                               2..GPU_REACH_MAX_SWEEP_CLASSES */
     gpu_scc_options scc;   /* the SCC and MEC decompositions (gpu_reach_backend) */
     csr_status *status;    /* where a CUDA failure is described */
     uint64_t prob01_sweeps;       /* filled by the backend's Prob0/Prob1: its backward searches (their levels
@@ -30,9 +37,12 @@ typedef struct gpu_reach_context {
     uint64_t device_bytes;     /* device memory of the iteration (its buffers, kept across calls) */
     uint64_t bytes_per_iteration; /* device memory one iteration reads and writes (estimate), last call */
     int used_threads, used_rows;  /* mapping of the last call */
+    unsigned used_sweep_classes;  /* last call: sweep classes holding states (launches an iteration) */
+    uint64_t sweep_rounds;        /* rounds of the sweep classes' levels, summed */
     int used_dictionary;          /* last call: probabilities as u16 indices into a table of distinct values */
     uint64_t ovi_guesses;         /* optimistic value iteration: upper bounds guessed (1: the first was verified) */
     double compact_s, h2d_s, iterate_s, d2h_s; /* seconds: host compaction, upload, iterations, download */
+    double sweep_s;               /* seconds of the sweep classes on the device */
     double mec_upload_s, mec_resident_s, mec_download_s; /* seconds of the backend's MEC decompositions (gpu_mec_stats) */
     void *workspace;              /* device buffers kept across calls: NULL at first, gpu_reach_release */
 } gpu_reach_context;
@@ -81,9 +91,23 @@ int gpu_reach_prob01(const csr_model *model, const reach_query *query, int level
  * iteration may run up to 15 iterations past the first that met its rule).
  * A whole iteration that changes no bound while the difference is above
  * epsilon is CSR_ERR_STALLED (the floating-point resolution of the values).
+ * Gauss-Seidel by sweep classes (cx->sweep_classes K, default
+ * GPU_REACH_SWEEP_CLASSES; choice words only): on the device, each maybe
+ * slot's level, the length of its shortest path to a fixed state (1: a
+ * transition into one, also one the compaction dropped), by rounds of
+ * Bellman-Ford; the slots renumbered by class (level - 1) mod K (a stable
+ * radix sort, then the system rebuilt in that order by two scans and a
+ * fill); an iteration is then K launches, one a class, nearest first, each
+ * reading the bounds the classes before it wrote.  A bound thus crosses K
+ * levels towards the far states in one iteration instead of one: coin6_4
+ * Pmin, 21,264 Jacobi iterations against 10,416 / 9,648 / 7,344 with K = 3
+ * / 4 / 6 (bench/RESULTS.md), at about 6 us a launch more.  Sound in any
+ * order (in place, monotone).  The renumbering takes about the system's
+ * device memory again: without it (too little free memory) one class.
  * Device memory 4(nm + 1) + 4(mc + 1) + 6 or 12 per kept branch (of the
- * choices with more than one) + 16 per slot (+ 4nm + mc + 16 per MEC for Pmax), kept in ctx's workspace across
- * calls (the groups of the split).  Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE,
+ * choices with more than one) + 16 per slot (+ 4nm + mc + 16 per MEC for
+ * Pmax), with sweep classes about as much again and 10nm + 4(mc + 1) more,
+ * kept in ctx's workspace across calls (the groups of the split).  Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE,
  * CSR_ERR_TOO_LARGE (2^32 maybe choices or 2^31 kept branches or more),
  * CSR_ERR_NOT_CONVERGED, CSR_ERR_STALLED.
  */

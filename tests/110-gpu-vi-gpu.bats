@@ -60,6 +60,26 @@ classes() {
     done
 }
 
+# sweep_classes and iterations of gpu-vi --stats=json on standard input (its last line)
+sweeps() {
+    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(j["sweep_classes"], j["iterations"])'
+}
+
+@test "GPU: gpu-vi equals PRISM's values with every number of sweep classes, and more classes take fewer iterations on coin4" {
+    for k in 1 2 3 6 64; do
+        for m in $(present_models coin4 zeroconf brp csma3_2 wlan3); do
+            vi_check_model "$(model_csr "$m")" "$m" --sweep-classes "$k"
+        done
+        vi_check_vectors coin2 --sweep-classes "$k"
+    done
+    read -r k1 it1 < <(gpu-vi --sweep-classes 1 --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | sweeps)
+    read -r k3 it3 < <(gpu-vi --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | sweeps)
+    assert_equal "$k1" 1
+    assert_equal "$k3" 3
+    # Gauss-Seidel across three classes: fewer iterations of the walk (coin4 Pmin: 2,368 with one class)
+    [ "$it3" -lt "$it1" ] || fail "3 classes: $it3 iterations, 1 class: $it1"
+}
+
 @test "GPU: gpu-vi equals --cpu on random MDPs, whole and split, exactly 0 and 1 where --cpu is" {
     for seed in 1 2 3 4 5 6; do
         n=$(( seed % 2 ? 3000 : 300 ))

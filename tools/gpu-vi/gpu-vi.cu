@@ -3,7 +3,7 @@
  * DTMC by interval (or value) iteration on the GPU.
  *
  *   gpu-vi -t LABEL [-a LABEL] -m max|min [-e EPS] [--abs|--rel] [--vi]
- *          [--max-iters N] [--mem-limit BYTES] [--threads-per-state N]
+ *          [--max-iters N] [--mem-limit BYTES] [--threads-per-state N] [--sweep-classes N]
  *          [-o FILE] [--stats] [--cpu] [-d N] [file | -]
  *   gpu-vi -p PROPERTY... | -P FILE [--json] [--export-scheduler FILE] [options] [file | -]
  *
@@ -44,7 +44,7 @@
 
 enum {
     OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS, OPT_JSON,
-    OPT_SCHEDULER
+    OPT_SCHEDULER, OPT_SWEEP_CLASSES
 };
 
 static void usage(FILE *out)
@@ -81,12 +81,16 @@ static void usage(FILE *out)
             "  --mem-limit BYTES      split into SCC groups when the system needs more\n"
             "                         device memory (suffix k, M, G); default: free memory\n"
             "  --threads-per-state N  GPU threads per state's choices (1..32, power of 2)\n"
+            "  --sweep-classes N      Gauss-Seidel order on the GPU: the maybe states in N\n"
+            "                         classes by distance to the fixed states (mod N),\n"
+            "                         swept one after the other; 1: Jacobi (1..%u,\n"
+            "                         default %u)\n"
             "  -o FILE                every state's value, one per line, original numbering\n"
             "  --export-scheduler FILE  an optimal memoryless scheduler of the (one,\n"
             "                         unbounded) property: per state in original numbering\n"
             "                         \"STATE CHOICE [ACTION]\" (CHOICE: index within the state,\n"
             "                         as in the .tra), \"STATE -\" for a state without choices\n",
-            tool_name, tool_name, REACH_DEFAULT_MAX_ITERATIONS);
+            tool_name, tool_name, REACH_DEFAULT_MAX_ITERATIONS, GPU_REACH_MAX_SWEEP_CLASSES, GPU_REACH_SWEEP_CLASSES);
     fputs("Options of the SCC decomposition of the split (as gpu-scc):\n", out);
     gpu_tool_usage(out);
     fputs("Exit status: 0 ok, 1 bad input or no convergence, 2 usage, 3 no GPU or a GPU failure.\n", out);
@@ -405,6 +409,7 @@ int main(int argc, char **argv)
     int num_prop_args = 0;
     uint64_t mem_limit = 0;
     int have_limit = 0, threads = 0, json_out = 0;
+    unsigned sweep_classes = 0;
     static const struct option longopts[] = {GPU_LONG_OPTIONS,
                                              {"abs", no_argument, 0, OPT_ABS},
                                              {"rel", no_argument, 0, OPT_REL},
@@ -413,6 +418,7 @@ int main(int argc, char **argv)
                                              {"max-iters", required_argument, 0, OPT_MAX_ITERS},
                                              {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
                                              {"threads-per-state", required_argument, 0, OPT_THREADS},
+                                             {"sweep-classes", required_argument, 0, OPT_SWEEP_CLASSES},
                                              {"json", no_argument, 0, OPT_JSON},
                                              {"export-scheduler", required_argument, 0, OPT_SCHEDULER},
                                              {0, 0, 0, 0}};
@@ -492,6 +498,16 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             threads = (int)v;
+            break;
+        }
+        case OPT_SWEEP_CLASSES: {
+            long v = strtol(optarg, &end, 10);
+            if (*end || end == optarg || v < 1 || v > GPU_REACH_MAX_SWEEP_CLASSES) {
+                tool_error("--sweep-classes takes a count from 1 to %d, not \"%s\"", GPU_REACH_MAX_SWEEP_CLASSES,
+                           optarg);
+                return EXIT_USAGE;
+            }
+            sweep_classes = (unsigned)v;
             break;
         }
         case 'h': usage(stdout); return EXIT_OK;
@@ -594,6 +610,7 @@ int main(int argc, char **argv)
     gpu_reach_context cx;
     memset(&cx, 0, sizeof cx);
     cx.threads_per_state = threads;
+    cx.sweep_classes = sweep_classes;
     cx.scc = o.scc;
     cx.status = &st;
     reach_backend gpu, cpu, cached;
@@ -621,6 +638,7 @@ int main(int argc, char **argv)
         void *workspace = cx.workspace; /* each property's figures its own; the device buffers kept */
         memset(&cx, 0, sizeof cx);
         cx.threads_per_state = threads;
+        cx.sweep_classes = sweep_classes;
         cx.scc = o.scc;
         cx.status = &st;
         cx.workspace = workspace;
@@ -759,10 +777,13 @@ int main(int argc, char **argv)
             json_object_set_new(j, "prob01_levels", json_integer((json_int_t)cx.prob01_sweeps));
             json_object_set_new(j, "prob01_on_cpu", json_boolean(cx.prob01_on_cpu));
             json_object_set_new(j, "threads_per_state", json_integer(cx.used_threads));
+            json_object_set_new(j, "sweep_classes", json_integer(cx.used_sweep_classes));
+            json_object_set_new(j, "sweep_rounds", json_integer((json_int_t)cx.sweep_rounds));
             json_object_set_new(j, "mec_gpu_upload_s", json_real(cx.mec_upload_s));
             json_object_set_new(j, "mec_gpu_resident_s", json_real(cx.mec_resident_s));
             json_object_set_new(j, "mec_gpu_download_s", json_real(cx.mec_download_s));
             json_object_set_new(j, "compact_s", json_real(cx.compact_s));
+            json_object_set_new(j, "sweep_classes_s", json_real(cx.sweep_s));
             json_object_set_new(j, "upload_s", json_real(cx.h2d_s));
             json_object_set_new(j, "gpu_iterate_s", json_real(cx.iterate_s));
             json_object_set_new(j, "probability_dictionary", json_boolean(cx.used_dictionary));
@@ -794,14 +815,15 @@ int main(int argc, char **argv)
                 rs.iterate_s);
         if (!o.use_cpu)
             fprintf(stderr,
-                    "%s: GPU: %llu Prob0/Prob1 %s%s; %d threads per state%s%s; compaction %.4f s, host-to-device "
-                    "%.4f s, iterations %.4f s (%.1f us each, about %.1f GB/s), device-to-host %.4f s; %llu device "
-                    "bytes\n",
+                    "%s: GPU: %llu Prob0/Prob1 %s%s; %d threads per state%s%s, %u sweep classes (%.4f s); compaction "
+                    "%.4f s, host-to-device %.4f s, iterations %.4f s (%.1f us each, about %.1f GB/s), device-to-host "
+                    "%.4f s; %llu device bytes\n",
                     tool_name, (unsigned long long)cx.prob01_sweeps, cx.scc.persistent ? "searches" : "search levels",
                     cx.prob01_on_cpu ? " (on the CPU: too large)" : "",
                     cx.used_threads,
                     cx.used_rows ? " (a warp per choice)" : "",
-                    cx.used_dictionary ? ", probabilities by dictionary" : "", cx.compact_s, cx.h2d_s, cx.iterate_s,
+                    cx.used_dictionary ? ", probabilities by dictionary" : "", cx.used_sweep_classes, cx.sweep_s,
+                    cx.compact_s, cx.h2d_s, cx.iterate_s,
                     rs.iterations ? 1e6 * cx.iterate_s / (double)rs.iterations : 0.0,
                     cx.iterate_s > 0 && rs.groups == 1 ? (double)cx.bytes_per_iteration * (double)rs.iterations /
                                                              cx.iterate_s / 1e9
