@@ -980,22 +980,18 @@ static __device__ __forceinline__ uint32_t slot_level(const vi_view &v, const ui
     return t >= v.nm ? 0u : level[t];
 }
 
-/* One round of the levels, in place: level[i] = 1 + the least level of a
- * successor of maybe slot i (fixed slots and the zero slot: 0), if smaller
- * (Bellman-Ford from VI_NO_LEVEL: when a round changes nothing, level[i] is
- * the length of the shortest path from i to a fixed slot).  *changed = 1 if
- * a level fell. */
-template <bool ROWS> static __global__ void sweep_levels(vi_view v, uint32_t *level, unsigned *changed)
+/* One round of the levels over the choice words, in place: level[i] = 1 +
+ * the least level of a successor of maybe slot i (fixed slots and the zero
+ * slot: 0), if smaller (Bellman-Ford from sweep_seed's: when a round
+ * changes nothing, level[i] is the length of the shortest path from i to a
+ * fixed state).  *changed = 1 if a level fell.  Racy reads of level only
+ * delay a fall to the next round. */
+static __global__ void sweep_levels(vi_view v, uint32_t *level, unsigned *changed)
 {
     int any = 0;
     for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
         uint32_t best = VI_NO_LEVEL;
         for (uint32_t k = v.state_first[i]; k < v.state_first[i + 1]; k++) {
-            if (ROWS) {
-                for (uint32_t j = v.choice[k]; j < v.choice[k + 1]; j++)
-                    best = min(best, slot_level(v, level, v.target[j]));
-                continue;
-            }
             const uint32_t word = v.choice[k];
             if (word & VI_DETERMINISTIC) {
                 best = min(best, slot_level(v, level, word & VI_SLOT_MASK));
@@ -1267,15 +1263,16 @@ static int capture_batch(iteration_launcher launch, const vi_view &v, const vi_s
 }
 
 /*
- * The sweep classes of the uploaded system v on the device (classes > 1):
- * rounds of sweep_levels until no level falls (about the depth of the
- * search: coin6_4, 73 levels), sweep_keys, a stable radix sort of the maybe
- * slots by key (CUB, the two-call pattern) into w.order, and where each
- * class begins into sw.  v.order is set.  The order is a heuristic: any
- * order is sound.  Device memory 10 nm + 4 (classes + 2) bytes and CUB's
- * sort space, kept in w.  *rounds: the rounds of sweep_levels.
+ * The sweep classes of the uploaded system v (choice words; classes > 1)
+ * on the device: the levels seeded from near_fixed (host, u8[nm]), rounds
+ * of sweep_levels until no level falls (coin6_4: 142 rounds for 73
+ * levels), sweep_keys, a stable radix sort of the maybe slots by key (CUB,
+ * the two-call pattern) into w.order (position p: the slot that becomes p),
+ * and where each class begins into sw.  The order is a heuristic: any order
+ * is sound.  Device memory 10 nm + 4 (classes + 2) bytes and CUB's sort
+ * space, kept in w.  *rounds: the rounds of sweep_levels, added.
  */
-static int sweep_order(vi_view &v, const uint8_t *near_fixed, unsigned classes, bool rows, vi_workspace &w,
+static int sweep_order(const vi_view &v, const uint8_t *near_fixed, unsigned classes, vi_workspace &w,
                        cudaStream_t s, vi_sweep *sw, uint64_t *rounds, csr_status *status)
 {
     const uint64_t nm = v.nm;
@@ -1298,10 +1295,7 @@ static int sweep_order(vi_view &v, const uint8_t *near_fixed, unsigned classes, 
     CUDA_TRY_LAUNCH();
     for (unsigned fell = 1; fell;) {
         CUDA_TRY(cudaMemsetAsync(changed, 0, sizeof *changed, s));
-        if (rows)
-            sweep_levels<true><<<blocks, VI_THREADS, 0, s>>>(v, w.level.p, changed);
-        else
-            sweep_levels<false><<<blocks, VI_THREADS, 0, s>>>(v, w.level.p, changed);
+        sweep_levels<<<blocks, VI_THREADS, 0, s>>>(v, w.level.p, changed);
         CUDA_TRY_LAUNCH();
         CUDA_TRY(cudaMemcpyAsync(&fell, changed, sizeof fell, cudaMemcpyDeviceToHost, s));
         CUDA_TRY(cudaStreamSynchronize(s));
@@ -1537,11 +1531,13 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     unsigned classes = cx->sweep_classes ? cx->sweep_classes : GPU_REACH_SWEEP_CLASSES;
     classes = classes < GPU_REACH_MAX_SWEEP_CLASSES ? classes : GPU_REACH_MAX_SWEEP_CLASSES;
     std::unique_ptr<uint32_t, void (*)(void *)> order(nullptr, free); /* host: new slot p was slot order[p] */
-    if (classes > 1 && !rows && sweep_bytes(cs, mecs) < gpu_free_memory()) {
+    const uint64_t sweep_need = sweep_bytes(cs, mecs);
+    if (classes > 1 && !rows && sweep_need < gpu_free_memory() &&
+        (!cx->memory_limit || w.bytes() + sweep_need <= cx->memory_limit)) {
         order.reset((uint32_t *)malloc(nm * sizeof(uint32_t)));
         if (!order)
             return CSR_ERR_NOMEM;
-        TRY(sweep_order(v, cs.near_fixed, classes, rows, w, s, &sweep, &cx->sweep_rounds, status));
+        TRY(sweep_order(v, cs.near_fixed, classes, w, s, &sweep, &cx->sweep_rounds, status));
         TRY(sweep_renumber(v, cs, w, s, status));
         CUDA_TRY(cudaMemcpyAsync(order.get(), w.order.p, nm * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     }

@@ -28,6 +28,8 @@ typedef struct gpu_reach_context {
     int threads_per_state; /* 0: chosen from the system's shape (below); 1..32, a power of two */
     unsigned sweep_classes; /* 0: GPU_REACH_SWEEP_CLASSES; 1: Jacobi (every maybe state in one launch);
                                2..GPU_REACH_MAX_SWEEP_CLASSES */
+    uint64_t memory_limit;  /* device bytes the iteration may take (0: what is free): the sweep classes only
+                               when their renumbering fits */
     gpu_scc_options scc;   /* the SCC and MEC decompositions (gpu_reach_backend) */
     csr_status *status;    /* where a CUDA failure is described */
     uint64_t prob01_sweeps;       /* filled by the backend's Prob0/Prob1: its backward searches (their levels

@@ -611,6 +611,7 @@ int main(int argc, char **argv)
     memset(&cx, 0, sizeof cx);
     cx.threads_per_state = threads;
     cx.sweep_classes = sweep_classes;
+    cx.memory_limit = have_limit ? mem_limit : 0;
     cx.scc = o.scc;
     cx.status = &st;
     reach_backend gpu, cpu, cached;
@@ -639,6 +640,7 @@ int main(int argc, char **argv)
         memset(&cx, 0, sizeof cx);
         cx.threads_per_state = threads;
         cx.sweep_classes = sweep_classes;
+        cx.memory_limit = have_limit ? mem_limit : 0;
         cx.scc = o.scc;
         cx.status = &st;
         cx.workspace = workspace;
