@@ -10,7 +10,8 @@
 #   bench/vi-large.sh [MODEL...]   default: coin6_4 csma3_6 wlan5_100
 #
 # VARIANTS="OPTIONS;OPTIONS..." runs gpu-vi once per set of options, each a
-# row (default: one row, gpu-vi's defaults), against the same Storm run.
+# row (the word "defaults": none), against the same Storm run (default: one
+# row, gpu-vi's defaults).
 #
 # Models are built as bench/large.sh builds them (NAME.umb for Storm and
 # NAME.csr in $LARGE, default /tmp/large; start them early with
@@ -60,7 +61,8 @@ for name in "${names[@]}"; do
         sj=$(echo "$storm_out" | grep '^{' | sed -n "${q}p")
         read -r storm_s storm_v < <(echo "${sj:-{\}}" | jget storm_s value)
         for variant in "${variants[@]}"; do
-            read -r -a args <<< "$variant"
+            args=()
+            [ "$variant" = defaults ] || read -r -a args <<< "$variant"
             args+=(-t "$target" -m "$dir")
             [ "$avoid" = - ] || args+=(-a "$avoid")
             best=999999 line=""
@@ -81,7 +83,7 @@ for name in "${names[@]}"; do
             x=$(awk -v a="$storm_s" -v b="$best" 'BEGIN { if (a != "-" && b > 0) printf "%.1f", a / b; else print "-" }')
             usit=$(awk -v a="$it" -v n="$its" 'BEGIN { if (n > 0) printf "%.1f", 1e6 * a / n; else print "-" }')
             ok=$(awk -v a="$v" -v b="$storm_v" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; print (b != "-" && a != "" && (d <= 1e-6 * m || d < 1e-12)) ? "ok" : "BAD" }')
-            echo "| $name | $(property "$dir" "$target" "$avoid") | ${variant:-(defaults)} | $maybe | $storm_s | $storm_v | $best | $x | $its | $usit | $p01 | $mecs | $cmp | $up | $it | $v | $ok |"
+            echo "| $name | $(property "$dir" "$target" "$avoid") | ${variant:-defaults} | $maybe | $storm_s | $storm_v | $best | $x | $its | $usit | $p01 | $mecs | $cmp | $up | $it | $v | $ok |"
         done
     done < <(queries "$name")
 done
