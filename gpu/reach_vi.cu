@@ -533,22 +533,20 @@ static void *compact_fill(void *arg)
         if (cs->mec)
             cs->mec[i] = y->mec[s];
         cs->state_first[i] = (uint32_t)kc;
-        uint8_t near = 0;
-        const uint64_t row_end = y->choice_transitions[y->state_choices[s + 1]];
-        for (uint64_t j = y->choice_transitions[y->state_choices[s]]; !near && j < row_end; j++)
-            near = y->fixed[y->targets[j]];
-        cs->near_fixed[i] = near;
+        uint8_t near = 0; /* a transition into a fixed state, kept or not */
         for (uint64_t c = y->state_choices[s]; c < y->state_choices[s + 1]; c++, kc++) {
             if (cs->leaving)
                 cs->leaving[kc] = y->leaving[c];
             if (cs->reward)
                 cs->reward[kc] = y->choice_reward[c];
             uint64_t kept = 0, last_kept = 0;
-            for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++)
+            for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++) {
+                near |= y->fixed[y->targets[j]];
                 if (branch_kept(y, k->lower, k->upper, y->targets[j])) {
                     kept++;
                     last_kept = j;
                 }
+            }
             if (cs->words && kept == 0) {
                 cs->choice[kc] = VI_DETERMINISTIC | zero;
                 continue;
@@ -571,6 +569,7 @@ static void *compact_fill(void *arg)
                 kb++;
             }
         }
+        cs->near_fixed[i] = near;
     }
     return NULL;
 }
@@ -1331,7 +1330,7 @@ static uint64_t sweep_bytes(const compact_system &cs, bool mecs)
     return 4 * (nm + 1) + 4 * (mc + 1) + 4 * mb + (cs.dictionary ? 2 : 8) * mb + 16 * cs.slots() +
            (mecs ? 4 * nm + mc : 0) + (cs.reward ? 8 * mc : 0) /* the new arrays */
            + 4 * ((nm > mc ? nm : mc) + 1) + 4 * (mc + 1)     /* count, branch_first */
-           + 10 * nm + 4 * (GPU_REACH_MAX_SWEEP_CLASSES + 2)      /* level, order, keys */
+           + 10 * nm + 4 * (GPU_REACH_MAX_SWEEP_CLASSES + 2)  /* level, order, keys */
            + (1u << 20);                                      /* CUB's space, about */
 }
 
@@ -1520,14 +1519,14 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     iteration_launcher launch = pick_launcher(g, rows);
     CUDA_TRY(cudaStreamSynchronize(s));
     cx->h2d_s += timer.end();
-    /* the sweep classes (one class: the slots in order, one launch) */
+    /* the sweep classes; one class (the slots in order, one launch) for
+     * long choices (a warp each: their rows stay in order) and where the
+     * renumbering does not fit the device or the memory limit */
     timer.begin();
     vi_sweep sweep;
     sweep.classes = 1;
     sweep.first[0] = 0;
     sweep.first[1] = (uint32_t)nm;
-    /* the sweep classes: not for long choices (a warp each: their rows
-     * stay in order) nor where the renumbering does not fit the device */
     unsigned classes = cx->sweep_classes ? cx->sweep_classes : GPU_REACH_SWEEP_CLASSES;
     classes = classes < GPU_REACH_MAX_SWEEP_CLASSES ? classes : GPU_REACH_MAX_SWEEP_CLASSES;
     std::unique_ptr<uint32_t, void (*)(void *)> order(nullptr, free); /* host: new slot p was slot order[p] */

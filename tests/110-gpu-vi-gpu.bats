@@ -29,9 +29,9 @@ setup() {
     done
 }
 
-# yes, no and maybe of gpu-vi --stats=json on standard input (its last line)
-classes() {
-    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(j["yes"], j["no"], j["maybe"])'
+# The fields KEY... of gpu-vi --stats=json on standard input (its last line), on one line.
+stats_fields() {
+    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
 }
 
 @test "GPU: gpu-vi's Prob0/Prob1, drained and level by level (--host-loop), count as many yes, no and maybe states as --cpu's on every query of every shared model" {
@@ -41,9 +41,9 @@ classes() {
             [ "$prop" = prop ] && continue
             vi_query_args "$dir" "$target" "$avoid"
             VI_ARGS+=(--abs -e 0.99) # the classes are what counts here, not the iteration
-            ref=$(gpu-vi --cpu "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | classes)
+            ref=$(gpu-vi --cpu "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | stats_fields yes no maybe)
             for mode in "" --host-loop; do
-                got=$(gpu-vi $mode "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | classes)
+                got=$(gpu-vi $mode "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | stats_fields yes no maybe)
                 [ "$got" = "$ref" ] || fail "$m query $prop ($query) $mode: yes, no, maybe $got, --cpu $ref"
             done
             n=$((n + 1))
@@ -60,11 +60,6 @@ classes() {
     done
 }
 
-# sweep_classes and iterations of gpu-vi --stats=json on standard input (its last line)
-sweeps() {
-    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(j["sweep_classes"], j["iterations"])'
-}
-
 @test "GPU: gpu-vi equals PRISM's values with every number of sweep classes, and more classes take fewer iterations on coin4" {
     for k in 1 2 3 6 64; do
         for m in $(present_models coin4 zeroconf brp csma3_2 wlan3); do
@@ -72,8 +67,8 @@ sweeps() {
         done
         vi_check_vectors coin2 --sweep-classes "$k"
     done
-    read -r k1 it1 < <(gpu-vi --sweep-classes 1 --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | sweeps)
-    read -r k3 it3 < <(gpu-vi --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | sweeps)
+    read -r k1 it1 < <(gpu-vi --sweep-classes 1 --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
+    read -r k3 it3 < <(gpu-vi --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
     assert_equal "$k1" 1
     assert_equal "$k3" 3
     # Gauss-Seidel across three classes: fewer iterations of the walk (coin4 Pmin: 2,368 with one class)
