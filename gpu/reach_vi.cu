@@ -13,6 +13,7 @@
 #include "cuda_check.h"
 #include "launch.h"
 #include "mec.h"
+#include "mec/mec_live.h"
 #include "memory.h"
 #include "model.h"
 #include "parallel.h"
@@ -51,8 +52,9 @@ enum { JOIN_ANY = 0, JOIN_ALL = 1, JOIN_INSIDE = 2 };
 
 struct prob01_device {
     uint64_t n = 0, c = 0;
-    const uint64_t *sc = nullptr, *ct = nullptr;
-    const uint32_t *tg = nullptr;
+    gpu::device_model model; /* the model's graph (no interleaved segments) */
+    const uint64_t *sc = nullptr, *ct = nullptr; /* model's state_choices, choice_transitions */
+    const uint32_t *tg = nullptr;                /* model's targets */
     gpu::graph_transpose tr;
     uint8_t *allowed = nullptr;    /* [n] may join */
     uint32_t *in = nullptr;        /* [n] joined (0/1; u32 for atomicExch) */
@@ -69,9 +71,10 @@ struct prob01_device {
     {
         n = n_;
         c = c_;
-        sc = a.take<uint64_t>(n + 1);
-        ct = a.take<uint64_t>(c + 1);
-        tg = a.take<uint32_t>(t_);
+        model.plan(a, gpu::model_shape{n_, c_, t_, 0, 0});
+        sc = model.state_choices;
+        ct = model.choice_transitions;
+        tg = model.targets;
         tr.plan(a, n, t_, true);
         allowed = a.take<uint8_t>(n);
         in = a.take<uint32_t>(n);
@@ -212,6 +215,142 @@ static __global__ void prob01_to_bytes(uint64_t n, const uint32_t *__restrict__ 
         bytes[s] = set[s] != 0;
 }
 
+/* allowed[s]: not a target, not avoided (avoid NULL: none), with a choice
+ * (as ref_reach_prob01). */
+static __global__ void prob01_allowed(uint64_t n, const uint64_t *__restrict__ sc, const uint8_t *__restrict__ target,
+                                      const uint8_t *__restrict__ avoid, uint8_t *allowed)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        allowed[s] = !target[s] && !(avoid && avoid[s]) && sc[s + 1] > sc[s];
+}
+
+/*
+ * Prob1E by the MEC quotient (Pmax = 1), one search instead of the nested
+ * fixpoint: with r = Prob0A's complement (the states from which some
+ * scheduler reaches the target, the targets among them), collapse each MEC
+ * of the sub-MDP of r minus the targets into one node whose choices are its
+ * states' choices that leave it.  Apart from the targets and the states
+ * outside r, that quotient has no end component, so under every scheduler
+ * a run ends in one of them with probability 1, and Pmax = 1 exactly where
+ * some scheduler never enters a state outside r: the states outside
+ * Prob1E are the least set B holding the states outside r and every node
+ * (not a target) each of whose choices has a successor in B (de Alfaro
+ * 1997, ch. 3; Baier & Katoen, ch. 10.6: Pmax is preserved by the MEC
+ * quotient).  A backward search: a choice counts once, at its first
+ * transition into B (its bit), a node joins B when its count of leaving
+ * choices reaches 0, and a MEC joins with all its states at once.  The MECs
+ * found are those of the maybe states too (each MEC lies wholly in Prob1E
+ * or wholly outside), so gpu-vi's interval iteration needs no second
+ * decomposition.
+ */
+struct quotient_search {
+    const uint64_t *first;           /* the transpose (with each entry's choice) */
+    const uint32_t *source, *choice;
+    const uint8_t *live;             /* r minus the targets: the states that may join B */
+    const uint32_t *mec;             /* smallest state of the MEC, GPU_MEC_NONE */
+    const uint32_t *member_first, *member_end, *members; /* MEC m's states: members[member_first[m] ..
+                                                              member_end[m]) */
+    uint32_t *bad, *remaining, *choice_bits; /* B; leaving choices not yet hit, per node; hit or inside a MEC */
+};
+
+/* live[s] = s in r (bad, as the JOIN_ANY closure left it) and not a target. */
+static __global__ void quotient_live(uint64_t n, const uint32_t *__restrict__ r, const uint8_t *__restrict__ target,
+                                     uint8_t *live)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        live[s] = r[s] && !target[s];
+}
+
+/* Each live state's choices: one whose successors all lie in its MEC is
+ * inside it (its bit set: it never counts); the others are counted for the
+ * state's node (its MEC, else itself). */
+static __global__ void quotient_choices(uint64_t n, const uint64_t *__restrict__ sc, const uint64_t *__restrict__ ct,
+                                        const uint32_t *__restrict__ tg, const uint8_t *__restrict__ live,
+                                        const uint32_t *__restrict__ mec, uint32_t *remaining, uint32_t *choice_bits)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+        if (!live[s])
+            continue;
+        const uint32_t m = mec[s];
+        unsigned leaving = 0;
+        for (uint64_t k = sc[s]; k < sc[s + 1]; k++) {
+            bool inside = m != GPU_MEC_NONE;
+            for (uint64_t j = ct[k]; j < ct[k + 1] && inside; j++)
+                inside = mec[tg[j]] == m;
+            if (inside)
+                bit_set(choice_bits, k);
+            else
+                leaving++;
+        }
+        if (leaving)
+            atomicAdd(&remaining[m == GPU_MEC_NONE ? s : m], leaving);
+    }
+}
+
+/* Where each MEC's states lie in the sorted members (key: the MEC). */
+static __global__ void quotient_members(uint64_t n, const uint32_t *__restrict__ key, uint32_t *member_first,
+                                        uint32_t *member_end)
+{
+    for (uint64_t i = thread_index(); i < n; i += thread_count()) {
+        const uint32_t m = key[i];
+        if (m == GPU_MEC_NONE)
+            continue;
+        if (i == 0 || key[i - 1] != m)
+            member_first[m] = (uint32_t)i;
+        if (i + 1 == n || key[i + 1] != m)
+            member_end[m] = (uint32_t)(i + 1);
+    }
+}
+
+static __global__ void iota(uint64_t n, uint32_t *x)
+{
+    for (uint64_t i = thread_index(); i < n; i += thread_count())
+        x[i] = (uint32_t)i;
+}
+
+/* B's seeds, in place of r: the states outside r, and (never in a model
+ * whose r is right: such a node reaches no target) a live node without a
+ * leaving choice. */
+static __global__ void quotient_seed(uint64_t n, const uint8_t *__restrict__ live, const uint32_t *__restrict__ mec,
+                                     const uint32_t *__restrict__ remaining, uint32_t *bad)
+{
+    for (uint64_t s = thread_index(); s < n; s += thread_count())
+        bad[s] = !bad[s] || (live[s] && remaining[mec[s] == GPU_MEC_NONE ? s : mec[s]] == 0);
+}
+
+/* The search for B over the worklist: each state taken hits the choices
+ * into it; a node whose last leaving choice is hit joins B, a MEC with all
+ * its states (one thread pushes them, one atomic for the slots). */
+static __global__ void __launch_bounds__(256) quotient_drain(quotient_search P, gpu::worklist q)
+{
+    const gpu::push_target out = gpu::worklist_tail(q);
+    for (;;) {
+        const uint32_t v = gpu::worklist_take(q);
+        if (v == gpu::kEmptySlot)
+            break;
+        for (uint64_t e = P.first[v]; e < P.first[v + 1]; e++) {
+            const uint32_t s = P.source[e];
+            if (!P.live[s] || *(volatile uint32_t *)&P.bad[s] || bit_set(P.choice_bits, P.choice[e]))
+                continue;
+            const uint32_t m = P.mec[s];
+            if (atomicSub(&P.remaining[m == GPU_MEC_NONE ? s : m], 1u) != 1u)
+                continue;
+            if (m == GPU_MEC_NONE) {
+                P.bad[s] = 1;
+                gpu::worklist_push(out, s);
+                continue;
+            }
+            const uint32_t b = P.member_first[m], end = P.member_end[m];
+            for (uint32_t i = b; i < end; i++)
+                P.bad[P.members[i]] = 1;
+            const unsigned long long at = atomicAdd(out.count, (unsigned long long)(end - b));
+            for (uint32_t i = b; i < end; i++)
+                *(volatile uint32_t *)&out.at[at + (i - b)] = P.members[i];
+        }
+        gpu::worklist_done(q);
+    }
+}
+
 /* The closure of d.in (as set before) by mode; *sweeps counts its levels
  * (by levels) or 1 (drained). */
 static int closure(prob01_device &d, int mode, uint64_t *sweeps, csr_status *status)
@@ -264,24 +403,94 @@ static int set_to_host(prob01_device &d, const uint32_t *set, uint8_t *host, csr
     return CSR_OK;
 }
 
-/* h: host scratch of n bytes. */
+/* Prob1E by the MEC quotient (quotient_search above).  Before: d.in = r.
+ * After: d.in = B (the states outside Prob1E); mec_host (u32[n]): the MEC
+ * ids of r minus the targets (GPU_MEC_NONE elsewhere).  Device memory:
+ * mec_decompose_live's, then 25n bytes and CUB's sort space.  Errors:
+ * CSR_ERR_NOMEM (device memory, or the drain cannot be resident: the caller
+ * then takes the nested fixpoint), CSR_ERR_DEVICE. */
+static int prob1e_quotient(prob01_device &d, const gpu_mec_options *mo, uint64_t *sweeps, gpu_mec_stats *ms,
+                           uint32_t *mec_host, csr_status *status)
+{
+    const uint64_t n = d.n;
+    if (!d.drain_grid)
+        return CSR_ERR_NOMEM;
+    uint8_t *live = nullptr;
+    uint32_t *mec = nullptr, *key = nullptr, *members = nullptr, *index = nullptr, *member_first = nullptr,
+             *member_end = nullptr;
+    void *sort_temp = nullptr;
+    size_t sort_bytes = 0;
+    gpu::arena arena;
+    TRY(gpu::plan_and_allocate(arena,
+                               [&](gpu::arena &a) {
+                                   live = a.take<uint8_t>(n);
+                                   mec = a.take<uint32_t>(n);
+                                   key = a.take<uint32_t>(n);
+                                   members = a.take<uint32_t>(n);
+                                   index = a.take<uint32_t>(n);
+                                   member_first = a.take<uint32_t>(n);
+                                   member_end = a.take<uint32_t>(n);
+                                   sort_bytes = 0;
+                                   cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, mec, key, index, members,
+                                                                   (int)n);
+                                   sort_temp = a.take<unsigned char>(sort_bytes);
+                               },
+                               NULL, status));
+    quotient_live<<<grid_for(n, 256), 256>>>(n, d.in, d.target, live);
+    CUDA_TRY_LAUNCH();
+    TRY(gpu::mec_decompose_live(mo, d.model, live, mec, ms, status));
+    CUDA_TRY(cudaMemsetAsync(d.remaining, 0, n * sizeof(uint32_t)));
+    CUDA_TRY(cudaMemsetAsync(d.choice_bits, 0, (d.c / 32 + 1) * sizeof(uint32_t)));
+    quotient_choices<<<grid_for(n, 256), 256>>>(n, d.sc, d.ct, d.tg, live, mec, d.remaining, d.choice_bits);
+    CUDA_TRY_LAUNCH();
+    iota<<<grid_for(n, 256), 256>>>(n, index);
+    CUDA_TRY_LAUNCH();
+    size_t bytes = sort_bytes;
+    CUDA_TRY(cub::DeviceRadixSort::SortPairs(sort_temp, bytes, mec, key, index, members, (int)n));
+    quotient_members<<<grid_for(n, 256), 256>>>(n, key, member_first, member_end);
+    CUDA_TRY_LAUNCH();
+    quotient_seed<<<grid_for(n, 256), 256>>>(n, live, mec, d.remaining, d.in);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cudaMemsetAsync(d.level, 0xff, n * sizeof(uint32_t))); /* the slots past the seeds read as empty */
+    CUDA_TRY(cudaMemsetAsync(d.counter, 0, sizeof(unsigned)));
+    prob01_seed<<<grid_for(n, 256), 256>>>(n, d.in, d.level, d.counter);
+    CUDA_TRY_LAUNCH();
+    unsigned size = 0;
+    CUDA_TRY(cudaMemcpy(&size, d.counter, sizeof size, cudaMemcpyDeviceToHost));
+    if (size) {
+        unsigned long long c[gpu::WL_WORDS] = {};
+        c[gpu::WL_TAIL] = size;
+        CUDA_TRY(cudaMemcpyAsync(d.queue_counters, c, sizeof c, cudaMemcpyHostToDevice));
+        const quotient_search P = {d.tr.first, d.tr.source, d.tr.choice, live,       mec,
+                                   member_first, member_end, members,   d.in,        d.remaining,
+                                   d.choice_bits};
+        quotient_drain<<<d.drain_grid, 256>>>(P, gpu::worklist{d.level, d.queue_counters, n});
+        CUDA_TRY_LAUNCH();
+    }
+    (*sweeps)++;
+    CUDA_TRY(cudaMemcpy(mec_host, mec, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    return CSR_OK;
+}
+
+/* h: host scratch of n bytes.  mec_host (u32[n], maximising queries only;
+ * NULL: the nested fixpoint): Prob1E by the MEC quotient, and the MEC ids
+ * of r minus the targets into mec_host (mo: how they are found). */
 static int prob01_run(const csr_model *m, const reach_query *q, int levels, uint8_t *cls, uint64_t *sweeps,
-                      uint8_t *h, csr_status *status)
+                      uint8_t *h, const gpu_mec_options *mo, gpu_mec_stats *ms, uint32_t *mec_host,
+                      csr_status *status)
 {
     const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
     prob01_device d;
     gpu::arena arena;
     TRY(gpu::plan_and_allocate(arena, [&](gpu::arena &a) { d.plan(a, n, c, t); }, NULL, status));
     d.drain_grid = levels ? 0 : gpu::resident_blocks((const void *)prob01_drain, 256, 0);
-    CUDA_TRY(cudaMemcpy((void *)d.sc, m->state_choices, (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy((void *)d.ct, m->choice_transitions, (c + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy((void *)d.tg, m->targets, t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    TRY(d.model.upload(m, status));
     TRY(d.tr.build(n, d.sc, d.ct, d.tg, status));
     CUDA_TRY(cudaMemcpy(d.target, q->target, n, cudaMemcpyHostToDevice));
-    /* allowed: not a target, not avoided, with a choice (as ref_reach_prob01) */
-    for (uint64_t s = 0; s < n; s++)
-        h[s] = !q->target[s] && !(q->avoid && q->avoid[s]) && m->state_choices[s + 1] > m->state_choices[s];
-    CUDA_TRY(cudaMemcpy(d.allowed, h, n, cudaMemcpyHostToDevice));
+    if (q->avoid)
+        CUDA_TRY(cudaMemcpy(d.bytes, q->avoid, n, cudaMemcpyHostToDevice));
+    prob01_allowed<<<grid_for(n, 256), 256>>>(n, d.sc, d.target, q->avoid ? d.bytes : NULL, d.allowed);
+    CUDA_TRY_LAUNCH();
     prob01_from_flags<<<grid_for(n, 256), 256>>>(n, d.target, 0, d.in);
     CUDA_TRY_LAUNCH();
     uint8_t *r = cls; /* host copy of the first set */
@@ -292,6 +501,13 @@ static int prob01_run(const csr_model *m, const reach_query *q, int levels, uint
          * and in; until u is unchanged. */
         TRY(closure(d, JOIN_ANY, sweeps, status));
         TRY(set_to_host(d, d.in, r, status));
+        if (mec_host) {
+            TRY(prob1e_quotient(d, mo, sweeps, ms, mec_host, status));
+            TRY(set_to_host(d, d.in, h, status)); /* B */
+            for (uint64_t s = 0; s < n; s++)
+                cls[s] = !r[s] ? REACH_NO : h[s] ? REACH_MAYBE : REACH_YES;
+            return CSR_OK;
+        }
         CUDA_TRY(cudaMemcpy(d.u, d.in, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
         for (;;) {
             prob01_stays<<<grid_for(c / 32 + 1, 256), 256>>>(c, d.ct, d.tg, d.u, d.choice_bits);
@@ -336,8 +552,26 @@ int gpu_reach_prob01(const csr_model *m, const reach_query *q, int levels, uint8
     const uint64_t n = m->num_states ? m->num_states : 1;
     uint8_t *h = (uint8_t *)malloc(n);
     *sweeps = 0;
-    int rc = h ? prob01_run(m, q, levels, cls, sweeps, h, status) : CSR_ERR_NOMEM;
+    int rc = h ? prob01_run(m, q, levels, cls, sweeps, h, NULL, NULL, NULL, status) : CSR_ERR_NOMEM;
     free(h);
+    return rc;
+}
+
+int gpu_reach_prob01_mecs(const csr_model *m, const reach_query *q, const gpu_mec_options *mo, uint8_t *cls,
+                          uint64_t *maybe_mec, uint64_t *sweeps, gpu_mec_stats *ms, csr_status *status)
+{
+    const uint64_t n = m->num_states ? m->num_states : 1;
+    *sweeps = 0;
+    if (!q->maximize)
+        return csr_fail(status, CSR_ERR_USAGE, "gpu_reach_prob01_mecs: a maximising query only");
+    uint8_t *h = (uint8_t *)malloc(n);
+    uint32_t *ids = (uint32_t *)malloc(n * sizeof *ids);
+    int rc = h && ids ? prob01_run(m, q, 0, cls, sweeps, h, mo, ms, ids, status) : CSR_ERR_NOMEM;
+    if (!rc)
+        for (uint64_t s = 0; s < m->num_states; s++)
+            maybe_mec[s] = cls[s] == REACH_MAYBE && ids[s] != GPU_MEC_NONE ? ids[s] : REF_NONE;
+    free(h);
+    free(ids);
     return rc;
 }
 
@@ -1672,6 +1906,22 @@ static int backend_prob01(const csr_model *m, const reach_query *q, uint8_t *cls
     return rc;
 }
 
+static int backend_prob01_mecs(const csr_model *m, const reach_query *q, uint8_t *cls, uint64_t *maybe_mec,
+                               void *ctx)
+{
+    gpu_reach_context *cx = (gpu_reach_context *)ctx;
+    gpu_mec_options mo;
+    gpu_mec_default_options(&mo);
+    mo.scc = cx->scc;
+    gpu_mec_stats gs;
+    memset(&gs, 0, sizeof gs);
+    int rc = gpu_reach_prob01_mecs(m, q, &mo, cls, maybe_mec, &cx->prob01_sweeps, &gs, cx->status);
+    if (rc == CSR_ERR_NOMEM) /* reach_solve takes the steps apart */
+        memset(cx->status, 0, sizeof *cx->status);
+    cx->prob1e_by_mecs = rc == CSR_OK;
+    return rc;
+}
+
 /* ids (u32, UINT32_MAX: none) widened into wide (u64, REF_NONE: none). */
 static void widen_ids(const uint32_t *ids, uint64_t *wide, uint64_t n)
 {
@@ -1799,6 +2049,7 @@ void gpu_reach_backend(gpu_reach_context *cx, reach_backend *b)
 {
     b->bounded = backend_bounded;
     b->prob01 = backend_prob01;
+    b->prob01_mecs = cx->scc.persistent ? backend_prob01_mecs : NULL;
     b->mecs = backend_mecs;
     b->sccs = backend_sccs;
     b->solve = gpu_reach_iterate;

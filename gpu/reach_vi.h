@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "csr.h"
+#include "mec.h"
 #include "reach.h"
 #include "scc.h"
 
@@ -35,6 +36,7 @@ typedef struct gpu_reach_context {
     uint64_t prob01_sweeps;       /* filled by the backend's Prob0/Prob1: its backward searches (their levels
                                      with scc.persistent == 0, --host-loop) */
     int prob01_on_cpu;            /* the backend's Prob0/Prob1 ran on the CPU: the GPU lacked the memory */
+    int prob1e_by_mecs;           /* the backend's Prob1E came from the MEC quotient (gpu_reach_prob01_mecs) */
     /* filled by gpu_reach_iterate, summed over calls: */
     uint64_t device_bytes;     /* device memory of the iteration (its buffers, kept across calls) */
     uint64_t bytes_per_iteration; /* device memory one iteration reads and writes (estimate), last call */
@@ -66,6 +68,26 @@ typedef struct gpu_reach_context {
  */
 int gpu_reach_prob01(const csr_model *model, const reach_query *query, int levels, uint8_t *cls, uint64_t *sweeps,
                      csr_status *status);
+
+/*
+ * Prob0/Prob1 of a maximising query (cls as gpu_reach_prob01: the same sets
+ * as ref_reach_prob01) with Prob1E from one MEC decomposition instead of
+ * the nested fixpoint: r = Prob0A's complement by one search, the MECs of
+ * the sub-MDP of r minus the targets (gpu/mec/mec_live.h, mo's scheme and
+ * engine) on the model already on the device, then one backward search on
+ * the MEC quotient (reach_vi.cu, quotient_search: de Alfaro 1997, ch. 3).
+ * maybe_mec (u64[n]): the MECs of the maybe states as the backend's mecs
+ * gives them on reach_maybe_graph (the smallest state, REF_NONE outside),
+ * since each MEC of r minus the targets lies wholly inside or wholly
+ * outside Prob1E.  *sweeps: the searches (2); ms: the decomposition's rounds
+ * and SCC counts added.  Device memory: gpu_reach_prob01's, then the MEC
+ * decomposition's (mec_live_bytes) and 25n bytes.  Errors: CSR_ERR_NOMEM
+ * (device memory, or a search that cannot be resident: take
+ * gpu_reach_prob01 and the MECs apart), CSR_ERR_DEVICE, CSR_ERR_USAGE (not
+ * maximising, or interleave with an engine that does not find MECs).
+ */
+int gpu_reach_prob01_mecs(const csr_model *model, const reach_query *query, const gpu_mec_options *mo, uint8_t *cls,
+                          uint64_t *maybe_mec, uint64_t *sweeps, gpu_mec_stats *stats, csr_status *status);
 
 /*
  * ref_reach_iterate on the GPU (a reach_solver: ctx is a gpu_reach_context),
@@ -129,9 +151,10 @@ int gpu_reach_bounded(const csr_model *model, const reach_query *query, uint64_t
 
 /*
  * The GPU steps of reach_solve (ctx: the gpu_reach_context): Prob0/Prob1 by
- * gpu_reach_prob01, MECs by gpu_mec_decompose, SCCs by gpu_scc_decompose (by
- * Tarjan on the CPU when the SCC decomposition's memory, gpu_scc_bytes_needed,
- * exceeds the budget),
+ * gpu_reach_prob01, and of Pmax on an MDP by gpu_reach_prob01_mecs with the
+ * maybe states' MECs (not with --host-loop: scc.persistent == 0), MECs by
+ * gpu_mec_decompose, SCCs by gpu_scc_decompose (by Tarjan on the CPU when
+ * the SCC decomposition's memory, gpu_scc_bytes_needed, exceeds the budget),
  * systems by gpu_reach_iterate, step-bounded queries by gpu_reach_bounded.
  */
 void gpu_reach_backend(gpu_reach_context *cx, reach_backend *backend);

@@ -908,26 +908,41 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
     double *lower = malloc((n ? n : 1) * sizeof *lower), *upper = malloc((n ? n : 1) * sizeof *upper);
     int rc = cls && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
     double t0 = now_s(), t1 = t0, t2 = t0, t3 = t0;
-    if (!rc)
-        rc = b->prob01 ? b->prob01(m, q, cls, b->prob01_ctx ? b->prob01_ctx : b->ctx) : ref_reach_prob01(m, q, cls);
-    if (!rc)
-        reach_count_classes(n, cls, st);
-    t1 = now_s();
-    if (!rc && q->maximize && o->method != REACH_VI && m->model_type == CSR_MDP && st->maybe) {
-        csr_model sub;
-        ids = malloc(n * sizeof *ids);
-        mec32 = malloc(n * sizeof *mec32);
+    /* Pmax by interval iteration on an MDP: the MECs of the maybe states */
+    const int want_mecs = q->maximize && o->method != REACH_VI && m->model_type == CSR_MDP;
+    int have_mecs = 0; /* ids hold them (from prob01_mecs) */
+    if (!rc && want_mecs) {
+        ids = malloc((n ? n : 1) * sizeof *ids);
+        mec32 = malloc((n ? n : 1) * sizeof *mec32);
         leaving = malloc(c ? c : 1);
         if (ids && mec32 && leaving) {
             advise_huge_pages(ids, n * sizeof *ids);
             advise_huge_pages(mec32, n * sizeof *mec32);
             advise_huge_pages(leaving, c);
+        } else {
+            rc = CSR_ERR_NOMEM;
         }
-        rc = ids && mec32 && leaving ? reach_maybe_graph(m, cls, NULL, &sub) : CSR_ERR_NOMEM;
-        if (!rc) {
-            ref_mec_stats ms;
-            rc = b->mecs ? b->mecs(&sub, ids, b->ctx) : ref_mec_basic(&sub, ids, &ms);
-            csr_free(&sub);
+    }
+    if (!rc && want_mecs && b->prob01_mecs) {
+        rc = b->prob01_mecs(m, q, cls, ids, b->ctx);
+        have_mecs = rc == CSR_OK;
+        if (rc == CSR_ERR_NOMEM) /* the backend cannot take it: the two steps apart */
+            rc = CSR_OK;
+    }
+    if (!rc && !have_mecs)
+        rc = b->prob01 ? b->prob01(m, q, cls, b->prob01_ctx ? b->prob01_ctx : b->ctx) : ref_reach_prob01(m, q, cls);
+    if (!rc)
+        reach_count_classes(n, cls, st);
+    t1 = now_s();
+    if (!rc && want_mecs && st->maybe) {
+        if (!have_mecs) {
+            csr_model sub;
+            rc = reach_maybe_graph(m, cls, NULL, &sub);
+            if (!rc) {
+                ref_mec_stats ms;
+                rc = b->mecs ? b->mecs(&sub, ids, b->ctx) : ref_mec_basic(&sub, ids, &ms);
+                csr_free(&sub);
+            }
         }
         if (!rc)
             st->mecs = reach_mec_arrays(m, ids, mec32, leaving, &st->mec_states);

@@ -201,10 +201,16 @@ int reach_solve_split(const csr_model *model, const uint8_t *cls, const uint64_t
  * a graph as ref_mec_basic gives them (smallest state or REF_NONE); sccs: SCC
  * ids of the model (smallest state), given the memory budget; solve: a
  * reach_solver; bounded: ref_reach_bounded's contract.  ctx is passed to each.
+ * prob01_mecs (optional; maximising queries on MDPs): prob01's contract and,
+ * in maybe_mec (u64[n]), the MECs of the maybe states as mecs would give
+ * them on reach_maybe_graph, in one step; CSR_ERR_NOMEM from it makes
+ * reach_solve take prob01 and mecs instead.
  */
 typedef struct reach_backend {
     int (*prob01)(const csr_model *model, const reach_query *query, uint8_t *cls, void *ctx);
     int (*mecs)(const csr_model *graph, uint64_t *mec, void *ctx);
+    int (*prob01_mecs)(const csr_model *model, const reach_query *query, uint8_t *cls, uint64_t *maybe_mec,
+                       void *ctx);
     int (*sccs)(const csr_model *model, uint64_t budget, uint64_t *scc, void *ctx);
     reach_solver solve;
     int (*bounded)(const csr_model *model, const reach_query *query, uint64_t steps, double *values, void *ctx);

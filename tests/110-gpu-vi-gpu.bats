@@ -34,17 +34,17 @@ stats_fields() {
     python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
 }
 
-@test "GPU: gpu-vi's Prob0/Prob1, drained and level by level (--host-loop), count as many yes, no and maybe states as --cpu's on every query of every shared model" {
+@test "GPU: gpu-vi's Prob0/Prob1, drained (Pmax: by the MEC quotient) and level by level (--host-loop), count as many yes, no and maybe states and MECs as --cpu's on every query of every shared model" {
     local m prop query dir target avoid rest ref got n=0
     for m in $(vi_model_names); do
         while IFS=$'\t' read -r prop query dir target avoid rest; do
             [ "$prop" = prop ] && continue
             vi_query_args "$dir" "$target" "$avoid"
             VI_ARGS+=(--abs -e 0.99) # the classes are what counts here, not the iteration
-            ref=$(gpu-vi --cpu "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | stats_fields yes no maybe)
+            ref=$(gpu-vi --cpu "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | stats_fields yes no maybe mecs mec_states)
             for mode in "" --host-loop; do
-                got=$(gpu-vi $mode "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | stats_fields yes no maybe)
-                [ "$got" = "$ref" ] || fail "$m query $prop ($query) $mode: yes, no, maybe $got, --cpu $ref"
+                got=$(gpu-vi $mode "${VI_ARGS[@]}" --stats=json "$(model_csr "$m")" 2>&1 >/dev/null | stats_fields yes no maybe mecs mec_states)
+                [ "$got" = "$ref" ] || fail "$m query $prop ($query) $mode: yes, no, maybe, mecs, mec_states $got, --cpu $ref"
             done
             n=$((n + 1))
         done < "$MODELS/$m.values.tsv"
@@ -94,6 +94,26 @@ stats_fields() {
     done
 }
 
+@test "GPU: gpu-vi's Prob1E by the MEC quotient finds --cpu's yes, no and maybe states and MECs on random MDPs, with either SCC engine" {
+    local seed l engine ref got n=0
+    for seed in 1 2 3 4 5 6 7 8; do
+        for l in 60 90; do
+            randmdp -n 2000 -c 3 -k 2 -e 5 -l "$l" -g 1 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+            ref=$(gpu-vi --cpu -t goal -m max -o "$BATS_TEST_TMPDIR/cpu" --stats=json "$BATS_TEST_TMPDIR/r.csr" 2>&1 >/dev/null |
+                stats_fields yes no maybe mecs mec_states)
+            for engine in lp fb; do
+                got=$(gpu-vi --engine "$engine" -t goal -m max -o "$BATS_TEST_TMPDIR/gpu" --stats=json "$BATS_TEST_TMPDIR/r.csr" 2>&1 >/dev/null |
+                    stats_fields yes no maybe mecs mec_states prob1e_by_mecs)
+                [ "$got" = "$ref True" ] || fail "seed $seed -l $l $engine: yes no maybe mecs mec_states by_mecs $got, --cpu $ref"
+                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
+                [ "$status" -eq 0 ] || fail "seed $seed -l $l $engine: $output"
+            done
+            [ "$(echo "$ref" | cut -d' ' -f4)" -gt 0 ] && n=$((n + 1))
+        done
+    done
+    [ "$n" -ge 12 ] || fail "only $n models with MECs among the maybe states"
+}
+
 @test "GPU: gpu-vi solves Fig. 9 of Berger's thesis and collapses the end component of its variant" {
     prism2csr -l "$DATA/berger_fig9.lab" "$DATA/berger_fig9.tra" > "$BATS_TEST_TMPDIR/f9.csr"
     assert_equal "$(gpu-vi -t goal -m max "$BATS_TEST_TMPDIR/f9.csr")" 1
@@ -121,6 +141,12 @@ stats_fields() {
         done
         run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-vi "$@" "$(model_csr "$m")"
         [ "$status" -eq 0 ] || fail "racecheck $q: $output"
+    done
+    # MECs inside and outside Prob1E: the quotient's searches (Pmax)
+    randmdp -n 300 -c 3 -k 2 -e 5 -l 90 -g 1 2 > "$BATS_TEST_TMPDIR/r.csr"
+    for tool in memcheck racecheck; do
+        run compute-sanitizer --tool $tool --error-exitcode 9 gpu-vi -t goal -m max "$BATS_TEST_TMPDIR/r.csr"
+        [ "$status" -eq 0 ] || fail "$tool random MDP Pmax: $output"
     done
 }
 

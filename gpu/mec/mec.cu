@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "launch.h"
 #include "mec.h"
+#include "mec_live.h"
 #include "worklist.h"
 #include "timer.h"
 
@@ -37,20 +38,21 @@ struct mec_counters {
     unsigned long long removed_choices, removed_states, queued, remaining;
 };
 
-static __global__ void init_state(uint64_t n, const uint64_t *__restrict__ state_choices, uint8_t *__restrict__ alive,
-                                  uint32_t *__restrict__ choices_left, uint32_t *__restrict__ mec)
+/* Every state in play (live: only those with live[s]; NULL: all), its
+ * choices enabled and counted, in no MEC yet. */
+static __global__ void init_state(uint64_t n, const uint64_t *__restrict__ state_choices,
+                                  const uint8_t *__restrict__ live, uint8_t *__restrict__ alive,
+                                  uint32_t *__restrict__ choices_left, uint32_t *__restrict__ enabled,
+                                  uint32_t *__restrict__ mec)
 {
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
-        alive[s] = 1;
+        const uint8_t in_play = !live || live[s];
+        alive[s] = in_play;
         choices_left[s] = (uint32_t)(state_choices[s + 1] - state_choices[s]);
+        for (uint64_t k = state_choices[s]; k < state_choices[s + 1]; k++)
+            enabled[k] = in_play;
         mec[s] = GPU_MEC_NONE;
     }
-}
-
-static __global__ void enable_all(uint64_t c, uint32_t *__restrict__ enabled)
-{
-    for (uint64_t k = thread_index(); k < c; k += thread_count())
-        enabled[k] = 1;
 }
 
 /* Algorithm 7, with the choices: each enabled choice of a state in play with
@@ -205,9 +207,11 @@ struct mec_job {
     unsigned long long *queue_counters = nullptr; /* the worklist of queue_a (WL_WORDS) */
     mec_counters *counters = nullptr;
 
-    void plan(arena &a, const model_shape &s, bool rounds)
+    /* own_model: the model's buffers too (else the caller's model is used) */
+    void plan(arena &a, const model_shape &s, bool rounds, bool own_model = true)
     {
-        model.plan(a, s);
+        if (own_model)
+            model.plan(a, s);
         mec = a.take<uint32_t>(s.n);
         scratch = a.take<uint32_t>(s.n);
         if (!rounds)
@@ -226,17 +230,16 @@ struct mec_job {
     }
 };
 
-/* The round-based scheme; scc: n entries of the SCC ids of each round. */
-int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint32_t *scc, gpu_mec_stats *st,
-               csr_status *status)
+/* The round-based scheme; scc: n entries of the SCC ids of each round;
+ * live: the states of the subsystem (NULL: all). */
+int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint32_t *scc, const uint8_t *live,
+               gpu_mec_stats *st, csr_status *status)
 {
     const device_model &m = J.model;
     const uint64_t n = m.n;
     const unsigned grid_n = grid_for(n, kThreads);
     TRY(J.tr.build(n, m.state_choices, m.choice_transitions, m.targets, status));
-    enable_all<<<grid_for(m.c, kThreads), kThreads>>>(m.c, J.enabled);
-    CUDA_TRY_LAUNCH();
-    init_state<<<grid_n, kThreads>>>(n, m.state_choices, J.alive, J.choices_left, J.mec);
+    init_state<<<grid_n, kThreads>>>(n, m.state_choices, live, J.alive, J.choices_left, J.enabled, J.mec);
     CUDA_TRY_LAUNCH();
     attractor_params A = {J.tr.first, J.tr.source, J.tr.choice, scc, J.enabled, J.choices_left,
                           J.alive, J.changed, J.lost_choice, J.counters};
@@ -249,6 +252,7 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
         /* SCCs inside the regions (the SCCs of the round before); round 1:
          * the whole model, interleaved segments included. */
         scc_subsystem sub;
+        sub.live = live; /* round 1: the subsystem; its choices leaving it go in remove_leaving_choices */
         if (st->rounds > 1) {
             sub.live = J.alive;
             sub.enabled = J.enabled;
@@ -308,6 +312,43 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
 }
 
 } /* namespace */
+
+uint64_t mec_live_bytes(const gpu_mec_options *opt, const model_shape &s)
+{
+    const bool inter = interleaved(opt);
+    uint64_t engine = scc_decomposer::bytes_needed(&opt->scc, s, inter ? scc_goal::mecs : scc_goal::sccs, !inter);
+    if (!engine)
+        return 0;
+    arena a;
+    mec_job job;
+    job.plan(a, s, !inter, false);
+    return a.bytes() + engine;
+}
+
+int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const uint8_t *live, uint32_t *mec,
+                       gpu_mec_stats *st, csr_status *status)
+{
+    const bool inter = interleaved(opt);
+    const model_shape shape = {m.n, m.c, m.t, 0, 0}; /* the job plans no model */
+    arena job_arena;
+    mec_job job;
+    scc_decomposer dec;
+    TRY(plan_and_allocate(job_arena, [&](arena &a) { job.plan(a, shape, !inter, false); }, nullptr, status));
+    job.model = m;
+    TRY(dec.init(&opt->scc, shape, inter ? scc_goal::mecs : scc_goal::sccs, !inter, status));
+    if (inter) {
+        scc_subsystem sub;
+        sub.live = live;
+        TRY(dec.decompose(job.model, sub, job.mec, &st->scc, status));
+        st->rounds += st->scc.phases;
+    } else {
+        TRY(mec_rounds(opt, job, dec, job.scratch, live, st, status));
+    }
+    TRY(canonical_ids(job.mec, job.scratch, m.n, status));
+    CUDA_TRY(cudaMemcpyAsync(mec, job.mec, m.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+    CUDA_TRY(cudaDeviceSynchronize());
+    return CSR_OK;
+}
 
 } /* namespace gpu */
 
@@ -392,7 +433,7 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
         st.removed_states = st.scc.peeled;
         st.removed_choices = st.scc.removed_choices;
     } else {
-        TRY(gpu::mec_rounds(opt, job, dec, job.scratch, &st, status));
+        TRY(gpu::mec_rounds(opt, job, dec, job.scratch, nullptr, &st, status));
     }
     st.resident_s = timer.end();
 

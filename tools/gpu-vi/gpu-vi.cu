@@ -778,6 +778,7 @@ int main(int argc, char **argv)
         if (!o.use_cpu) {
             json_object_set_new(j, "prob01_levels", json_integer((json_int_t)cx.prob01_sweeps));
             json_object_set_new(j, "prob01_on_cpu", json_boolean(cx.prob01_on_cpu));
+            json_object_set_new(j, "prob1e_by_mecs", json_boolean(cx.prob1e_by_mecs));
             json_object_set_new(j, "threads_per_state", json_integer(cx.used_threads));
             json_object_set_new(j, "sweep_classes", json_integer(cx.used_sweep_classes));
             json_object_set_new(j, "sweep_rounds", json_integer((json_int_t)cx.sweep_rounds));
@@ -788,6 +789,7 @@ int main(int argc, char **argv)
             json_object_set_new(j, "sweep_classes_s", json_real(cx.sweep_s));
             json_object_set_new(j, "upload_s", json_real(cx.h2d_s));
             json_object_set_new(j, "gpu_iterate_s", json_real(cx.iterate_s));
+            json_object_set_new(j, "download_s", json_real(cx.d2h_s));
             json_object_set_new(j, "probability_dictionary", json_boolean(cx.used_dictionary));
             json_object_set_new(j, "ovi_guesses", json_integer((json_int_t)cx.ovi_guesses));
             json_object_set_new(j, "device_bytes", json_integer((json_int_t)cx.device_bytes));

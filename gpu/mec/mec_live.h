@@ -1,0 +1,38 @@
+/*
+ * mec_live.h - the MECs of a subsystem of a model already on the device
+ * (internal to gpu/; gpu_mec_decompose of mec.h is the public, host-side
+ * entry).  gpu-vi's Prob1E (gpu/reach_vi.cu) decomposes the states that can
+ * reach the target without uploading the model a second time.
+ */
+#ifndef GPU_MEC_LIVE_H
+#define GPU_MEC_LIVE_H
+
+#include <stdint.h>
+
+#include "mec.h"
+#include "model.h"
+
+namespace gpu {
+
+/* Device bytes mec_decompose_live takes for a model of shape s besides the
+ * model itself (0 without a device). */
+uint64_t mec_live_bytes(const gpu_mec_options *options, const model_shape &s);
+
+/*
+ * The MECs of the subsystem of m (on the device) given by live (device,
+ * u8[n], nonzero: the state takes part): the sub-MDP of the live states
+ * whose choices are those of live states with every transition into a live
+ * state (FMSD Definitions 4-5 on that sub-MDP), by options' scheme and
+ * engine as gpu_mec_decompose.  mec (device, u32[n]): the smallest state of
+ * s's MEC, or GPU_MEC_NONE (not live, or in no MEC).  Adds rounds and the
+ * SCC engine's counts to *stats.  Device memory: mec_live_bytes, allocated
+ * here and freed on return.  Errors: CSR_ERR_NOMEM (device memory),
+ * CSR_ERR_DEVICE (CUDA, text in status), CSR_ERR_USAGE (interleave with an
+ * engine that does not find MECs).
+ */
+int mec_decompose_live(const gpu_mec_options *options, const device_model &m, const uint8_t *live, uint32_t *mec,
+                       gpu_mec_stats *stats, csr_status *status);
+
+} /* namespace gpu */
+
+#endif
