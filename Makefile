@@ -45,7 +45,7 @@ COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
 GPU_SRC    := gpu/common/launch.cu gpu/common/memory.cu gpu/common/model.cu \
               gpu/scc/engine.cu gpu/scc/peel/peel.cu gpu/scc/lp/lp.cu gpu/scc/fb/fb.cu \
-              gpu/mec/mec.cu gpu/reach_vi.cu gpu/acc/acc.cu
+              gpu/mec/mec.cu gpu/reach_vi.cu gpu/acc/acc.cu gpu/multi/parts.cu
 
 C_TOOLS  := prism2csr csrinfo labelcmp restructure csrexport
 CU_TOOLS := gpu-scc gpu-mec gpu-vi gpu-acc

@@ -57,3 +57,35 @@ setup() {
     assert_failure 1
     assert_output "partcheck: 65537 parts: 1 to 65536"
 }
+
+@test "gpu-scc --cpu -g N (the parts' rounds on the CPU) gives Tarjan's labels on every shared model, plain and restructured" {
+    local checked=0
+    for m in $(present_models fmsd_fig1 dice brp coin2 coin4 leader3 csma2_2 phil3 mutual3 wlan1 zeroconf firewire_dl); do
+        csr=$(model_csr "$m")
+        gpu-scc --cpu "$csr" > "$BATS_TEST_TMPDIR/tarjan"
+        restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/r.csr"
+        for parts in 1 3 16; do
+            for input in "$csr" "$BATS_TEST_TMPDIR/r.csr"; do
+                gpu-scc --cpu -g "$parts" "$input" > "$BATS_TEST_TMPDIR/parts"
+                cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts ($input): labels differ"
+            done
+        done
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge "$(at_least 10 6)" ] || fail "only $checked models"
+}
+
+@test "gpu-scc refuses a bad part count, device list or exchange" {
+    csr=$(model_csr coin2)
+    run gpu-scc --cpu -g 0 "$csr"
+    assert_failure 2
+    assert_output "gpu-scc: bad part count '0' (1 to 65536)"
+    run gpu-scc --cpu -g 65537 "$csr"
+    assert_failure 2
+    run gpu-scc --cpu --gpus 1,x "$csr"
+    assert_failure 2
+    assert_output "gpu-scc: bad --gpus '1,x' (device numbers, comma-separated, at most 64)"
+    run gpu-scc --cpu --exchange smoke "$csr"
+    assert_failure 2
+    assert_output "gpu-scc: bad --exchange 'smoke' (auto, copies or nccl)"
+}

@@ -3,7 +3,8 @@
  *
  *   gpu-scc [--cpu] [--engine lp|fb|auto] [--peel|--no-peel] [--stats[=json]]
  *           [fb: -c N --nh --bfbt --no-warp-aggregation --no-transpose
- *            --sweep-trim --host-loop] [--blocks N] [-d N] [file | -] > labels
+ *            --sweep-trim --host-loop] [--blocks N] [-d N]
+ *           [-g N] [--gpus LIST] [--exchange auto|copies|nccl] [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
  * original numbering (restructured input is mapped back through its
@@ -13,6 +14,10 @@
  * (Alabandi et al., SC'23) with asynchronous peeling (the default); fb,
  * forward-backward search with trimming (Wijs, Katoen & Bosnacki, FMSD 2016,
  * Algorithms 1, 2, 3, 4 and 6).  --cpu: iterative Tarjan (ref/scc_tarjan.c).
+ * -g N / --gpus LIST: the model split into N parts over the GPUs (gpu/multi.h,
+ * issue 18; several parts a GPU where fewer are there: the simulated mode),
+ * label propagation over the parts; with --cpu the same rounds on the CPU
+ * (ref_scc_partitioned).
  * Exit 0 ok, 1 bad input or failure, 2 usage or no GPU.
  */
 #include <getopt.h>
@@ -21,6 +26,8 @@
 
 #include "gpu.h"
 #include "labels.h"
+#include "multi.h"
+#include "partition.h"
 #include "ref.h"
 #include "scc.h"
 #include "tool.h"
@@ -34,7 +41,40 @@ static void usage(FILE *out)
             "The CPU reference is sequential Tarjan.\n",
             tool_name);
     gpu_tool_usage(out);
+    fputs("Several GPUs (the model split into parts of contiguous states, label\n"
+          "propagation over them, foreign states' labels exchanged between rounds):\n"
+          "  -g N                   N parts (1 to 65536), over every GPU or the --gpus;\n"
+          "                         more parts than GPUs share them (simulated mode)\n"
+          "  --gpus LIST            the CUDA devices, comma-separated (default: all);\n"
+          "                         without -g, one part a device\n"
+          "  --exchange auto|copies|nccl  how labels move between parts: NCCL (one\n"
+          "                         part a device), device copies, or auto (NCCL\n"
+          "                         where it can run, else copies)\n"
+          "  with --cpu: the same parts and rounds on the CPU\n",
+          out);
     fputs("Exit status: 0 ok, 1 bad input, 2 usage, 3 no GPU or a GPU failure.\n", out);
+}
+
+enum { OPT_GPUS = GPU_OPT_TOOL, OPT_EXCHANGE };
+
+/* "0,1,3" into devices[]; the count, or -1 (message printed). */
+static int parse_gpus(const char *arg, int *devices)
+{
+    int count = 0;
+    const char *p = arg;
+    for (;;) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || d < 0 || d > 1023 || (*end && *end != ',') || count == GPU_PARTS_MAX_DEVICES) {
+            tool_error("bad --gpus '%s' (device numbers, comma-separated, at most %d)", arg,
+                       GPU_PARTS_MAX_DEVICES);
+            return -1;
+        }
+        devices[count++] = (int)d;
+        if (!*end)
+            return count;
+        p = end + 1;
+    }
 }
 
 int main(int argc, char **argv)
@@ -43,14 +83,43 @@ int main(int argc, char **argv)
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     gpu_tool_options o;
     gpu_tool_defaults(&o);
-    static const struct option longopts[] = {GPU_LONG_OPTIONS, {0, 0, 0, 0}};
+    static const struct option longopts[] = {GPU_LONG_OPTIONS,
+                                             {"gpus", required_argument, 0, OPT_GPUS},
+                                             {"exchange", required_argument, 0, OPT_EXCHANGE},
+                                             {0, 0, 0, 0}};
+    gpu_parts_options po;
+    memset(&po, 0, sizeof po);
+    long parts = 0; /* 0: one GPU, no parts */
     int c;
-    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "g:", longopts, NULL)) != -1) {
         int done = gpu_tool_option(c, optarg, &o);
         if (done < 0)
             return EXIT_USAGE;
         if (done)
             continue;
+        if (c == 'g') {
+            char *end;
+            parts = strtol(optarg, &end, 10);
+            if (*end || end == optarg || parts < 1 || parts > 65536) {
+                tool_error("bad part count '%s' (1 to 65536)", optarg);
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if (c == OPT_GPUS) {
+            if ((po.num_devices = parse_gpus(optarg, po.devices)) < 0)
+                return EXIT_USAGE;
+            continue;
+        }
+        if (c == OPT_EXCHANGE) {
+            int e = gpu_exchange_by_name(optarg);
+            if (e < 0) {
+                tool_error("bad --exchange '%s' (auto, copies or nccl)", optarg);
+                return EXIT_USAGE;
+            }
+            po.exchange = (gpu_exchange)e;
+            continue;
+        }
         if (c == 'h') {
             usage(stdout);
             return EXIT_OK;
@@ -60,6 +129,11 @@ int main(int argc, char **argv)
     }
     if (gpu_tool_finish_options(&o))
         return EXIT_USAGE;
+    if (po.num_devices && !parts)
+        parts = po.num_devices; /* --gpus alone: one part a device */
+    if (po.num_devices)
+        o.device = po.devices[0]; /* the context made while reading */
+    po.parts = (uint32_t)parts;
     const int use_cpu = o.use_cpu, stats = o.stats, device = o.device;
     const gpu_scc_options opt = o.scc;
     const char *path;
@@ -76,7 +150,42 @@ int main(int argc, char **argv)
     memset(&st, 0, sizeof st);
     gpu_scc_stats gst;
     memset(&gst, 0, sizeof gst);
-    if (!rc && use_cpu) {
+    gpu_parts_stats pst;
+    memset(&pst, 0, sizeof pst);
+    uint64_t cpu_phases = 0, cpu_rounds = 0;
+    if (!rc && parts && use_cpu) {
+        csr_partition p;
+        rc = csr_partition_build(&m, (uint32_t)parts, &p, &st);
+        if (!rc) {
+            rc = ref_scc_partitioned(&m, &p, comp, &cpu_phases, &cpu_rounds);
+            csr_partition_free(&p);
+        }
+    } else if (!rc && parts) {
+        int present = 0;
+        if (cudaGetDeviceCount(&present) != cudaSuccess)
+            present = 0;
+        if (!po.num_devices)
+            for (int d = 0; d < present && d < GPU_PARTS_MAX_DEVICES && (uint32_t)d < po.parts; d++)
+                po.devices[po.num_devices++] = d;
+        for (int i = 0; i < po.num_devices; i++)
+            if (po.devices[i] >= present) {
+                tool_error("no CUDA device %d (%d present)", po.devices[i], present);
+                free(comp);
+                csr_free(&m);
+                return EXIT_DEVICE;
+            }
+        uint32_t *scc = (uint32_t *)malloc((n ? n : 1) * sizeof *scc);
+        rc = scc ? gpu_scc_partitioned(&m, &po, scc, &pst, &st) : CSR_ERR_NOMEM;
+        for (uint64_t s = 0; !rc && s < n; s++)
+            comp[s] = scc[s];
+        free(scc);
+        if (rc == CSR_ERR_USAGE) {
+            tool_error("%s", st.detail);
+            free(comp);
+            csr_free(&m);
+            return EXIT_USAGE;
+        }
+    } else if (!rc && use_cpu) {
         rc = ref_scc_tarjan(&m, NULL, NULL, comp, NULL); /* counted below, as for the GPU */
     } else if (!rc) {
         uint32_t *scc = (uint32_t *)malloc((n ? n : 1) * sizeof *scc);
@@ -119,7 +228,26 @@ int main(int argc, char **argv)
             json_object_set_new(j, "trivial_sccs", json_integer((json_int_t)trivial));
             json_object_set_new(j, "write_s", json_real(t3 - t2));
             json_object_set_new(j, "total_s", json_real(t3 - t0));
-            if (use_cpu) {
+            if (parts) {
+                json_object_set_new(j, "engine", json_string(use_cpu ? "lp-parts-cpu" : "lp-parts"));
+                json_object_set_new(j, "parts", json_integer((json_int_t)parts));
+                json_object_set_new(j, "phases", json_integer((json_int_t)(use_cpu ? cpu_phases : pst.phases)));
+                json_object_set_new(j, "rounds", json_integer((json_int_t)(use_cpu ? cpu_rounds : pst.rounds)));
+                if (!use_cpu) {
+                    json_t *devs = json_array();
+                    for (int i = 0; i < po.num_devices; i++)
+                        json_array_append_new(devs, json_integer(po.devices[i]));
+                    json_object_set_new(j, "devices", devs);
+                    json_object_set_new(j, "exchange", json_string(pst.exchange));
+                    json_object_set_new(j, "foreign", json_integer((json_int_t)pst.foreign));
+                    json_object_set_new(j, "passes", json_integer((json_int_t)pst.passes));
+                    json_object_set_new(j, "exchanged_bytes", json_integer((json_int_t)pst.exchanged_bytes));
+                    json_object_set_new(j, "partition_s", json_real(pst.partition_s));
+                    json_object_set_new(j, "upload_s", json_real(pst.upload_s));
+                    json_object_set_new(j, "download_s", json_real(pst.download_s));
+                }
+                json_object_set_new(j, "decompose_s", json_real(use_cpu ? t2 - t1 : pst.resident_s));
+            } else if (use_cpu) {
                 json_object_set_new(j, "engine", json_string("tarjan"));
                 json_object_set_new(j, "decompose_s", json_real(t2 - t1));
             } else {
@@ -133,9 +261,20 @@ int main(int argc, char **argv)
                     "%s: %llu states, %llu transitions: %llu SCCs (%llu trivial); read %.3f s, %s %.4f s, "
                     "write %.3f s\n",
                     tool_name, (unsigned long long)n, (unsigned long long)m.num_transitions,
-                    (unsigned long long)sccs, (unsigned long long)trivial, t1 - t0, use_cpu ? "Tarjan" : "GPU",
+                    (unsigned long long)sccs, (unsigned long long)trivial, t1 - t0,
+                    parts ? (use_cpu ? "parts on the CPU" : "parts on the GPUs") : use_cpu ? "Tarjan" : "GPU",
                     t2 - t1, t3 - t2);
-            if (!use_cpu)
+            if (parts)
+                fprintf(stderr, "%s: %ld parts: %llu phases, %llu rounds", tool_name, parts,
+                        (unsigned long long)(use_cpu ? cpu_phases : pst.phases),
+                        (unsigned long long)(use_cpu ? cpu_rounds : pst.rounds));
+            if (parts && !use_cpu)
+                fprintf(stderr, ", %llu relaxation passes; %llu foreign states, %llu bytes exchanged by %s",
+                        (unsigned long long)pst.passes, (unsigned long long)pst.foreign,
+                        (unsigned long long)pst.exchanged_bytes, pst.exchange);
+            if (parts)
+                fputc('\n', stderr);
+            if (!use_cpu && !parts)
                 gpu_stats_text_scc(&gst);
         }
     }

@@ -1,0 +1,82 @@
+/*
+ * multi.h - a model split into parts over several GPUs (issue 18; the public
+ * C interface of gpu/multi/): the partition of ref/partition.h (contiguous
+ * state ranges, each part's reduced vector of own and foreign states, the
+ * exchange lists) put on the devices, and the SCC decomposition by label
+ * propagation over the parts (ref_scc_partitioned's rounds on the GPUs).
+ *
+ * After the second partitioning of the DiVinE-CUDA slides (Barnat, Bauch,
+ * Brim and Ceska, ICPADS'10): each part holds its slice of the model, its
+ * transitions' targets rewritten once as indices into its own + foreign
+ * vector, and between rounds only the foreign states' labels move: per
+ * ordered pair of parts a gather on the owner and one transfer into the
+ * reader's contiguous slice (pull), or the reverse and a max-scatter on the
+ * owner (push).  The transfer is NCCL's ncclSend/ncclRecv in a group where
+ * every part has a GPU of its own, else a device copy
+ * (cudaMemcpyPeerAsync): the simulated mode, several parts on one GPU, that
+ * runs the same partition, kernels and exchange lists where fewer GPUs are
+ * lent.  format/MULTI-GPU.md is the design note.
+ */
+#ifndef GPU_MULTI_H
+#define GPU_MULTI_H
+
+#include <stdint.h>
+
+#include "csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPU_PARTS_MAX_DEVICES 64
+
+typedef enum gpu_exchange {
+    GPU_EXCHANGE_AUTO = 0,  /* NCCL where every part has a device of its own and NCCL loads, else copies */
+    GPU_EXCHANGE_COPIES = 1, /* cudaMemcpyPeerAsync (any placement; the simulated mode) */
+    GPU_EXCHANGE_NCCL = 2    /* ncclSend/ncclRecv (one part a device, devices distinct) */
+} gpu_exchange;
+
+typedef struct gpu_parts_options {
+    uint32_t parts;       /* P, 1 .. 65,536 (csr_partition_build) */
+    int devices[GPU_PARTS_MAX_DEVICES]; /* the CUDA devices; part i runs on devices[i % num_devices] */
+    int num_devices;      /* 1 .. GPU_PARTS_MAX_DEVICES */
+    gpu_exchange exchange;
+} gpu_parts_options;
+
+typedef struct gpu_parts_stats {
+    const char *exchange;      /* "nccl" or "copies" */
+    uint64_t foreign;          /* foreign states over all parts (each part's copies of others' states) */
+    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them (equal to its counts) */
+    uint64_t passes;           /* relaxation launches, summed over the parts */
+    uint64_t exchanged_bytes;  /* bytes moved between parts */
+    double partition_s;        /* the partition on the host (csr_partition_build) */
+    double upload_s, resident_s, download_s; /* seconds */
+} gpu_parts_stats;
+
+/* "nccl", "copies" or "auto"; gpu_exchange_by_name: -1 for an unknown name. */
+const char *gpu_exchange_name(gpu_exchange exchange);
+int gpu_exchange_by_name(const char *name);
+
+/*
+ * The SCCs of model over options->parts parts: ref_scc_partitioned's
+ * phases and rounds, each part's label relaxation to its local fixpoint on
+ * its device (one launch a pass over its own edges, atomicMax on the
+ * labels), then the push of the foreign copies' in-labels to their owners
+ * (max) and the pull of labels, liveness and class, until a round raises
+ * nothing; the states with in == out are done.  scc (u32[n]): the smallest
+ * state of each state's SCC, so it equals ref_scc_tarjan's and
+ * gpu_scc_decompose's byte for byte.  Device memory per part: 8 (own + 1) +
+ * 4 t_part (its rows and local targets) + 18 (own + foreign) (labels,
+ * liveness, class) + 8 (sends + receives) bytes.  Errors: CSR_ERR_USAGE
+ * (a part count or device list out of range, NCCL asked where it cannot
+ * run), CSR_ERR_TOO_LARGE (2^32 - 1 states or more), CSR_ERR_NOMEM (host or
+ * device memory), CSR_ERR_DEVICE (CUDA or NCCL, text in status).
+ */
+int gpu_scc_partitioned(const csr_model *model, const gpu_parts_options *options, uint32_t *scc,
+                        gpu_parts_stats *stats, csr_status *status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

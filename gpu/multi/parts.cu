@@ -1,0 +1,535 @@
+/*
+ * parts.cu - a partitioned model on several GPUs and the SCCs by label
+ * propagation over its parts (gpu/multi.h; the CPU loops of
+ * ref/partition.c, ref_scc_partitioned, on the devices).
+ *
+ * Each part lives on its device with a stream of its own: its rows (local
+ * transition offsets of its own states), its local targets, its labels
+ * (in, out, live, class) over own + foreign states, its send lists and one
+ * exchange buffer (as large as its sends, or its receives, whichever is
+ * larger).  An exchange step is three stages over all ordered pairs (o, r)
+ * with something to move, each stage finished on every device before the
+ * next begins: gather on o (or, for a push, nothing), transfer, scatter on
+ * the receiver (pull: nothing, the transfer lands in r's foreign slice;
+ * push: a max into o's own labels).  The transfer is one ncclSend on o and
+ * one ncclRecv on r inside ncclGroupStart/End (NCCL, loaded with dlopen when
+ * asked for, so that the tools need it only then), or cudaMemcpyPeerAsync.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <memory>
+#include <vector>
+
+#include "cuda_check.h"
+#include "launch.h"
+#include "memory.h"
+#include "multi.h"
+#include "partition.h"
+
+using gpu::device_array;
+using gpu::grid_for;
+using gpu::thread_count;
+using gpu::thread_index;
+
+namespace {
+
+constexpr int kThreads = 256;
+
+double seconds_now()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- NCCL, loaded when asked for ---------------------------------------------- */
+
+/* The few NCCL entry points the exchange uses (nccl.h's signatures with
+ * opaque handles), from libnccl.so.2. */
+typedef struct nccl_comm *nccl_comm_t;
+struct nccl_api {
+    void *lib = nullptr;
+    int (*comm_init_all)(nccl_comm_t *, int, const int *) = nullptr;
+    int (*comm_destroy)(nccl_comm_t) = nullptr;
+    int (*group_start)() = nullptr;
+    int (*group_end)() = nullptr;
+    int (*send)(const void *, size_t, int, int, nccl_comm_t, cudaStream_t) = nullptr;
+    int (*recv)(void *, size_t, int, int, nccl_comm_t, cudaStream_t) = nullptr;
+    const char *(*error_string)(int) = nullptr;
+    bool load()
+    {
+        lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+        if (!lib)
+            return false;
+        comm_init_all = (int (*)(nccl_comm_t *, int, const int *))dlsym(lib, "ncclCommInitAll");
+        comm_destroy = (int (*)(nccl_comm_t))dlsym(lib, "ncclCommDestroy");
+        group_start = (int (*)())dlsym(lib, "ncclGroupStart");
+        group_end = (int (*)())dlsym(lib, "ncclGroupEnd");
+        send = (int (*)(const void *, size_t, int, int, nccl_comm_t, cudaStream_t))dlsym(lib, "ncclSend");
+        recv = (int (*)(void *, size_t, int, int, nccl_comm_t, cudaStream_t))dlsym(lib, "ncclRecv");
+        error_string = (const char *(*)(int))dlsym(lib, "ncclGetErrorString");
+        return comm_init_all && comm_destroy && group_start && group_end && send && recv && error_string;
+    }
+    ~nccl_api()
+    {
+        if (lib)
+            dlclose(lib);
+    }
+};
+constexpr int kNcclUint8 = 1; /* ncclDataType_t ncclUint8 (nccl.h) */
+
+#define NCCL_TRY(api, call)                                                                                  \
+    do {                                                                                                     \
+        int e_ = (call);                                                                                     \
+        if (e_ != 0)                                                                                         \
+            return csr_fail(status, CSR_ERR_DEVICE, "NCCL: %s (%s:%d)", (api).error_string(e_), __FILE__, \
+                            __LINE__);                                                                       \
+    } while (0)
+
+/* ---- kernels ------------------------------------------------------------------- */
+
+/* A phase's start: every live own state labelled with its global id. */
+static __global__ void phase_labels(uint64_t ns, uint64_t first_state, const uint8_t *__restrict__ live,
+                                    uint32_t *in, uint32_t *out)
+{
+    for (uint64_t j = thread_index(); j < ns; j += thread_count())
+        if (live[j])
+            in[j] = out[j] = (uint32_t)(first_state + j);
+}
+
+/* One pass over the part's own edges between live states of one class:
+ * in[w] >= in[j], out[j] >= out[w] (w own or foreign); *changed = 1 if a
+ * label rose.  Racy reads only delay a rise to the next pass; the fixpoint
+ * is the same. */
+static __global__ void relax_pass(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
+                                  const uint8_t *__restrict__ live, const uint64_t *__restrict__ cls, uint32_t *in,
+                                  uint32_t *out, unsigned *changed)
+{
+    int rose = 0;
+    for (uint64_t j = thread_index(); j < ns; j += thread_count()) {
+        if (!live[j])
+            continue;
+        const uint64_t c = cls[j];
+        for (uint64_t e = row[j]; e < row[j + 1]; e++) {
+            const uint32_t w = target[e];
+            if (w == j || !live[w] || cls[w] != c)
+                continue;
+            const uint32_t a = *(volatile uint32_t *)&in[j];
+            if (a > *(volatile uint32_t *)&in[w] && atomicMax(&in[w], a) < a)
+                rose = 1;
+            const uint32_t b = *(volatile uint32_t *)&out[w];
+            if (b > *(volatile uint32_t *)&out[j] && atomicMax(&out[j], b) < b)
+                rose = 1;
+        }
+    }
+    if (__syncthreads_or(rose) && threadIdx.x == 0)
+        *changed = 1;
+}
+
+/* After a phase's rounds: every live own state takes (in, out) as its class;
+ * with in == out it is done, its SCC named by in. */
+static __global__ void phase_finish(uint64_t ns, uint8_t *live, const uint32_t *__restrict__ in,
+                                    const uint32_t *__restrict__ out, uint64_t *cls, uint32_t *comp,
+                                    unsigned long long *done)
+{
+    unsigned long long mine = 0;
+    for (uint64_t j = thread_index(); j < ns; j += thread_count()) {
+        if (!live[j])
+            continue;
+        cls[j] = (uint64_t)in[j] << 32 | out[j];
+        if (in[j] == out[j]) {
+            comp[j] = in[j];
+            live[j] = 0;
+            mine++;
+        }
+    }
+    gpu::block_add<kThreads>(done, mine);
+}
+
+/* Exchange: buffer[k] = values[index[k]], k < count (elements of Size bytes). */
+template <int Size> struct word;
+template <> struct word<1> { typedef uint8_t type; };
+template <> struct word<4> { typedef uint32_t type; };
+template <> struct word<8> { typedef uint64_t type; };
+
+template <int Size>
+static __global__ void gather(uint64_t count, const uint32_t *__restrict__ index,
+                              const typename word<Size>::type *__restrict__ values, typename word<Size>::type *buffer)
+{
+    for (uint64_t k = thread_index(); k < count; k += thread_count())
+        buffer[k] = values[index[k]];
+}
+
+/* Push: labels[index[k]] = max(labels[index[k]], buffer[k]); *changed = 1 if one rose. */
+static __global__ void scatter_max(uint64_t count, const uint32_t *__restrict__ index,
+                                   const uint32_t *__restrict__ buffer, uint32_t *labels, unsigned *changed)
+{
+    int rose = 0;
+    for (uint64_t k = thread_index(); k < count; k += thread_count()) {
+        const uint32_t v = buffer[k];
+        if (v > labels[index[k]] && atomicMax(&labels[index[k]], v) < v)
+            rose = 1;
+    }
+    if (__syncthreads_or(rose) && threadIdx.x == 0)
+        *changed = 1;
+}
+
+/* ---- the parts on their devices ------------------------------------------------- */
+
+struct part_device {
+    int device = 0;
+    cudaStream_t stream = nullptr;
+    uint64_t first_state = 0, ns = 0, nf = 0, nt = 0;
+    device_array<uint64_t> row;      /* [ns + 1] local offsets of own states' transitions */
+    device_array<uint32_t> target;   /* [nt] local targets */
+    device_array<uint32_t> send;     /* [sends] own indices, by receiver */
+    device_array<unsigned char> xbuf; /* the exchange buffer: max(sends, receives) x 8 bytes */
+    device_array<uint32_t> in, out, comp;
+    device_array<uint8_t> live;
+    device_array<uint64_t> cls;
+    device_array<unsigned> changed;
+    device_array<unsigned long long> done;
+    ~part_device()
+    {
+        if (stream) {
+            cudaSetDevice(device);
+            cudaStreamDestroy(stream);
+        }
+    }
+};
+
+struct parted {
+    const csr_partition *p = nullptr;
+    std::vector<std::unique_ptr<part_device>> part;
+    bool nccl = false;
+    nccl_api api;
+    std::vector<nccl_comm_t> comm;
+    uint64_t exchanged = 0;
+    ~parted()
+    {
+        for (nccl_comm_t c : comm)
+            if (c)
+                api.comm_destroy(c);
+    }
+
+    /* what o sends r: [a, b) of p->send_index, and its place in o's list */
+    uint64_t send_begin(uint32_t o, uint32_t r) const { return p->send_first[(uint64_t)o * p->parts + r]; }
+    uint64_t send_end(uint32_t o, uint32_t r) const { return p->send_first[(uint64_t)o * p->parts + r + 1]; }
+    uint64_t send_base(uint32_t o) const { return p->send_first[(uint64_t)o * p->parts]; }
+    uint64_t sends(uint32_t o) const { return p->send_first[(uint64_t)(o + 1) * p->parts] - send_base(o); }
+
+    int sync_all(csr_status *status)
+    {
+        for (auto &q : part) {
+            CUDA_TRY(cudaSetDevice(q->device));
+            CUDA_TRY(cudaStreamSynchronize(q->stream));
+        }
+        return CSR_OK;
+    }
+
+    /* Move count x size bytes from o's src to r's dst (the transfers of one
+     * stage: inside one NCCL group when NCCL moves them). */
+    int transfer(uint32_t o, const void *src, uint32_t r, void *dst, uint64_t bytes, csr_status *status)
+    {
+        exchanged += bytes;
+        if (nccl) {
+            NCCL_TRY(api, api.send(src, bytes, kNcclUint8, (int)r, comm[o], part[o]->stream));
+            NCCL_TRY(api, api.recv(dst, bytes, kNcclUint8, (int)o, comm[r], part[r]->stream));
+            return CSR_OK;
+        }
+        CUDA_TRY(cudaSetDevice(part[o]->device));
+        CUDA_TRY(cudaMemcpyPeerAsync(dst, part[r]->device, src, part[o]->device, bytes, part[o]->stream));
+        return CSR_OK;
+    }
+
+    /* Pull: every reader's foreign copies of array A (own + foreign, Size
+     * bytes an element; a(q) gives part q's copy) take their owners' values. */
+    template <int Size, typename F> int pull(F a, csr_status *status)
+    {
+        typedef typename word<Size>::type T;
+        const uint32_t P = p->parts;
+        for (uint32_t o = 0; o < P; o++) { /* gather into o's buffer, each receiver its slice */
+            part_device &q = *part[o];
+            const uint64_t total = sends(o);
+            if (!total)
+                continue;
+            CUDA_TRY(cudaSetDevice(q.device));
+            gather<Size><<<grid_for(total, kThreads), kThreads, 0, q.stream>>>(total, q.send.p, (const T *)a(q),
+                                                                               (T *)q.xbuf.p);
+            CUDA_TRY_LAUNCH();
+        }
+        TRY(sync_all(status));
+        if (nccl)
+            NCCL_TRY(api, api.group_start());
+        for (uint32_t o = 0; o < P; o++)
+            for (uint32_t r = 0; r < P; r++) {
+                const uint64_t b = send_begin(o, r), e = send_end(o, r);
+                if (b == e)
+                    continue;
+                part_device &q = *part[r];
+                const uint64_t at = q.ns + p->part[r].recv_first[o];
+                int rc = transfer(o, part[o]->xbuf.p + (b - send_base(o)) * Size, r, (T *)a(q) + at,
+                                  (e - b) * Size, status);
+                if (rc) {
+                    if (nccl)
+                        api.group_end();
+                    return rc;
+                }
+            }
+        if (nccl)
+            NCCL_TRY(api, api.group_end());
+        return sync_all(status);
+    }
+
+    /* Push: every owner's in-labels raised to the largest its readers'
+     * copies reached; *changed when one rose. */
+    int push_in(bool *changed, csr_status *status)
+    {
+        const uint32_t P = p->parts;
+        if (nccl)
+            NCCL_TRY(api, api.group_start());
+        for (uint32_t o = 0; o < P; o++)
+            for (uint32_t r = 0; r < P; r++) {
+                const uint64_t b = send_begin(o, r), e = send_end(o, r);
+                if (b == e)
+                    continue;
+                part_device &q = *part[r];
+                const uint64_t at = q.ns + p->part[r].recv_first[o];
+                int rc = transfer(r, q.in.p + at, o, part[o]->xbuf.p + (b - send_base(o)) * 4, (e - b) * 4, status);
+                if (rc) {
+                    if (nccl)
+                        api.group_end();
+                    return rc;
+                }
+            }
+        if (nccl)
+            NCCL_TRY(api, api.group_end());
+        TRY(sync_all(status));
+        for (uint32_t o = 0; o < P; o++) {
+            part_device &q = *part[o];
+            const uint64_t total = sends(o);
+            if (!total)
+                continue;
+            CUDA_TRY(cudaSetDevice(q.device));
+            CUDA_TRY(cudaMemsetAsync(q.changed.p, 0, sizeof(unsigned), q.stream));
+            scatter_max<<<grid_for(total, kThreads), kThreads, 0, q.stream>>>(total, q.send.p, (const uint32_t *)q.xbuf.p,
+                                                                             q.in.p, q.changed.p);
+            CUDA_TRY_LAUNCH();
+        }
+        for (uint32_t o = 0; o < P; o++) {
+            part_device &q = *part[o];
+            if (!sends(o))
+                continue;
+            unsigned c = 0;
+            CUDA_TRY(cudaSetDevice(q.device));
+            CUDA_TRY(cudaMemcpyAsync(&c, q.changed.p, sizeof c, cudaMemcpyDeviceToHost, q.stream));
+            CUDA_TRY(cudaStreamSynchronize(q.stream));
+            *changed = *changed || c;
+        }
+        return CSR_OK;
+    }
+};
+
+/* Part i of the partition onto its device: rows, local targets, send list,
+ * the labels' buffers. */
+int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int device, part_device &q, csr_status *status)
+{
+    const csr_part &c = p->part[i];
+    const uint32_t P = p->parts;
+    q.device = device;
+    q.first_state = c.first_state;
+    q.ns = c.num_states;
+    q.nf = c.num_foreign;
+    q.nt = c.num_transitions;
+    CUDA_TRY(cudaSetDevice(device));
+    CUDA_TRY(cudaStreamCreateWithFlags(&q.stream, cudaStreamNonBlocking));
+    const uint64_t len = q.ns + q.nf;
+    const uint64_t sends = p->send_first[(uint64_t)i * P + P] - p->send_first[(uint64_t)i * P];
+    uint64_t receives = q.nf, widest = sends > receives ? sends : receives;
+    TRY(q.row.alloc(q.ns + 1, NULL, status));
+    TRY(q.target.alloc(q.nt, NULL, status));
+    TRY(q.send.alloc(sends, NULL, status));
+    TRY(q.xbuf.alloc(8 * widest, NULL, status));
+    TRY(q.in.alloc(len, NULL, status));
+    TRY(q.out.alloc(len, NULL, status));
+    TRY(q.comp.alloc(q.ns, NULL, status));
+    TRY(q.live.alloc(len, NULL, status));
+    TRY(q.cls.alloc(len, NULL, status));
+    TRY(q.changed.alloc(1, NULL, status));
+    TRY(q.done.alloc(1, NULL, status));
+    std::vector<uint64_t> row(q.ns + 1);
+    for (uint64_t j = 0; j <= q.ns; j++)
+        row[j] = m->choice_transitions[m->state_choices[q.first_state + j]] - c.first_transition;
+    CUDA_TRY(cudaMemcpy(q.row.p, row.data(), (q.ns + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    if (q.nt)
+        CUDA_TRY(cudaMemcpy(q.target.p, c.local_targets, q.nt * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    if (sends)
+        CUDA_TRY(cudaMemcpy(q.send.p, p->send_index + p->send_first[(uint64_t)i * P], sends * sizeof(uint32_t),
+                            cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemset(q.live.p, 1, len ? len : 1));
+    CUDA_TRY(cudaMemset(q.cls.p, 0, (len ? len : 1) * sizeof(uint64_t)));
+    return CSR_OK;
+}
+
+int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_partition *p, uint32_t *scc,
+                   gpu_parts_stats *st, csr_status *status)
+{
+    const uint32_t P = p->parts;
+    const uint64_t n = m->num_states;
+    parted x;
+    x.p = p;
+    /* NCCL where every part has a device of its own */
+    bool distinct = (uint32_t)o->num_devices >= P;
+    for (int a = 0; distinct && a < o->num_devices; a++)
+        for (int b = a + 1; b < o->num_devices; b++)
+            distinct = distinct && o->devices[a] != o->devices[b];
+    if (o->exchange == GPU_EXCHANGE_NCCL && !distinct)
+        return csr_fail(status, CSR_ERR_USAGE,
+                        "%u parts on %d devices: NCCL takes one part a device, each device once (use copies)", P,
+                        o->num_devices);
+    if (o->exchange != GPU_EXCHANGE_COPIES && distinct && P > 1) {
+        x.nccl = x.api.load();
+        if (!x.nccl && o->exchange == GPU_EXCHANGE_NCCL)
+            return csr_fail(status, CSR_ERR_USAGE, "NCCL: libnccl.so.2 cannot be loaded: %s", dlerror());
+    }
+    st->exchange = x.nccl ? "nccl" : "copies";
+    double t = seconds_now();
+    for (uint32_t i = 0; i < P; i++) {
+        x.part.emplace_back(new (std::nothrow) part_device);
+        if (!x.part.back())
+            return CSR_ERR_NOMEM;
+        TRY(upload_part(m, p, i, o->devices[i % o->num_devices], *x.part.back(), status));
+        st->foreign += p->part[i].num_foreign;
+    }
+    if (x.nccl) {
+        std::vector<int> devs(o->devices, o->devices + P);
+        setenv("NCCL_NVLS_ENABLE", "0", 0); /* no NVLink multicast (format/MULTI-GPU.md) */
+        x.comm.assign(P, nullptr);
+        NCCL_TRY(x.api, x.api.comm_init_all(x.comm.data(), (int)P, devs.data()));
+    }
+    st->upload_s = seconds_now() - t;
+    t = seconds_now();
+    auto in_of = [](part_device &q) { return (void *)q.in.p; };
+    auto out_of = [](part_device &q) { return (void *)q.out.p; };
+    auto live_of = [](part_device &q) { return (void *)q.live.p; };
+    auto cls_of = [](part_device &q) { return (void *)q.cls.p; };
+    for (uint64_t left = n; left > 0;) {
+        st->phases++;
+        for (auto &q : x.part) {
+            if (!q->ns)
+                continue;
+            CUDA_TRY(cudaSetDevice(q->device));
+            phase_labels<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->first_state, q->live.p,
+                                                                                q->in.p, q->out.p);
+            CUDA_TRY_LAUNCH();
+        }
+        TRY(x.sync_all(status));
+        TRY(x.pull<4>(in_of, status));
+        TRY(x.pull<4>(out_of, status));
+        for (bool changed = true; changed;) {
+            st->rounds++;
+            changed = false;
+            for (auto &q : x.part) { /* each part to its local fixpoint */
+                if (!q->ns)
+                    continue;
+                CUDA_TRY(cudaSetDevice(q->device));
+                for (unsigned rose = 1; rose;) {
+                    CUDA_TRY(cudaMemsetAsync(q->changed.p, 0, sizeof(unsigned), q->stream));
+                    relax_pass<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(
+                        q->ns, q->row.p, q->target.p, q->live.p, q->cls.p, q->in.p, q->out.p, q->changed.p);
+                    CUDA_TRY_LAUNCH();
+                    CUDA_TRY(cudaMemcpyAsync(&rose, q->changed.p, sizeof rose, cudaMemcpyDeviceToHost, q->stream));
+                    CUDA_TRY(cudaStreamSynchronize(q->stream));
+                    st->passes++;
+                    changed = changed || rose;
+                }
+            }
+            TRY(x.push_in(&changed, status));
+            TRY(x.pull<4>(in_of, status));
+            TRY(x.pull<4>(out_of, status));
+        }
+        uint64_t finished = 0;
+        for (auto &q : x.part) {
+            if (!q->ns)
+                continue;
+            CUDA_TRY(cudaSetDevice(q->device));
+            CUDA_TRY(cudaMemsetAsync(q->done.p, 0, sizeof(unsigned long long), q->stream));
+            phase_finish<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->live.p, q->in.p, q->out.p,
+                                                                                q->cls.p, q->comp.p, q->done.p);
+            CUDA_TRY_LAUNCH();
+            unsigned long long d = 0;
+            CUDA_TRY(cudaMemcpyAsync(&d, q->done.p, sizeof d, cudaMemcpyDeviceToHost, q->stream));
+            CUDA_TRY(cudaStreamSynchronize(q->stream));
+            finished += d;
+        }
+        if (finished == 0) /* every phase finishes the SCC of the largest live state */
+            return csr_fail(status, CSR_ERR_DEVICE, "label propagation over the parts finished no SCC in a phase");
+        left -= finished;
+        TRY(x.pull<1>(live_of, status));
+        TRY(x.pull<8>(cls_of, status));
+    }
+    st->resident_s = seconds_now() - t;
+    t = seconds_now();
+    for (auto &q : x.part) {
+        if (!q->ns)
+            continue;
+        CUDA_TRY(cudaSetDevice(q->device));
+        CUDA_TRY(cudaMemcpy(scc + q->first_state, q->comp.p, q->ns * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    }
+    /* components named by their largest state, renamed to their smallest */
+    std::vector<uint32_t> smallest(n ? n : 1, UINT32_MAX);
+    for (uint64_t s = 0; s < n; s++)
+        if (smallest[scc[s]] == UINT32_MAX)
+            smallest[scc[s]] = (uint32_t)s;
+    for (uint64_t s = 0; s < n; s++)
+        scc[s] = smallest[scc[s]];
+    st->download_s = seconds_now() - t;
+    st->exchanged_bytes = x.exchanged;
+    return CSR_OK;
+}
+
+} /* namespace */
+
+extern "C" const char *gpu_exchange_name(gpu_exchange e)
+{
+    switch (e) {
+    case GPU_EXCHANGE_AUTO: return "auto";
+    case GPU_EXCHANGE_COPIES: return "copies";
+    case GPU_EXCHANGE_NCCL: return "nccl";
+    }
+    return NULL;
+}
+
+extern "C" int gpu_exchange_by_name(const char *name)
+{
+    for (int e = GPU_EXCHANGE_AUTO; e <= GPU_EXCHANGE_NCCL; e++)
+        if (!strcmp(name, gpu_exchange_name((gpu_exchange)e)))
+            return e;
+    return -1;
+}
+
+extern "C" int gpu_scc_partitioned(const csr_model *m, const gpu_parts_options *o, uint32_t *scc,
+                                   gpu_parts_stats *stats, csr_status *status)
+{
+    gpu_parts_stats st;
+    memset(&st, 0, sizeof st);
+    st.exchange = "copies";
+    if (o->num_devices < 1 || o->num_devices > GPU_PARTS_MAX_DEVICES)
+        return csr_fail(status, CSR_ERR_USAGE, "%d devices: 1 to %d", o->num_devices, GPU_PARTS_MAX_DEVICES);
+    if (m->num_states >= UINT32_MAX)
+        return csr_fail(status, CSR_ERR_TOO_LARGE, "%llu states: the partitioned SCCs take fewer than 2^32 - 1",
+                        (unsigned long long)m->num_states);
+    double t = seconds_now();
+    csr_partition p;
+    memset(&p, 0, sizeof p);
+    TRY(csr_partition_build(m, o->parts, &p, status));
+    st.partition_s = seconds_now() - t;
+    int rc = scc_over_parts(m, o, &p, scc, &st, status);
+    csr_partition_free(&p);
+    if (stats)
+        *stats = st;
+    return rc;
+}

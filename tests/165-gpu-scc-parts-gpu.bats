@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# bats file_tags=gpu
+# gpu-scc over parts (issue 18; gpu/multi.h): the model split into -g N parts
+# of contiguous states, label propagation over the parts with the foreign
+# states' labels exchanged between rounds; on the one lent GPU every part
+# shares it (the simulated mode, device copies between parts).  Against
+# Tarjan (--cpu, byte for byte), the CPU's rounds over the same parts
+# (--cpu -g N: the same phases and rounds) and brute force (the oracle's
+# random MDPs).  Skipped where there is no GPU.
+
+load helper
+
+setup() {
+    require_models
+    nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
+}
+
+stats_fields() {
+    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
+}
+
+@test "GPU: gpu-scc -g N on one GPU equals Tarjan byte for byte on every shared model, plain and restructured, in the CPU's phases and rounds" {
+    local checked=0 m csr parts cpu gpu
+    for m in $(present_models fmsd_fig1 dice brp herman7 coin2 coin4 leader3 leader4 csma2_2 phil3 mutual3 dining_crypt3 wlan1 zeroconf firewire_dl); do
+        csr=$(model_csr "$m")
+        gpu-scc --cpu "$csr" > "$BATS_TEST_TMPDIR/tarjan"
+        restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/r.csr"
+        for parts in 1 2 3 7 16; do
+            cpu=$(gpu-scc --cpu -g "$parts" --stats=json "$csr" 2>&1 >/dev/null | stats_fields phases rounds)
+            gpu=$(gpu-scc -g "$parts" --stats=json "$csr" 2>"$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"; stats_fields phases rounds exchange < "$BATS_TEST_TMPDIR/json")
+            cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts: labels differ from Tarjan's"
+            [ "$gpu" = "$cpu copies" ] || fail "$m -g $parts: phases, rounds, exchange $gpu; --cpu -g: $cpu"
+            gpu-scc -g "$parts" "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/parts"
+            cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -u 7 -g $parts: labels differ from Tarjan's"
+        done
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge "$(at_least 12 8)" ] || fail "only $checked models"
+}
+
+@test "GPU: gpu-scc -g N equals brute force on 2,000 random MDPs, and with more parts than states" {
+    oracle -n 2000 -s 11 -u "$BATS_TEST_TMPDIR/u" > /dev/null
+    for parts in 2 5 64; do
+        gpu-scc -g "$parts" "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/parts"
+        run labelcmp -m 3 "$BATS_TEST_TMPDIR/parts" "$BATS_TEST_TMPDIR/u.sccs"
+        [ "$status" -eq 0 ] || fail "-g $parts: $output"
+    done
+    randmdp -n 9 -c 2 -k 3 -e 10 -l 30 -g 5 4 > "$BATS_TEST_TMPDIR/r.csr"
+    gpu-scc --cpu "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/tarjan"
+    run gpu-scc -g 20 "$BATS_TEST_TMPDIR/r.csr"
+    assert_success
+    assert_output "$(cat "$BATS_TEST_TMPDIR/tarjan")"
+}
+
+@test "GPU: gpu-scc over parts refuses NCCL where parts share a GPU and devices that are not there" {
+    csr=$(model_csr coin2)
+    run gpu-scc -g 2 --gpus 0 --exchange nccl "$csr"
+    assert_failure 2
+    assert_output --partial "NCCL takes one part a device"
+    run gpu-scc --gpus 0,0 --exchange nccl "$csr"
+    assert_failure 2
+    run gpu-scc --gpus 0,999 "$csr"
+    assert_failure 3
+    assert_output --partial "no CUDA device 999"
+    # --gpus alone: one part a device, two parts on device 0 here by copies
+    gpu-scc --cpu "$csr" > "$BATS_TEST_TMPDIR/tarjan"
+    gpu-scc --gpus 0,0 --stats=json "$csr" 2> "$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"
+    cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "--gpus 0,0: labels differ from Tarjan's"
+    assert_equal "$(stats_fields parts exchange devices < "$BATS_TEST_TMPDIR/json")" "2 copies [0, 0]"
+}
+
+@test "GPU: gpu-scc -g is clean under compute-sanitizer memcheck and racecheck on small models" {
+    command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
+    for m in fmsd_fig1 coin2 leader3; do
+        for parts in 1 3; do
+            run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-scc -g "$parts" "$(model_csr "$m")"
+            [ "$status" -eq 0 ] || fail "memcheck $m -g $parts: $output"
+            run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-scc -g "$parts" "$(model_csr "$m")"
+            [ "$status" -eq 0 ] || fail "racecheck $m -g $parts: $output"
+        done
+    done
+}
