@@ -46,7 +46,8 @@ typedef struct gpu_parts_options {
 typedef struct gpu_parts_stats {
     const char *exchange;      /* "nccl" or "copies" */
     uint64_t foreign;          /* foreign states over all parts (each part's copies of others' states) */
-    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them (equal to its counts) */
+    uint64_t trimmed, trim_rounds; /* trimming first: states removed, rounds (ref_trim_partitioned's) */
+    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them after that trimming (equal to its counts) */
     uint64_t passes;           /* relaxation launches, summed over the parts */
     uint64_t exchanged_bytes;  /* bytes moved between parts */
     double partition_s;        /* the partition on the host (csr_partition_build) */
@@ -58,16 +59,20 @@ const char *gpu_exchange_name(gpu_exchange exchange);
 int gpu_exchange_by_name(const char *name);
 
 /*
- * The SCCs of model over options->parts parts: ref_scc_partitioned's
- * phases and rounds, each part's label relaxation to its local fixpoint on
+ * The SCCs of model over options->parts parts: first trimming over the
+ * parts (ref_trim_partitioned's rounds: each part drains its own queue
+ * level by level, then the outboxes of decrements are pushed to the owners
+ * and the flags pulled), the trimmed states each an SCC of its own; then
+ * ref_scc_partitioned's phases and rounds, each part's label relaxation to its local fixpoint on
  * its device (one launch a pass over its own edges, atomicMax on the
  * labels), then the push of the foreign copies' in-labels to their owners
  * (max) and the pull of labels, liveness and class, until a round raises
  * nothing; the states with in == out are done.  scc (u32[n]): the smallest
  * state of each state's SCC, so it equals ref_scc_tarjan's and
  * gpu_scc_decompose's byte for byte.  Device memory per part: 8 (own + 1) +
- * 4 t_part (its rows and local targets) + 18 (own + foreign) (labels,
- * liveness, class) + 8 (sends + receives) bytes.  Errors: CSR_ERR_USAGE
+ * 8 t_part (its rows, local targets and their transpose) + 34 (own +
+ * foreign) (labels, liveness, class, trimming counts, flags, queues) + 12
+ * (sends + receives) bytes.  Errors: CSR_ERR_USAGE
  * (a part count or device list out of range, NCCL asked where it cannot
  * run), CSR_ERR_TOO_LARGE (2^32 - 1 states or more), CSR_ERR_NOMEM (host or
  * device memory), CSR_ERR_DEVICE (CUDA or NCCL, text in status).

@@ -349,8 +349,8 @@ static int relax_part(const csr_model *m, const csr_part *q, lp_part *l)
     return any;
 }
 
-int ref_scc_partitioned(const csr_model *m, const csr_partition *p, uint64_t *comp, uint64_t *phases,
-                        uint64_t *rounds)
+int ref_scc_partitioned(const csr_model *m, const csr_partition *p, const uint8_t *trimmed, uint64_t *comp,
+                        uint64_t *phases, uint64_t *rounds)
 {
     const uint32_t P = p->parts;
     const uint64_t n = m->num_states;
@@ -370,7 +370,20 @@ int ref_scc_partitioned(const csr_model *m, const csr_partition *p, uint64_t *co
             goto out;
         memset(lp[i].live, 1, len);
     }
-    for (uint64_t left = n; left > 0;) {
+    uint64_t left = n;
+    if (trimmed) { /* each an SCC of its own, out of the phases */
+        for (uint32_t i = 0; i < P; i++)
+            for (uint64_t j = 0; j < p->part[i].num_states; j++) {
+                const uint64_t s = p->part[i].first_state + j;
+                if (trimmed[s]) {
+                    comp[s] = s;
+                    lp[i].live[j] = 0;
+                    left--;
+                }
+            }
+        pull(p, lp);
+    }
+    while (left > 0) {
         (*phases)++;
         for (uint32_t i = 0; i < P; i++)
             for (uint64_t j = 0; j < p->part[i].num_states; j++)

@@ -2,7 +2,8 @@
 # bats file_tags=gpu
 # gpu-scc over parts (issue 18; gpu/multi.h): the model split into -g N parts
 # of contiguous states, label propagation over the parts with the foreign
-# states' labels exchanged between rounds; on the one lent GPU every part
+# states' labels exchanged between rounds, after trimming over the parts; on
+# the one lent GPU every part
 # shares it (the simulated mode, device copies between parts).  Against
 # Tarjan (--cpu, byte for byte), the CPU's rounds over the same parts
 # (--cpu -g N: the same phases and rounds) and brute force (the oracle's
@@ -19,17 +20,17 @@ stats_fields() {
     python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
 }
 
-@test "GPU: gpu-scc -g N on one GPU equals Tarjan byte for byte on every shared model, plain and restructured, in the CPU's phases and rounds" {
+@test "GPU: gpu-scc -g N on one GPU equals Tarjan byte for byte on every shared model, plain and restructured, trimming as many states in as many rounds and taking as many phases and rounds as the CPU" {
     local checked=0 m csr parts cpu gpu
     for m in $(present_models fmsd_fig1 dice brp herman7 coin2 coin4 leader3 leader4 csma2_2 phil3 mutual3 dining_crypt3 wlan1 zeroconf firewire_dl); do
         csr=$(model_csr "$m")
         gpu-scc --cpu "$csr" > "$BATS_TEST_TMPDIR/tarjan"
         restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/r.csr"
         for parts in 1 2 3 7 16; do
-            cpu=$(gpu-scc --cpu -g "$parts" --stats=json "$csr" 2>&1 >/dev/null | stats_fields phases rounds)
-            gpu=$(gpu-scc -g "$parts" --stats=json "$csr" 2>"$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"; stats_fields phases rounds exchange < "$BATS_TEST_TMPDIR/json")
+            cpu=$(gpu-scc --cpu -g "$parts" --stats=json "$csr" 2>&1 >/dev/null | stats_fields trimmed trim_rounds phases rounds)
+            gpu=$(gpu-scc -g "$parts" --stats=json "$csr" 2>"$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"; stats_fields trimmed trim_rounds phases rounds exchange < "$BATS_TEST_TMPDIR/json")
             cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts: labels differ from Tarjan's"
-            [ "$gpu" = "$cpu copies" ] || fail "$m -g $parts: phases, rounds, exchange $gpu; --cpu -g: $cpu"
+            [ "$gpu" = "$cpu copies" ] || fail "$m -g $parts: trimmed, trimming rounds, phases, rounds, exchange $gpu; --cpu -g: $cpu"
             gpu-scc -g "$parts" "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/parts"
             cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -u 7 -g $parts: labels differ from Tarjan's"
         done

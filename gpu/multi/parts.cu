@@ -177,6 +177,130 @@ static __global__ void scatter_max(uint64_t count, const uint32_t *__restrict__ 
         *changed = 1;
 }
 
+/* ---- trimming over the parts (ref_trim_partitioned on the devices) -------------- */
+
+enum : uint32_t { kRemoved = 0, kLive = 1, kQueued = 2 };
+
+/* Queue own state j if it is still live (one thread wins). */
+static __device__ __forceinline__ void trim_queue(uint32_t *flag, uint32_t j, uint32_t *next, unsigned *count)
+{
+    if (atomicCAS(&flag[j], kLive, kQueued) == kLive)
+        next[atomicAdd(count, 1u)] = j;
+}
+
+/* The counts: out_left[j] = own j's transitions to other states, in_left[j]
+ * = other own states' transitions into j, outbox[f] = own states'
+ * transitions into foreign f (summed into the owners by the first push). */
+static __global__ void trim_count(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
+                                  uint32_t *in_left, uint32_t *out_left, uint32_t *outbox)
+{
+    for (uint64_t j = thread_index(); j < ns; j += thread_count()) {
+        uint32_t out = 0;
+        for (uint64_t e = row[j]; e < row[j + 1]; e++) {
+            const uint32_t w = target[e];
+            if (w == j)
+                continue;
+            out++;
+            atomicAdd(w < ns ? &in_left[w] : &outbox[w - ns], 1u);
+        }
+        out_left[j] = out;
+    }
+}
+
+/* Push: own counts raised (first) or lowered (after) by the readers' outboxes. */
+static __global__ void trim_push(uint64_t count, const uint32_t *__restrict__ index, const uint32_t *__restrict__ buffer,
+                                 int first, uint32_t *in_left, uint32_t *flag, uint32_t *next, unsigned *queued)
+{
+    for (uint64_t k = thread_index(); k < count; k += thread_count()) {
+        const uint32_t d = buffer[k], j = index[k];
+        if (!d)
+            continue;
+        if (first)
+            atomicAdd(&in_left[j], d);
+        else if (flag[j] != kRemoved && atomicSub(&in_left[j], d) == d)
+            trim_queue(flag, j, next, queued);
+    }
+}
+
+/* The first queue: own states without an in- or out-transition left. */
+static __global__ void trim_seed(uint64_t ns, const uint32_t *__restrict__ in_left,
+                                 const uint32_t *__restrict__ out_left, uint32_t *flag, uint32_t *next,
+                                 unsigned *queued)
+{
+    for (uint64_t j = thread_index(); j < ns; j += thread_count())
+        if (in_left[j] == 0 || out_left[j] == 0)
+            trim_queue(flag, (uint32_t)j, next, queued);
+}
+
+/* One level of a part's drain: each state of level removed; its successors
+ * lose an in-transition (foreign ones through the outbox), its own
+ * predecessors an out-transition; who reaches 0 joins next. */
+static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
+                                  const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
+                                  const uint32_t *__restrict__ level, unsigned size, uint32_t *flag, uint32_t *in_left,
+                                  uint32_t *out_left, uint32_t *outbox, uint32_t *next, unsigned *queued)
+{
+    for (uint64_t i = thread_index(); i < size; i += thread_count()) {
+        const uint32_t j = level[i];
+        flag[j] = kRemoved;
+        for (uint64_t e = row[j]; e < row[j + 1]; e++) {
+            const uint32_t w = target[e];
+            if (w == j)
+                continue;
+            if (w >= ns)
+                atomicAdd(&outbox[w - ns], 1u);
+            else if (flag[w] != kRemoved && atomicSub(&in_left[w], 1u) == 1u)
+                trim_queue(flag, w, next, queued);
+        }
+        for (uint64_t e = rfirst[j]; e < rfirst[j + 1]; e++) {
+            const uint32_t v = rsource[e];
+            if (v != j && flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
+                trim_queue(flag, v, next, queued);
+        }
+    }
+}
+
+/* Pull of the flags (staged[k]: the owner's flag of foreign copy ns + k):
+ * a foreign state newly removed takes an out-transition from each own
+ * source of an edge into it. */
+static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__restrict__ staged,
+                                 const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource, uint32_t *flag,
+                                 uint32_t *out_left, uint32_t *next, unsigned *queued)
+{
+    for (uint64_t k = thread_index(); k < nf; k += thread_count()) {
+        const uint64_t c = ns + k;
+        if (staged[k] != kRemoved || flag[c] == kRemoved)
+            continue;
+        flag[c] = kRemoved;
+        for (uint64_t e = rfirst[c]; e < rfirst[c + 1]; e++) {
+            const uint32_t v = rsource[e];
+            if (flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
+                trim_queue(flag, v, next, queued);
+        }
+    }
+}
+
+static __global__ void fill_u32(uint64_t count, uint32_t value, uint32_t *x)
+{
+    for (uint64_t i = thread_index(); i < count; i += thread_count())
+        x[i] = value;
+}
+
+/* After the trimming: each removed own state is an SCC of its own, out of
+ * the phases. */
+static __global__ void trim_finish(uint64_t ns, uint64_t first_state, const uint32_t *__restrict__ flag, uint8_t *live,
+                                   uint32_t *comp, unsigned long long *removed)
+{
+    unsigned long long mine = 0;
+    for (uint64_t j = thread_index(); j < ns; j += thread_count())
+        if (flag[j] == kRemoved) {
+            live[j] = 0;
+            comp[j] = (uint32_t)(first_state + j);
+            mine++;
+        }
+    gpu::block_add<kThreads>(removed, mine);
+}
+
 /* ---- the parts on their devices ------------------------------------------------- */
 
 struct part_device {
@@ -192,6 +316,12 @@ struct part_device {
     device_array<uint64_t> cls;
     device_array<unsigned> changed;
     device_array<unsigned long long> done;
+    /* trimming: the local transpose (sources of the edges into own and
+     * foreign states, self-loops left out), counts, flags, outbox, queues */
+    device_array<uint64_t> rfirst;
+    device_array<uint32_t> rsource, in_left, out_left, outbox, tflag, list_a, list_b, rbuf;
+    device_array<unsigned> counts; /* [2]: the list to drain next, the level being built */
+    uint32_t *cur = nullptr, *nxt = nullptr;
     ~part_device()
     {
         if (stream) {
@@ -246,8 +376,9 @@ struct parted {
     }
 
     /* Pull: every reader's foreign copies of array A (own + foreign, Size
-     * bytes an element; a(q) gives part q's copy) take their owners' values. */
-    template <int Size, typename F> int pull(F a, csr_status *status)
+     * bytes an element; a(q) gives part q's copy) take their owners' values
+     * (staged: into the reader's rbuf, its foreign order, instead). */
+    template <int Size, typename F> int pull(F a, csr_status *status, bool staged = false)
     {
         typedef typename word<Size>::type T;
         const uint32_t P = p->parts;
@@ -270,9 +401,35 @@ struct parted {
                 if (b == e)
                     continue;
                 part_device &q = *part[r];
-                const uint64_t at = q.ns + p->part[r].recv_first[o];
-                int rc = transfer(o, part[o]->xbuf.p + (b - send_base(o)) * Size, r, (T *)a(q) + at,
-                                  (e - b) * Size, status);
+                T *dst = staged ? (T *)q.rbuf.p + p->part[r].recv_first[o]
+                                : (T *)a(q) + q.ns + p->part[r].recv_first[o];
+                int rc = transfer(o, part[o]->xbuf.p + (b - send_base(o)) * Size, r, dst, (e - b) * Size, status);
+                if (rc) {
+                    if (nccl)
+                        api.group_end();
+                    return rc;
+                }
+            }
+        if (nccl)
+            NCCL_TRY(api, api.group_end());
+        return sync_all(status);
+    }
+
+    /* Every reader's u32 values of its foreign copies (src(q): part q's
+     * array of nf, in its foreign order) into their owners' xbuf, in the
+     * order of the owners' send lists. */
+    template <typename F> int gather_back(F src, csr_status *status)
+    {
+        const uint32_t P = p->parts;
+        if (nccl)
+            NCCL_TRY(api, api.group_start());
+        for (uint32_t o = 0; o < P; o++)
+            for (uint32_t r = 0; r < P; r++) {
+                const uint64_t b = send_begin(o, r), e = send_end(o, r);
+                if (b == e)
+                    continue;
+                int rc = transfer(r, src(*part[r]) + p->part[r].recv_first[o], o,
+                                  part[o]->xbuf.p + (b - send_base(o)) * 4, (e - b) * 4, status);
                 if (rc) {
                     if (nccl)
                         api.group_end();
@@ -371,7 +528,144 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
                             cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemset(q.live.p, 1, len ? len : 1));
     CUDA_TRY(cudaMemset(q.cls.p, 0, (len ? len : 1) * sizeof(uint64_t)));
+    /* the local transpose, self-loops left out (counting sort on the host) */
+    std::vector<uint64_t> rfirst(len + 2, 0);
+    for (uint64_t j = 0; j < q.ns; j++)
+        for (uint64_t e = row[j]; e < row[j + 1]; e++)
+            if (c.local_targets[e] != j)
+                rfirst[c.local_targets[e] + 2]++;
+    for (uint64_t x = 0; x < len; x++)
+        rfirst[x + 2] += rfirst[x + 1];
+    std::vector<uint32_t> rsource(rfirst[len + 1] ? rfirst[len + 1] : 1);
+    for (uint64_t j = 0; j < q.ns; j++)
+        for (uint64_t e = row[j]; e < row[j + 1]; e++)
+            if (c.local_targets[e] != j)
+                rsource[rfirst[c.local_targets[e] + 1]++] = (uint32_t)j;
+    TRY(q.rfirst.alloc(len + 1, NULL, status));
+    TRY(q.rsource.alloc(rfirst[len], NULL, status));
+    TRY(q.in_left.alloc(q.ns, NULL, status));
+    TRY(q.out_left.alloc(q.ns, NULL, status));
+    TRY(q.outbox.alloc(q.nf, NULL, status));
+    TRY(q.tflag.alloc(len, NULL, status));
+    TRY(q.list_a.alloc(q.ns, NULL, status));
+    TRY(q.list_b.alloc(q.ns, NULL, status));
+    TRY(q.rbuf.alloc(q.nf, NULL, status));
+    TRY(q.counts.alloc(2, NULL, status));
+    CUDA_TRY(cudaMemcpy(q.rfirst.p, rfirst.data(), (len + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    if (rfirst[len])
+        CUDA_TRY(cudaMemcpy(q.rsource.p, rsource.data(), rfirst[len] * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    q.cur = q.list_a.p;
+    q.nxt = q.list_b.p;
     return CSR_OK;
+}
+
+/* Trimming to a fixpoint over the parts (ref_trim_partitioned's rounds):
+ * each part drains its queue level by level, then the outboxes are pushed
+ * to the owners and the flags pulled; rounds until no part has anything
+ * queued.  The removed states leave the label propagation (live 0, each an
+ * SCC of its own); their count into *trimmed, the rounds into *rounds. */
+int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *status)
+{
+    const uint32_t P = x.p->parts;
+    auto outbox_of = [](part_device &q) { return q.outbox.p; };
+    for (auto &q : x.part) {
+        const uint64_t len = q->ns + q->nf;
+        CUDA_TRY(cudaSetDevice(q->device));
+        CUDA_TRY(cudaMemsetAsync(q->in_left.p, 0, (q->ns ? q->ns : 1) * sizeof(uint32_t), q->stream));
+        CUDA_TRY(cudaMemsetAsync(q->outbox.p, 0, (q->nf ? q->nf : 1) * sizeof(uint32_t), q->stream));
+        CUDA_TRY(cudaMemsetAsync(q->counts.p, 0, 2 * sizeof(unsigned), q->stream));
+        fill_u32<<<grid_for(len ? len : 1, kThreads), kThreads, 0, q->stream>>>(len, kLive, q->tflag.p);
+        CUDA_TRY_LAUNCH();
+        if (q->ns) {
+            trim_count<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->row.p, q->target.p,
+                                                                              q->in_left.p, q->out_left.p,
+                                                                              q->outbox.p);
+            CUDA_TRY_LAUNCH();
+        }
+    }
+    TRY(x.sync_all(status));
+    /* push the outboxes (first: counts, then: decrements) and queue */
+    auto push = [&](int first) -> int {
+        TRY(x.gather_back(outbox_of, status));
+        for (uint32_t o = 0; o < P; o++) {
+            part_device &q = *x.part[o];
+            CUDA_TRY(cudaSetDevice(q.device));
+            if (x.sends(o)) {
+                trim_push<<<grid_for(x.sends(o), kThreads), kThreads, 0, q.stream>>>(
+                    x.sends(o), q.send.p, (const uint32_t *)q.xbuf.p, first, q.in_left.p, q.tflag.p, q.cur,
+                    q.counts.p);
+                CUDA_TRY_LAUNCH();
+            }
+            if (q.nf)
+                CUDA_TRY(cudaMemsetAsync(q.outbox.p, 0, q.nf * sizeof(uint32_t), q.stream));
+        }
+        return x.sync_all(status);
+    };
+    TRY(push(1));
+    for (auto &q : x.part) {
+        if (!q->ns)
+            continue;
+        CUDA_TRY(cudaSetDevice(q->device));
+        trim_seed<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->in_left.p, q->out_left.p,
+                                                                        q->tflag.p, q->cur, q->counts.p);
+        CUDA_TRY_LAUNCH();
+    }
+    TRY(x.sync_all(status));
+    auto tflag_of = [](part_device &q) { return (void *)q.tflag.p; };
+    for (bool work = true; work;) {
+        (*rounds)++;
+        for (auto &q : x.part) { /* each part drains its queue alone */
+            CUDA_TRY(cudaSetDevice(q->device));
+            unsigned size = 0;
+            CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p, sizeof size, cudaMemcpyDeviceToHost, q->stream));
+            CUDA_TRY(cudaStreamSynchronize(q->stream));
+            while (size) {
+                CUDA_TRY(cudaMemsetAsync(q->counts.p + 1, 0, sizeof(unsigned), q->stream));
+                trim_level<<<grid_for(size, kThreads), kThreads, 0, q->stream>>>(
+                    q->ns, q->row.p, q->target.p, q->rfirst.p, q->rsource.p, q->cur, size, q->tflag.p, q->in_left.p,
+                    q->out_left.p, q->outbox.p, q->nxt, q->counts.p + 1);
+                CUDA_TRY_LAUNCH();
+                CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p + 1, sizeof size, cudaMemcpyDeviceToHost, q->stream));
+                CUDA_TRY(cudaStreamSynchronize(q->stream));
+                std::swap(q->cur, q->nxt);
+            }
+            CUDA_TRY(cudaMemsetAsync(q->counts.p, 0, sizeof(unsigned), q->stream));
+        }
+        TRY(x.sync_all(status));
+        TRY(push(0));
+        TRY(x.pull<4>(tflag_of, status, true)); /* the owners' flags into each reader's rbuf */
+        for (auto &q : x.part) {
+            if (!q->nf)
+                continue;
+            CUDA_TRY(cudaSetDevice(q->device));
+            trim_pull<<<grid_for(q->nf, kThreads), kThreads, 0, q->stream>>>(
+                q->ns, q->nf, q->rbuf.p, q->rfirst.p, q->rsource.p, q->tflag.p, q->out_left.p, q->cur, q->counts.p);
+            CUDA_TRY_LAUNCH();
+        }
+        work = false;
+        for (auto &q : x.part) {
+            unsigned size = 0;
+            CUDA_TRY(cudaSetDevice(q->device));
+            CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p, sizeof size, cudaMemcpyDeviceToHost, q->stream));
+            CUDA_TRY(cudaStreamSynchronize(q->stream));
+            work = work || size;
+        }
+    }
+    for (auto &q : x.part) {
+        if (!q->ns)
+            continue;
+        CUDA_TRY(cudaSetDevice(q->device));
+        CUDA_TRY(cudaMemsetAsync(q->done.p, 0, sizeof(unsigned long long), q->stream));
+        trim_finish<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->first_state, q->tflag.p,
+                                                                          q->live.p, q->comp.p, q->done.p);
+        CUDA_TRY_LAUNCH();
+        unsigned long long d = 0;
+        CUDA_TRY(cudaMemcpyAsync(&d, q->done.p, sizeof d, cudaMemcpyDeviceToHost, q->stream));
+        CUDA_TRY(cudaStreamSynchronize(q->stream));
+        *trimmed += d;
+    }
+    auto live_of = [](part_device &q) { return (void *)q.live.p; };
+    return x.pull<1>(live_of, status);
 }
 
 int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_partition *p, uint32_t *scc,
@@ -416,7 +710,8 @@ int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
     auto out_of = [](part_device &q) { return (void *)q.out.p; };
     auto live_of = [](part_device &q) { return (void *)q.live.p; };
     auto cls_of = [](part_device &q) { return (void *)q.cls.p; };
-    for (uint64_t left = n; left > 0;) {
+    TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, status));
+    for (uint64_t left = n - st->trimmed; left > 0;) {
         st->phases++;
         for (auto &q : x.part) {
             if (!q->ns)

@@ -183,7 +183,7 @@ int main(int argc, char **argv)
     }
     uint64_t *tarjan = malloc((n ? n : 1) * sizeof *tarjan), *lp = malloc((n ? n : 1) * sizeof *lp), phases, rounds;
     ref_scc_stats ss;
-    if (!tarjan || !lp || ref_scc_tarjan(&m, NULL, NULL, tarjan, &ss) || ref_scc_partitioned(&m, &p, lp, &phases, &rounds))
+    if (!tarjan || !lp || ref_scc_tarjan(&m, NULL, NULL, tarjan, &ss) || ref_scc_partitioned(&m, &p, NULL, lp, &phases, &rounds))
         FAIL("out of memory");
     for (uint64_t s = 0; s < n; s++)
         if (tarjan[s] != lp[s])
@@ -234,12 +234,20 @@ int main(int argc, char **argv)
                  fw[s] && bw[s] ? "lies between cycles" : "reaches no cycle or is reached from none");
         trimmed += cut[s];
     }
+    /* label propagation after the trimming (the lp engine's order): Tarjan's SCCs again */
+    uint64_t trim_phases, trim_lp_rounds;
+    if (ref_scc_partitioned(&m, &p, cut, lp, &trim_phases, &trim_lp_rounds))
+        FAIL("out of memory");
+    for (uint64_t s = 0; s < n; s++)
+        if (tarjan[s] != lp[s])
+            FAIL("state %llu: SCC %llu by Tarjan, %llu on %u parts after trimming", (unsigned long long)s,
+                 (unsigned long long)tarjan[s], (unsigned long long)lp[s], p.parts);
     printf("partcheck: %u parts of %llu states, %llu transitions: %llu foreign states, at most %llu transitions a "
            "part; %ld steps max and min equal bit for bit; %llu SCCs as Tarjan's (%llu phases, %llu rounds); "
-           "%llu states trimmed (%llu rounds)\n",
+           "%llu states trimmed (%llu rounds), then the SCCs in %llu phases\n",
            p.parts, (unsigned long long)n, (unsigned long long)m.num_transitions, (unsigned long long)foreign,
            (unsigned long long)widest, steps, (unsigned long long)ss.sccs, (unsigned long long)phases,
-           (unsigned long long)rounds, (unsigned long long)trimmed, (unsigned long long)trim_rounds);
+           (unsigned long long)rounds, (unsigned long long)trimmed, (unsigned long long)trim_rounds, (unsigned long long)trim_phases);
     ref_transpose_free(&tr);
     free(size);
     free(fw);

@@ -152,14 +152,20 @@ int main(int argc, char **argv)
     memset(&gst, 0, sizeof gst);
     gpu_parts_stats pst;
     memset(&pst, 0, sizeof pst);
-    uint64_t cpu_phases = 0, cpu_rounds = 0;
-    if (!rc && parts && use_cpu) {
+    uint64_t cpu_phases = 0, cpu_rounds = 0, cpu_trim_rounds = 0, cpu_trimmed = 0;
+    if (!rc && parts && use_cpu) { /* trimming, then label propagation, over the parts (as the GPUs) */
         csr_partition p;
-        rc = csr_partition_build(&m, (uint32_t)parts, &p, &st);
+        uint8_t *trimmed = (uint8_t *)malloc(n ? n : 1);
+        rc = trimmed ? csr_partition_build(&m, (uint32_t)parts, &p, &st) : CSR_ERR_NOMEM;
         if (!rc) {
-            rc = ref_scc_partitioned(&m, &p, comp, &cpu_phases, &cpu_rounds);
+            rc = ref_trim_partitioned(&m, &p, trimmed, &cpu_trim_rounds);
+            if (!rc)
+                rc = ref_scc_partitioned(&m, &p, trimmed, comp, &cpu_phases, &cpu_rounds);
             csr_partition_free(&p);
         }
+        for (uint64_t s = 0; !rc && s < n; s++)
+            cpu_trimmed += trimmed[s];
+        free(trimmed);
     } else if (!rc && parts) {
         int present = 0;
         if (cudaGetDeviceCount(&present) != cudaSuccess)
@@ -231,6 +237,9 @@ int main(int argc, char **argv)
             if (parts) {
                 json_object_set_new(j, "engine", json_string(use_cpu ? "lp-parts-cpu" : "lp-parts"));
                 json_object_set_new(j, "parts", json_integer((json_int_t)parts));
+                json_object_set_new(j, "trimmed", json_integer((json_int_t)(use_cpu ? cpu_trimmed : pst.trimmed)));
+                json_object_set_new(j, "trim_rounds",
+                                    json_integer((json_int_t)(use_cpu ? cpu_trim_rounds : pst.trim_rounds)));
                 json_object_set_new(j, "phases", json_integer((json_int_t)(use_cpu ? cpu_phases : pst.phases)));
                 json_object_set_new(j, "rounds", json_integer((json_int_t)(use_cpu ? cpu_rounds : pst.rounds)));
                 if (!use_cpu) {
@@ -265,7 +274,9 @@ int main(int argc, char **argv)
                     parts ? (use_cpu ? "parts on the CPU" : "parts on the GPUs") : use_cpu ? "Tarjan" : "GPU",
                     t2 - t1, t3 - t2);
             if (parts)
-                fprintf(stderr, "%s: %ld parts: %llu phases, %llu rounds", tool_name, parts,
+                fprintf(stderr, "%s: %ld parts: %llu states trimmed in %llu rounds, then %llu phases, %llu rounds",
+                        tool_name, parts, (unsigned long long)(use_cpu ? cpu_trimmed : pst.trimmed),
+                        (unsigned long long)(use_cpu ? cpu_trim_rounds : pst.trim_rounds),
                         (unsigned long long)(use_cpu ? cpu_phases : pst.phases),
                         (unsigned long long)(use_cpu ? cpu_rounds : pst.rounds));
             if (parts && !use_cpu)
