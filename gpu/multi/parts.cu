@@ -375,6 +375,31 @@ struct parted {
         return CSR_OK;
     }
 
+    /* One stage of transfers: move(o, r, b, e) for every ordered pair with
+     * something on its list ([b, e) of p->send_index), inside one NCCL
+     * group when NCCL moves them; then every part synchronised. */
+    template <typename F> int transfer_stage(F move, csr_status *status)
+    {
+        const uint32_t P = p->parts;
+        if (nccl)
+            NCCL_TRY(api, api.group_start());
+        for (uint32_t o = 0; o < P; o++)
+            for (uint32_t r = 0; r < P; r++) {
+                const uint64_t b = send_begin(o, r), e = send_end(o, r);
+                if (b == e)
+                    continue;
+                int rc = move(o, r, b, e);
+                if (rc) {
+                    if (nccl)
+                        api.group_end();
+                    return rc;
+                }
+            }
+        if (nccl)
+            NCCL_TRY(api, api.group_end());
+        return sync_all(status);
+    }
+
     /* Pull: every reader's foreign copies of array A (own + foreign, Size
      * bytes an element; a(q) gives part q's copy) take their owners' values
      * (staged: into the reader's rbuf, its foreign order, instead). */
@@ -393,26 +418,14 @@ struct parted {
             CUDA_TRY_LAUNCH();
         }
         TRY(sync_all(status));
-        if (nccl)
-            NCCL_TRY(api, api.group_start());
-        for (uint32_t o = 0; o < P; o++)
-            for (uint32_t r = 0; r < P; r++) {
-                const uint64_t b = send_begin(o, r), e = send_end(o, r);
-                if (b == e)
-                    continue;
+        return transfer_stage(
+            [&](uint32_t o, uint32_t r, uint64_t b, uint64_t e) {
                 part_device &q = *part[r];
                 T *dst = staged ? (T *)q.rbuf.p + p->part[r].recv_first[o]
                                 : (T *)a(q) + q.ns + p->part[r].recv_first[o];
-                int rc = transfer(o, part[o]->xbuf.p + (b - send_base(o)) * Size, r, dst, (e - b) * Size, status);
-                if (rc) {
-                    if (nccl)
-                        api.group_end();
-                    return rc;
-                }
-            }
-        if (nccl)
-            NCCL_TRY(api, api.group_end());
-        return sync_all(status);
+                return transfer(o, part[o]->xbuf.p + (b - send_base(o)) * Size, r, dst, (e - b) * Size, status);
+            },
+            status);
     }
 
     /* Every reader's u32 values of its foreign copies (src(q): part q's
@@ -420,25 +433,12 @@ struct parted {
      * order of the owners' send lists. */
     template <typename F> int gather_back(F src, csr_status *status)
     {
-        const uint32_t P = p->parts;
-        if (nccl)
-            NCCL_TRY(api, api.group_start());
-        for (uint32_t o = 0; o < P; o++)
-            for (uint32_t r = 0; r < P; r++) {
-                const uint64_t b = send_begin(o, r), e = send_end(o, r);
-                if (b == e)
-                    continue;
-                int rc = transfer(r, src(*part[r]) + p->part[r].recv_first[o], o,
-                                  part[o]->xbuf.p + (b - send_base(o)) * 4, (e - b) * 4, status);
-                if (rc) {
-                    if (nccl)
-                        api.group_end();
-                    return rc;
-                }
-            }
-        if (nccl)
-            NCCL_TRY(api, api.group_end());
-        return sync_all(status);
+        return transfer_stage(
+            [&](uint32_t o, uint32_t r, uint64_t b, uint64_t e) {
+                return transfer(r, src(*part[r]) + p->part[r].recv_first[o], o,
+                                part[o]->xbuf.p + (b - send_base(o)) * 4, (e - b) * 4, status);
+            },
+            status);
     }
 
     /* Push: every owner's in-labels raised to the largest its readers'
@@ -446,25 +446,7 @@ struct parted {
     int push_in(bool *changed, csr_status *status)
     {
         const uint32_t P = p->parts;
-        if (nccl)
-            NCCL_TRY(api, api.group_start());
-        for (uint32_t o = 0; o < P; o++)
-            for (uint32_t r = 0; r < P; r++) {
-                const uint64_t b = send_begin(o, r), e = send_end(o, r);
-                if (b == e)
-                    continue;
-                part_device &q = *part[r];
-                const uint64_t at = q.ns + p->part[r].recv_first[o];
-                int rc = transfer(r, q.in.p + at, o, part[o]->xbuf.p + (b - send_base(o)) * 4, (e - b) * 4, status);
-                if (rc) {
-                    if (nccl)
-                        api.group_end();
-                    return rc;
-                }
-            }
-        if (nccl)
-            NCCL_TRY(api, api.group_end());
-        TRY(sync_all(status));
+        TRY(gather_back([](part_device &q) { return q.in.p + q.ns; }, status));
         for (uint32_t o = 0; o < P; o++) {
             part_device &q = *part[o];
             const uint64_t total = sends(o);
