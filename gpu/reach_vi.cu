@@ -407,13 +407,13 @@ static int set_to_host(prob01_device &d, const uint32_t *set, uint8_t *host, csr
  * After: d.in = B (the states outside Prob1E); mec_host (u32[n]): the MEC
  * ids of r minus the targets (GPU_MEC_NONE elsewhere).  Device memory:
  * mec_decompose_live's, then 25n bytes and CUB's sort space.  Errors:
- * CSR_ERR_NOMEM (device memory, or the drain cannot be resident: the caller
- * then takes the nested fixpoint), CSR_ERR_DEVICE. */
+ * CSR_ERR_NOMEM (device memory, the drain cannot be resident, or 2^31
+ * states or more: the caller then takes the nested fixpoint), CSR_ERR_DEVICE. */
 static int prob1e_quotient(prob01_device &d, const gpu_mec_options *mo, uint64_t *sweeps, gpu_mec_stats *ms,
                            uint32_t *mec_host, csr_status *status)
 {
     const uint64_t n = d.n;
-    if (!d.drain_grid)
+    if (!d.drain_grid || n > (uint64_t)INT32_MAX) /* CUB's sort below counts items in an int */
         return CSR_ERR_NOMEM;
     uint8_t *live = nullptr;
     uint32_t *mec = nullptr, *key = nullptr, *members = nullptr, *index = nullptr, *member_first = nullptr,
