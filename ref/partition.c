@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lower_bound.h"
+#include "parallel.h"
 #include "partition.h"
 
 static int cmp_u32(const void *a, const void *b)
@@ -116,6 +117,23 @@ static int localise(const csr_model *m, csr_part *q)
     return CSR_OK;
 }
 
+/* Parts first, first + stride, ... of a partition localised by one task. */
+typedef struct localise_task {
+    const csr_model *m;
+    csr_part *part;
+    uint32_t parts, first, stride;
+    int rc;
+} localise_task;
+
+static void *localise_parts(void *arg)
+{
+    localise_task *k = arg;
+    k->rc = CSR_OK;
+    for (uint32_t i = k->first; i < k->parts && !k->rc; i += k->stride)
+        k->rc = localise(k->m, &k->part[i]);
+    return NULL;
+}
+
 int csr_partition_build(const csr_model *m, uint32_t parts, csr_partition *out, csr_status *st)
 {
     memset(out, 0, sizeof *out);
@@ -130,12 +148,20 @@ int csr_partition_build(const csr_model *m, uint32_t parts, csr_partition *out, 
     if (!out->part || !out->send_first)
         goto nomem;
     cut_ranges(m, parts, out->part);
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < parts; i++) {
-        if (localise(m, &out->part[i]))
-            goto nomem;
-        total += out->part[i].num_foreign;
+    {
+        /* the parts localised by a task per CPU, each part alone (format/parallel.h) */
+        localise_task task[PARALLEL_MAX_TASKS];
+        const unsigned count = parallel_tasks(parts, 1);
+        for (unsigned i = 0; i < count; i++)
+            task[i] = (localise_task){m, out->part, parts, i, count, CSR_OK};
+        parallel_run(localise_parts, task, sizeof task[0], count);
+        for (unsigned i = 0; i < count; i++)
+            if (task[i].rc)
+                goto nomem;
     }
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < parts; i++)
+        total += out->part[i].num_foreign;
     /* recv slices: foreign states ascending, owners' ranges ascending */
     for (uint32_t r = 0; r < parts; r++) {
         csr_part *q = &out->part[r];
