@@ -81,7 +81,7 @@ int gpu_reach_prob01(const csr_model *model, const reach_query *query, int level
  * since each MEC of r minus the targets lies wholly inside or wholly
  * outside Prob1E.  *sweeps: the searches (2); ms: the decomposition's rounds
  * and SCC counts added.  Device memory: gpu_reach_prob01's, then the MEC
- * decomposition's (mec_live_bytes) and 25n bytes.  Errors: CSR_ERR_NOMEM
+ * decomposition's (gpu/mec/mec_live.h) and 25n bytes.  Errors: CSR_ERR_NOMEM
  * (device memory, a search that cannot be resident, or 2^31 states or
  * more: take gpu_reach_prob01 and the MECs apart), CSR_ERR_DEVICE, CSR_ERR_USAGE (not
  * maximising, or interleave with an engine that does not find MECs).

@@ -313,18 +313,6 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
 
 } /* namespace */
 
-uint64_t mec_live_bytes(const gpu_mec_options *opt, const model_shape &s)
-{
-    const bool inter = interleaved(opt);
-    uint64_t engine = scc_decomposer::bytes_needed(&opt->scc, s, inter ? scc_goal::mecs : scc_goal::sccs, !inter);
-    if (!engine)
-        return 0;
-    arena a;
-    mec_job job;
-    job.plan(a, s, !inter, false);
-    return a.bytes() + engine;
-}
-
 int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const uint8_t *live, uint32_t *mec,
                        gpu_mec_stats *st, csr_status *status)
 {

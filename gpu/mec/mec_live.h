@@ -14,10 +14,6 @@
 
 namespace gpu {
 
-/* Device bytes mec_decompose_live takes for a model of shape s besides the
- * model itself (0 without a device). */
-uint64_t mec_live_bytes(const gpu_mec_options *options, const model_shape &s);
-
 /*
  * The MECs of the subsystem of m (on the device) given by live (device,
  * u8[n], nonzero: the state takes part): the sub-MDP of the live states
@@ -25,8 +21,9 @@ uint64_t mec_live_bytes(const gpu_mec_options *options, const model_shape &s);
  * state (FMSD Definitions 4-5 on that sub-MDP), by options' scheme and
  * engine as gpu_mec_decompose.  mec (device, u32[n]): the smallest state of
  * s's MEC, or GPU_MEC_NONE (not live, or in no MEC).  Adds rounds and the
- * SCC engine's counts to *stats.  Device memory: mec_live_bytes, allocated
- * here and freed on return.  Errors: CSR_ERR_NOMEM (device memory),
+ * SCC engine's counts to *stats.  Device memory: what gpu_mec_bytes_needed
+ * counts for a model of m's shape less the model itself, allocated here and
+ * freed on return.  Errors: CSR_ERR_NOMEM (device memory),
  * CSR_ERR_DEVICE (CUDA, text in status), CSR_ERR_USAGE (interleave with an
  * engine that does not find MECs).
  */

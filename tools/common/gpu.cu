@@ -92,8 +92,7 @@ void gpu_tool_defaults(gpu_tool_options *o)
     gpu_scc_default_options(&o->scc);
 }
 
-/* A whole decimal number in [low, high], else a message naming what. */
-static int parse_count(const char *arg, long low, long high, const char *what, int *out)
+int gpu_tool_parse_count(const char *arg, long low, long high, const char *what, int *out)
 {
     char *end;
     long v = strtol(arg, &end, 10);
@@ -144,16 +143,16 @@ int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
         return 1;
     case GPU_OPT_TILE:
         o->lp_option = "--tile-iterations";
-        return parse_count(arg, 1, 1024, "tile iteration count", &o->scc.tile_iterations);
+        return gpu_tool_parse_count(arg, 1, 1024, "tile iteration count", &o->scc.tile_iterations);
     case GPU_OPT_NH: o->scc.hybrid = 0; o->fb_option = "--nh"; return 1;
     case GPU_OPT_BFBT: o->scc.bounding = 1; o->fb_option = "--bfbt"; return 1;
     case GPU_OPT_NO_WARP: o->scc.warp_aggregation = 0; o->fb_option = "--no-warp-aggregation"; return 1;
     case GPU_OPT_NO_TRANSPOSE: o->scc.transpose = 0; o->fb_option = "--no-transpose"; return 1;
     case GPU_OPT_HOST_LOOP: o->scc.persistent = 0; o->fb_option = "--host-loop"; return 1;
     case GPU_OPT_SWEEP_TRIM: o->scc.queue_trimming = 0; o->fb_option = "--sweep-trim"; return 1;
-    case GPU_OPT_BLOCKS: return parse_count(arg, 1, 1 << 20, "block count", &o->scc.blocks);
-    case 'c': o->fb_option = "-c"; return parse_count(arg, 0, 64, "local-cache iteration count", &o->scc.cache_iterations);
-    case 'd': return parse_count(arg, 0, 1 << 16, "device number", &o->device);
+    case GPU_OPT_BLOCKS: return gpu_tool_parse_count(arg, 1, 1 << 20, "block count", &o->scc.blocks);
+    case 'c': o->fb_option = "-c"; return gpu_tool_parse_count(arg, 0, 64, "local-cache iteration count", &o->scc.cache_iterations);
+    case 'd': return gpu_tool_parse_count(arg, 0, 1 << 16, "device number", &o->device);
     default: return 0;
     }
 }

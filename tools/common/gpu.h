@@ -87,6 +87,10 @@ void gpu_tool_defaults(gpu_tool_options *options);
  * returns 1 done, 0 not a shared option, -1 bad argument (message printed). */
 int gpu_tool_option(int c, const char *arg, gpu_tool_options *options); /* --version: prints it and exits 0 */
 
+/* A whole decimal number in [low, high] into *out: returns 1, or prints "bad
+ * WHAT 'ARG' (LOW to HIGH)" and returns -1 (as gpu_tool_option). */
+int gpu_tool_parse_count(const char *arg, long low, long high, const char *what, int *out);
+
 /* After the options: an option of the fb engine (-c, --nh, --bfbt, ...)
  * chooses that engine unless --engine named another, which is a usage error
  * (message printed, returns EXIT_USAGE); 0 otherwise. */

@@ -89,7 +89,7 @@ int main(int argc, char **argv)
                                              {0, 0, 0, 0}};
     gpu_parts_options po;
     memset(&po, 0, sizeof po);
-    long parts = 0; /* 0: one GPU, no parts */
+    int parts = 0; /* 0: one GPU, no parts */
     int c;
     while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "g:", longopts, NULL)) != -1) {
         int done = gpu_tool_option(c, optarg, &o);
@@ -98,12 +98,8 @@ int main(int argc, char **argv)
         if (done)
             continue;
         if (c == 'g') {
-            char *end;
-            parts = strtol(optarg, &end, 10);
-            if (*end || end == optarg || parts < 1 || parts > 65536) {
-                tool_error("bad part count '%s' (1 to 65536)", optarg);
+            if (gpu_tool_parse_count(optarg, 1, 65536, "part count", &parts) < 0)
                 return EXIT_USAGE;
-            }
             continue;
         }
         if (c == OPT_GPUS) {
@@ -152,19 +148,18 @@ int main(int argc, char **argv)
     memset(&gst, 0, sizeof gst);
     gpu_parts_stats pst;
     memset(&pst, 0, sizeof pst);
-    uint64_t cpu_phases = 0, cpu_rounds = 0, cpu_trim_rounds = 0, cpu_trimmed = 0;
     if (!rc && parts && use_cpu) { /* trimming, then label propagation, over the parts (as the GPUs) */
         csr_partition p;
         uint8_t *trimmed = (uint8_t *)malloc(n ? n : 1);
-        rc = trimmed ? csr_partition_build(&m, (uint32_t)parts, &p, &st) : CSR_ERR_NOMEM;
+        rc = trimmed ? csr_partition_build(&m, po.parts, &p, &st) : CSR_ERR_NOMEM;
         if (!rc) {
-            rc = ref_trim_partitioned(&m, &p, trimmed, &cpu_trim_rounds);
+            rc = ref_trim_partitioned(&m, &p, trimmed, &pst.trim_rounds);
             if (!rc)
-                rc = ref_scc_partitioned(&m, &p, trimmed, comp, &cpu_phases, &cpu_rounds);
+                rc = ref_scc_partitioned(&m, &p, trimmed, comp, &pst.phases, &pst.rounds);
             csr_partition_free(&p);
         }
         for (uint64_t s = 0; !rc && s < n; s++)
-            cpu_trimmed += trimmed[s];
+            pst.trimmed += trimmed[s];
         free(trimmed);
     } else if (!rc && parts) {
         int present = 0;
@@ -237,11 +232,10 @@ int main(int argc, char **argv)
             if (parts) {
                 json_object_set_new(j, "engine", json_string(use_cpu ? "lp-parts-cpu" : "lp-parts"));
                 json_object_set_new(j, "parts", json_integer((json_int_t)parts));
-                json_object_set_new(j, "trimmed", json_integer((json_int_t)(use_cpu ? cpu_trimmed : pst.trimmed)));
-                json_object_set_new(j, "trim_rounds",
-                                    json_integer((json_int_t)(use_cpu ? cpu_trim_rounds : pst.trim_rounds)));
-                json_object_set_new(j, "phases", json_integer((json_int_t)(use_cpu ? cpu_phases : pst.phases)));
-                json_object_set_new(j, "rounds", json_integer((json_int_t)(use_cpu ? cpu_rounds : pst.rounds)));
+                json_object_set_new(j, "trimmed", json_integer((json_int_t)pst.trimmed));
+                json_object_set_new(j, "trim_rounds", json_integer((json_int_t)pst.trim_rounds));
+                json_object_set_new(j, "phases", json_integer((json_int_t)pst.phases));
+                json_object_set_new(j, "rounds", json_integer((json_int_t)pst.rounds));
                 if (!use_cpu) {
                     json_t *devs = json_array();
                     for (int i = 0; i < po.num_devices; i++)
@@ -274,11 +268,9 @@ int main(int argc, char **argv)
                     parts ? (use_cpu ? "parts on the CPU" : "parts on the GPUs") : use_cpu ? "Tarjan" : "GPU",
                     t2 - t1, t3 - t2);
             if (parts)
-                fprintf(stderr, "%s: %ld parts: %llu states trimmed in %llu rounds, then %llu phases, %llu rounds",
-                        tool_name, parts, (unsigned long long)(use_cpu ? cpu_trimmed : pst.trimmed),
-                        (unsigned long long)(use_cpu ? cpu_trim_rounds : pst.trim_rounds),
-                        (unsigned long long)(use_cpu ? cpu_phases : pst.phases),
-                        (unsigned long long)(use_cpu ? cpu_rounds : pst.rounds));
+                fprintf(stderr, "%s: %d parts: %llu states trimmed in %llu rounds, then %llu phases, %llu rounds",
+                        tool_name, parts, (unsigned long long)pst.trimmed, (unsigned long long)pst.trim_rounds,
+                        (unsigned long long)pst.phases, (unsigned long long)pst.rounds);
             if (parts && !use_cpu)
                 fprintf(stderr, ", %llu relaxation passes; %llu foreign states, %llu bytes exchanged by %s",
                         (unsigned long long)pst.passes, (unsigned long long)pst.foreign,
