@@ -47,7 +47,10 @@ typedef struct gpu_parts_stats {
     const char *exchange;      /* "nccl" or "copies" */
     uint64_t foreign;          /* foreign states over all parts (each part's copies of others' states) */
     uint64_t trimmed, trim_rounds; /* trimming first: states removed, rounds (ref_trim_partitioned's) */
-    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them after that trimming (equal to its counts) */
+    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them after that trimming (equal to its counts);
+                                  MECs: label propagation's, summed over the MEC rounds */
+    uint64_t mec_rounds, attractor_rounds; /* MECs: SCC decompositions, attractor exchange rounds */
+    uint64_t mecs, states_in_mecs, removed_states, removed_choices; /* MECs, as ref_mec_parts_stats */
     uint64_t passes;           /* relaxation launches, summed over the parts */
     uint64_t exchanged_bytes;  /* bytes moved between parts */
     double partition_s;        /* the partition on the host (csr_partition_build) */
@@ -78,6 +81,27 @@ int gpu_exchange_by_name(const char *name);
  * device memory), CSR_ERR_DEVICE (CUDA or NCCL, text in status).
  */
 int gpu_scc_partitioned(const csr_model *model, const gpu_parts_options *options, uint32_t *scc,
+                        gpu_parts_stats *stats, csr_status *status);
+
+/*
+ * The MECs of model over options->parts parts: ref_mec_partitioned's rounds
+ * (ref/partition.h) on the devices.  Each round: label propagation over the
+ * parts restricted to the states in play and their enabled choices, inside
+ * the SCCs of the round before (the phases of gpu_scc_partitioned, without
+ * trimming); each part removes its choices that leave their state's SCC (the
+ * foreign states' SCCs pulled); the attractor of the states left without
+ * choices, each part draining its own queue level by level, then the
+ * foreign states' flags pulled and the choices into those removed since
+ * taken; the rounds end with one that removes nothing.  mec (u32[n]): the
+ * smallest state of each state's MEC or GPU_MEC_NONE (gpu/mec.h), equal to
+ * gpu_mec_decompose's and ref_mec_basic's; rounds, phases, label rounds,
+ * attractor rounds, removed states and choices equal ref_mec_partitioned's.
+ * Device memory per part: that of gpu_scc_partitioned's, plus 8 (own + 1) +
+ * 12 c_part (its choices' offsets and enabled flags) + 4 t_part (the choice
+ * of each transposed transition) + 8 own bytes.  Errors as
+ * gpu_scc_partitioned's.
+ */
+int gpu_mec_partitioned(const csr_model *model, const gpu_parts_options *options, uint32_t *mec,
                         gpu_parts_stats *stats, csr_status *status);
 
 #ifdef __cplusplus

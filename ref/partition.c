@@ -306,6 +306,7 @@ typedef struct lp_part {
     uint32_t *in, *out;
     uint8_t *live;
     uint64_t *cls;
+    uint32_t *comp; /* own: the SCC found (its largest state); foreign: pulled */
 } lp_part;
 
 static void pull_labels(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
@@ -315,9 +316,10 @@ static void pull_labels(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_
     lp[r].out[copy] = lp[o].out[own];
     lp[r].live[copy] = lp[o].live[own];
     lp[r].cls[copy] = lp[o].cls[own];
+    lp[r].comp[copy] = lp[o].comp[own];
 }
 
-/* Pull: every part's foreign copies take their owners' labels, liveness and class. */
+/* Pull: every part's foreign copies take their owners' labels, liveness, class and SCC. */
 static void pull(const csr_partition *p, lp_part *lp) { for_each_exchanged(p, pull_labels, lp); }
 
 typedef struct push_ctx {
@@ -345,8 +347,10 @@ static int push_in(const csr_partition *p, lp_part *lp)
 }
 
 /* Relax part i's edges (own source, live ends of one class) to a local
- * fixpoint: in[w] >= in[v], out[v] >= out[w]; whether anything rose. */
-static int relax_part(const csr_model *m, const csr_part *q, lp_part *l)
+ * fixpoint: in[w] >= in[v], out[v] >= out[w]; whether anything rose.  With
+ * enabled (u8 a choice of the part, local index), only the transitions of
+ * enabled choices are edges (the MEC rounds). */
+static int relax_part(const csr_model *m, const csr_part *q, lp_part *l, const uint8_t *enabled)
 {
     int any = 0, changed;
     do {
@@ -354,19 +358,24 @@ static int relax_part(const csr_model *m, const csr_part *q, lp_part *l)
         for (uint64_t j = 0; j < q->num_states; j++) {
             if (!l->live[j])
                 continue;
-            const uint32_t *tg;
-            const uint64_t count = part_row(m, q, j, &tg);
-            for (uint64_t e = 0; e < count; e++) {
-                const uint32_t w = tg[e];
-                if (w == j || !l->live[w] || l->cls[w] != l->cls[j])
+            const uint64_t s = q->first_state + j;
+            for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+                if (enabled && !enabled[k - q->first_choice])
                     continue;
-                if (l->in[j] > l->in[w]) {
-                    l->in[w] = l->in[j];
-                    changed = 1;
-                }
-                if (l->out[w] > l->out[j]) {
-                    l->out[j] = l->out[w];
-                    changed = 1;
+                const uint32_t *tg = q->local_targets + (m->choice_transitions[k] - q->first_transition);
+                const uint64_t count = m->choice_transitions[k + 1] - m->choice_transitions[k];
+                for (uint64_t e = 0; e < count; e++) {
+                    const uint32_t w = tg[e];
+                    if (w == j || !l->live[w] || l->cls[w] != l->cls[j])
+                        continue;
+                    if (l->in[j] > l->in[w]) {
+                        l->in[w] = l->in[j];
+                        changed = 1;
+                    }
+                    if (l->out[w] > l->out[j]) {
+                        l->out[j] = l->out[w];
+                        changed = 1;
+                    }
                 }
             }
         }
@@ -375,40 +384,15 @@ static int relax_part(const csr_model *m, const csr_part *q, lp_part *l)
     return any;
 }
 
-int ref_scc_partitioned(const csr_model *m, const csr_partition *p, const uint8_t *trimmed, uint64_t *comp,
-                        uint64_t *phases, uint64_t *rounds)
+/* The phases of label propagation over the `left` live states of lp (their
+ * classes as given; foreign copies pulled): each live own state gets comp =
+ * the largest state of its SCC and leaves live.  enabled: per part, its
+ * choices' flags (NULL: every transition an edge).  Counts phases and
+ * rounds. */
+static void lp_phases(const csr_model *m, const csr_partition *p, lp_part *lp, uint8_t *const *enabled, uint64_t left,
+                      uint64_t *phases, uint64_t *rounds)
 {
     const uint32_t P = p->parts;
-    const uint64_t n = m->num_states;
-    lp_part *lp = calloc(P, sizeof *lp);
-    uint64_t *smallest = malloc((n ? n : 1) * sizeof *smallest);
-    int rc = CSR_ERR_NOMEM;
-    *phases = *rounds = 0;
-    if (!lp || !smallest)
-        goto out;
-    for (uint32_t i = 0; i < P; i++) {
-        const uint64_t len = p->part[i].num_states + p->part[i].num_foreign;
-        lp[i].in = malloc((len ? len : 1) * sizeof *lp[i].in);
-        lp[i].out = malloc((len ? len : 1) * sizeof *lp[i].out);
-        lp[i].live = malloc(len ? len : 1);
-        lp[i].cls = calloc(len ? len : 1, sizeof *lp[i].cls);
-        if (!lp[i].in || !lp[i].out || !lp[i].live || !lp[i].cls)
-            goto out;
-        memset(lp[i].live, 1, len);
-    }
-    uint64_t left = n;
-    if (trimmed) { /* each an SCC of its own, out of the phases */
-        for (uint32_t i = 0; i < P; i++)
-            for (uint64_t j = 0; j < p->part[i].num_states; j++) {
-                const uint64_t s = p->part[i].first_state + j;
-                if (trimmed[s]) {
-                    comp[s] = s;
-                    lp[i].live[j] = 0;
-                    left--;
-                }
-            }
-        pull(p, lp);
-    }
     while (left > 0) {
         (*phases)++;
         for (uint32_t i = 0; i < P; i++)
@@ -423,7 +407,7 @@ int ref_scc_partitioned(const csr_model *m, const csr_partition *p, const uint8_
             (*rounds)++;
             changed = 0;
             for (uint32_t i = 0; i < P; i++)
-                changed |= relax_part(m, &p->part[i], &lp[i]);
+                changed |= relax_part(m, &p->part[i], &lp[i], enabled ? enabled[i] : NULL);
             changed |= push_in(p, lp);
             pull(p, lp);
         }
@@ -434,73 +418,148 @@ int ref_scc_partitioned(const csr_model *m, const csr_partition *p, const uint8_
                     continue;
                 lp[i].cls[j] = (uint64_t)lp[i].in[j] << 32 | lp[i].out[j];
                 if (lp[i].in[j] == lp[i].out[j]) {
-                    comp[p->part[i].first_state + j] = lp[i].in[j];
+                    lp[i].comp[j] = lp[i].in[j];
                     lp[i].live[j] = 0;
                     left--;
                 }
             }
         pull(p, lp);
     }
-    /* components named by their largest state, renamed to their smallest (ref.h) */
-    for (uint64_t s = 0; s < n; s++)
-        smallest[s] = UINT64_MAX;
-    for (uint64_t s = 0; s < n; s++)
-        if (smallest[comp[s]] == UINT64_MAX)
-            smallest[comp[s]] = s;
-    for (uint64_t s = 0; s < n; s++)
-        comp[s] = smallest[comp[s]];
-    rc = CSR_OK;
-out:
-    for (uint32_t i = 0; lp && i < P; i++) {
+}
+
+static void lp_free(lp_part *lp, uint32_t parts)
+{
+    for (uint32_t i = 0; lp && i < parts; i++) {
         free(lp[i].in);
         free(lp[i].out);
         free(lp[i].live);
         free(lp[i].cls);
+        free(lp[i].comp);
     }
     free(lp);
+}
+
+/* Every part's label arrays over own + foreign states: all live, class 0. */
+static lp_part *lp_alloc(const csr_partition *p)
+{
+    lp_part *lp = calloc(p->parts, sizeof *lp);
+    for (uint32_t i = 0; lp && i < p->parts; i++) {
+        const uint64_t len = p->part[i].num_states + p->part[i].num_foreign;
+        lp[i].in = malloc((len ? len : 1) * sizeof *lp[i].in);
+        lp[i].out = malloc((len ? len : 1) * sizeof *lp[i].out);
+        lp[i].live = malloc(len ? len : 1);
+        lp[i].cls = calloc(len ? len : 1, sizeof *lp[i].cls);
+        lp[i].comp = calloc(len ? len : 1, sizeof *lp[i].comp);
+        if (!lp[i].in || !lp[i].out || !lp[i].live || !lp[i].cls || !lp[i].comp) {
+            lp_free(lp, p->parts);
+            return NULL;
+        }
+        memset(lp[i].live, 1, len);
+    }
+    return lp;
+}
+
+/* comp (u64[n], each state's SCC named by any of its states) renamed to the
+ * smallest state of each SCC (ref.h); NONE entries kept.  scratch: u64[n]. */
+static void name_by_smallest(uint64_t n, uint64_t *comp, uint64_t *scratch, uint64_t none)
+{
+    for (uint64_t s = 0; s < n; s++)
+        scratch[s] = UINT64_MAX;
+    for (uint64_t s = 0; s < n; s++)
+        if (comp[s] != none && scratch[comp[s]] == UINT64_MAX)
+            scratch[comp[s]] = s;
+    for (uint64_t s = 0; s < n; s++)
+        if (comp[s] != none)
+            comp[s] = scratch[comp[s]];
+}
+
+int ref_scc_partitioned(const csr_model *m, const csr_partition *p, const uint8_t *trimmed, uint64_t *comp,
+                        uint64_t *phases, uint64_t *rounds)
+{
+    const uint32_t P = p->parts;
+    const uint64_t n = m->num_states;
+    lp_part *lp = lp_alloc(p);
+    uint64_t *smallest = malloc((n ? n : 1) * sizeof *smallest);
+    *phases = *rounds = 0;
+    if (!lp || !smallest) {
+        lp_free(lp, P);
+        free(smallest);
+        return CSR_ERR_NOMEM;
+    }
+    uint64_t left = n;
+    if (trimmed) { /* each an SCC of its own, out of the phases */
+        for (uint32_t i = 0; i < P; i++)
+            for (uint64_t j = 0; j < p->part[i].num_states; j++)
+                if (trimmed[p->part[i].first_state + j]) {
+                    lp[i].comp[j] = (uint32_t)(p->part[i].first_state + j);
+                    lp[i].live[j] = 0;
+                    left--;
+                }
+        pull(p, lp);
+    }
+    lp_phases(m, p, lp, NULL, left, phases, rounds);
+    for (uint32_t i = 0; i < P; i++)
+        for (uint64_t j = 0; j < p->part[i].num_states; j++)
+            comp[p->part[i].first_state + j] = lp[i].comp[j];
+    /* components named by their largest state, renamed to their smallest (ref.h) */
+    name_by_smallest(n, comp, smallest, UINT64_MAX);
+    lp_free(lp, P);
     free(smallest);
-    return rc;
+    return CSR_OK;
 }
 
 /* ---- trimming over the parts (the peeling block's scheme) --------------- */
 
 /* Sources of the edges into each of the local indices [0, len) of a part
  * (own states and foreign ones), from its own rows, self-loops left out:
- * src[first[x] .. first[x + 1]) (once per transition). */
+ * src[first[x] .. first[x + 1]) (once per transition), and with_choices:
+ * choice[] beside src, the local index of the edge's choice. */
 typedef struct local_transpose {
     uint64_t *first;
-    uint32_t *src;
+    uint32_t *src, *choice;
 } local_transpose;
 
-static int local_transpose_build(const csr_model *m, const csr_part *q, local_transpose *tr)
+static int local_transpose_build(const csr_model *m, const csr_part *q, int with_choices, local_transpose *tr)
 {
     const uint64_t len = q->num_states + q->num_foreign;
+    const uint64_t nt = q->num_transitions ? q->num_transitions : 1;
     tr->first = calloc(len + 2, sizeof *tr->first);
-    tr->src = malloc((q->num_transitions ? q->num_transitions : 1) * sizeof *tr->src);
-    if (!tr->first || !tr->src)
+    tr->src = malloc(nt * sizeof *tr->src);
+    tr->choice = with_choices ? malloc(nt * sizeof *tr->choice) : NULL;
+    if (!tr->first || !tr->src || (with_choices && !tr->choice))
         return CSR_ERR_NOMEM;
     /* counting sort: pass 0 counts each target's edges (at first[x + 2]),
      * the prefix sum makes first[x + 1] where x's sources start, pass 1
      * places them (leaving first[x + 1] where they end) */
     for (int pass = 0; pass < 2; pass++) {
         for (uint64_t j = 0; j < q->num_states; j++) {
-            const uint32_t *tg;
-            const uint64_t count = part_row(m, q, j, &tg);
-            for (uint64_t e = 0; e < count; e++) {
-                const uint32_t w = tg[e];
-                if (w == j)
-                    continue;
-                if (pass == 0)
-                    tr->first[w + 2]++;
-                else
+            const uint64_t s = q->first_state + j;
+            for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++)
+                for (uint64_t i = m->choice_transitions[k]; i < m->choice_transitions[k + 1]; i++) {
+                    const uint32_t w = q->local_targets[i - q->first_transition];
+                    if (w == j)
+                        continue;
+                    if (pass == 0) {
+                        tr->first[w + 2]++;
+                        continue;
+                    }
+                    if (with_choices)
+                        tr->choice[tr->first[w + 1]] = (uint32_t)(k - q->first_choice);
                     tr->src[tr->first[w + 1]++] = (uint32_t)j;
-            }
+                }
         }
         if (pass == 0)
             for (uint64_t x = 0; x < len; x++)
                 tr->first[x + 2] += tr->first[x + 1];
     }
     return CSR_OK;
+}
+
+static void local_transpose_free(local_transpose *tr)
+{
+    free(tr->first);
+    free(tr->src);
+    free(tr->choice);
 }
 
 enum { T_REMOVED = 0, T_LIVE = 1, T_QUEUED = 2 };
@@ -586,7 +645,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         t->flag = malloc(len ? len : 1);
         t->outbox = calloc(q->num_foreign ? q->num_foreign : 1, sizeof *t->outbox);
         t->queue = malloc((own ? own : 1) * sizeof *t->queue);
-        if (!t->in_left || !t->out_left || !t->flag || !t->outbox || !t->queue || local_transpose_build(m, q, &t->tr))
+        if (!t->in_left || !t->out_left || !t->flag || !t->outbox || !t->queue || local_transpose_build(m, q, 0, &t->tr))
             goto out;
         memset(t->flag, T_LIVE, len);
         for (uint64_t x = 0; x < len; x++) { /* counts of the edges from this part's own states */
@@ -646,8 +705,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
     rc = CSR_OK;
 out:
     for (uint32_t i = 0; tp && i < P; i++) {
-        free(tp[i].tr.first);
-        free(tp[i].tr.src);
+        local_transpose_free(&tp[i].tr);
         free(tp[i].in_left);
         free(tp[i].out_left);
         free(tp[i].flag);
@@ -655,5 +713,182 @@ out:
         free(tp[i].queue);
     }
     free(tp);
+    return rc;
+}
+
+/* ---- MEC rounds over the parts ------------------------------------------ */
+
+/* One part's MEC state beside its labels: flag (own + foreign: T_LIVE in
+ * play, T_QUEUED own and about to leave, T_REMOVED; foreign ones pulled),
+ * its choices' enabled flags and its states' counts of enabled choices, the
+ * choice-level local transpose, the queue of own states. */
+typedef struct mec_part {
+    local_transpose tr;
+    uint8_t *flag, *enabled;
+    uint32_t *left, *queue;
+    uint64_t queued;
+} mec_part;
+
+typedef struct mec_ctx {
+    const csr_partition *p;
+    mec_part *mp;
+    ref_mec_parts_stats *st;
+} mec_ctx;
+
+static void mec_queue(mec_part *t, uint32_t j)
+{
+    if (t->flag[j] == T_LIVE) {
+        t->flag[j] = T_QUEUED;
+        t->queue[t->queued++] = j;
+    }
+}
+
+/* Local index x (own or foreign) of part t left play: every enabled choice
+ * of an own state with a transition into x is removed (Lemma 1's
+ * attractor); a state left without choices is queued. */
+static void mec_enter_removed(mec_part *t, uint64_t x, ref_mec_parts_stats *st)
+{
+    for (uint64_t e = t->tr.first[x]; e < t->tr.first[x + 1]; e++) {
+        const uint32_t k = t->tr.choice[e], v = t->tr.src[e];
+        if (!t->enabled[k])
+            continue;
+        t->enabled[k] = 0;
+        st->removed_choices++;
+        if (--t->left[v] == 0)
+            mec_queue(t, v);
+    }
+}
+
+static void mec_pull_flag(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
+{
+    mec_ctx *c = ctx;
+    if (c->mp[o].flag[own] != T_REMOVED || c->mp[r].flag[copy] == T_REMOVED)
+        return;
+    c->mp[r].flag[copy] = T_REMOVED;
+    mec_enter_removed(&c->mp[r], copy, c->st);
+}
+
+int ref_mec_partitioned(const csr_model *m, const csr_partition *p, uint64_t *mec, ref_mec_parts_stats *st)
+{
+    const uint32_t P = p->parts;
+    const uint64_t n = m->num_states;
+    lp_part *lp = lp_alloc(p);
+    mec_part *mp = calloc(P, sizeof *mp);
+    uint8_t **enabled = calloc(P, sizeof *enabled);
+    uint64_t *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    mec_ctx ctx = {p, mp, st};
+    int rc = CSR_ERR_NOMEM;
+    memset(st, 0, sizeof *st);
+    if (!lp || !mp || !enabled || !scratch)
+        goto out;
+    for (uint32_t i = 0; i < P; i++) {
+        const csr_part *q = &p->part[i];
+        mec_part *t = &mp[i];
+        const uint64_t own = q->num_states, len = own + q->num_foreign;
+        t->flag = malloc(len ? len : 1);
+        t->enabled = malloc(q->num_choices ? q->num_choices : 1);
+        t->left = malloc((own ? own : 1) * sizeof *t->left);
+        t->queue = malloc((own ? own : 1) * sizeof *t->queue);
+        if (!t->flag || !t->enabled || !t->left || !t->queue || local_transpose_build(m, q, 1, &t->tr))
+            goto out;
+        memset(t->flag, T_LIVE, len);
+        memset(t->enabled, 1, q->num_choices);
+        for (uint64_t j = 0; j < own; j++)
+            t->left[j] = (uint32_t)(m->state_choices[q->first_state + j + 1] - m->state_choices[q->first_state + j]);
+        enabled[i] = t->enabled;
+    }
+    for (;;) {
+        st->rounds++;
+        /* the SCCs of the states in play over the enabled choices, inside
+         * the SCCs of the round before (lp's classes; 0 in the first round) */
+        uint64_t in_play = 0;
+        for (uint32_t i = 0; i < P; i++)
+            for (uint64_t j = 0; j < p->part[i].num_states; j++) {
+                lp[i].live[j] = mp[i].flag[j] != T_REMOVED;
+                in_play += lp[i].live[j];
+            }
+        pull(p, lp);
+        if (!in_play)
+            break;
+        lp_phases(m, p, lp, enabled, in_play, &st->phases, &st->lp_rounds);
+        /* Algorithm 7: a choice with a transition out of its state's SCC
+         * (or into a state out of play) is removed; a state left without
+         * choices is queued (the sets U) */
+        const uint64_t removed_before = st->removed_choices + st->removed_states;
+        for (uint32_t i = 0; i < P; i++) {
+            const csr_part *q = &p->part[i];
+            mec_part *t = &mp[i];
+            for (uint64_t j = 0; j < q->num_states; j++) {
+                if (t->flag[j] != T_LIVE)
+                    continue;
+                const uint64_t s = q->first_state + j;
+                for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+                    const uint64_t lk = k - q->first_choice;
+                    if (!t->enabled[lk])
+                        continue;
+                    for (uint64_t e = m->choice_transitions[k]; e < m->choice_transitions[k + 1]; e++) {
+                        const uint32_t w = q->local_targets[e - q->first_transition];
+                        if (t->flag[w] == T_REMOVED || lp[i].comp[w] != lp[i].comp[j]) {
+                            t->enabled[lk] = 0;
+                            t->left[j]--;
+                            st->removed_choices++;
+                            break;
+                        }
+                    }
+                }
+                if (t->left[j] == 0)
+                    mec_queue(t, (uint32_t)j);
+            }
+        }
+        /* the attractor (Lemma 1) over the parts: each part drains its queue
+         * alone, then the flags are pulled and the choices into foreign
+         * states removed since go; until no part has anything queued */
+        for (int work = 1; work;) {
+            work = 0;
+            for (uint32_t i = 0; i < P; i++)
+                work |= mp[i].queued > 0;
+            if (!work)
+                break;
+            st->attractor_rounds++;
+            for (uint32_t i = 0; i < P; i++) {
+                mec_part *t = &mp[i];
+                while (t->queued) {
+                    const uint32_t j = t->queue[--t->queued];
+                    t->flag[j] = T_REMOVED;
+                    st->removed_states++;
+                    mec_enter_removed(t, j, st);
+                }
+            }
+            for_each_exchanged(p, mec_pull_flag, &ctx);
+        }
+        if (st->removed_choices + st->removed_states == removed_before)
+            break; /* nothing left any SCC: each is an end component, and maximal */
+        /* the next round's regions: this round's SCCs */
+        for (uint32_t i = 0; i < P; i++)
+            for (uint64_t j = 0; j < p->part[i].num_states; j++)
+                lp[i].cls[j] = lp[i].comp[j];
+    }
+    for (uint32_t i = 0; i < P; i++)
+        for (uint64_t j = 0; j < p->part[i].num_states; j++)
+            mec[p->part[i].first_state + j] = mp[i].flag[j] == T_REMOVED ? UINT64_MAX : lp[i].comp[j];
+    name_by_smallest(n, mec, scratch, UINT64_MAX);
+    for (uint64_t s = 0; s < n; s++)
+        if (mec[s] != UINT64_MAX) {
+            st->states_in_mecs++;
+            st->mecs += mec[s] == s;
+        }
+    rc = CSR_OK;
+out:
+    for (uint32_t i = 0; mp && i < P; i++) {
+        local_transpose_free(&mp[i].tr);
+        free(mp[i].flag);
+        free(mp[i].enabled);
+        free(mp[i].left);
+        free(mp[i].queue);
+    }
+    free(mp);
+    free(enabled);
+    free(scratch);
+    lp_free(lp, P);
     return rc;
 }

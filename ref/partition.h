@@ -121,6 +121,36 @@ int ref_scc_partitioned(const csr_model *model, const csr_partition *p, const ui
  */
 int ref_trim_partitioned(const csr_model *model, const csr_partition *p, uint8_t *removed, uint64_t *rounds);
 
+/* What ref_mec_partitioned counts. */
+typedef struct ref_mec_parts_stats {
+    uint64_t mecs, states_in_mecs;
+    uint64_t rounds;            /* SCC decompositions over the parts (the last one finds nothing to remove) */
+    uint64_t phases, lp_rounds; /* label propagation's phases and exchange rounds, summed over the rounds */
+    uint64_t attractor_rounds;  /* exchange rounds of the attractors, summed */
+    uint64_t removed_states, removed_choices;
+} ref_mec_parts_stats;
+
+/*
+ * MEC decomposition over the parts (FMSD sections 2.3-2.4, Algorithm 7, on
+ * the scheme above): in rounds, the SCCs of the states in play over their
+ * enabled choices by label propagation over the parts (lp_phases, inside the
+ * SCCs of the round before); every part removes its enabled choices with a
+ * transition out of their state's SCC (the foreign states' SCCs pulled); the
+ * states left without choices and their attractor (Lemma 1) leave play, in
+ * rounds like trimming's: each part drains its own queue, a state's removal
+ * takes the choices into it from its part's own states (a choice-level local
+ * transpose), and the parts then pull the foreign states' flags and remove
+ * the choices into those removed since.  Only the pull moves data: a choice
+ * lives with its state, so no push.  Unlike ref_mec_basic, an SCC that lost
+ * nothing does not leave play at once (that needs an OR over an SCC that
+ * spans parts): the rounds stop when one removes nothing anywhere (a
+ * one-word reduction), when every SCC left is closed under its enabled
+ * choices, so an end component, and maximal.  mec: u64[n], the smallest
+ * state of each state's MEC or UINT64_MAX (REF_NONE), equal to
+ * ref_mec_basic's.  Errors: CSR_ERR_NOMEM.
+ */
+int ref_mec_partitioned(const csr_model *model, const csr_partition *p, uint64_t *mec, ref_mec_parts_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,9 @@
 # to value iteration on the whole model, max and min; SCCs by label
 # propagation over the parts (push and pull of the labels) equal to Tarjan's;
 # trimming over the parts (outboxes pushed, flags pulled) leaving exactly the
-# states between cycles (Tarjan's SCCs and two breadth-first searches).
+# states between cycles (Tarjan's SCCs and two breadth-first searches); the
+# MEC rounds over the parts (gpu-mec --cpu -g) equal to the basic MEC
+# algorithm and to brute force.
 
 load helper
 
@@ -88,4 +90,55 @@ setup() {
     run gpu-scc --cpu --exchange smoke "$csr"
     assert_failure 2
     assert_output "gpu-scc: bad --exchange 'smoke' (auto, copies or nccl)"
+}
+
+mec_counts() { # the MEC counts of a --stats=json object on stdin
+    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(j["mecs"], j["states_in_mecs"], j["removed_states"], j["removed_choices"])'
+}
+
+@test "gpu-mec --cpu -g N (the MEC rounds over parts on the CPU) gives the basic algorithm's labels and removes the same states and choices on every shared model, plain and restructured" {
+    local checked=0
+    for m in $(present_models fmsd_fig1 dice brp coin2 coin4 leader3 leader4 csma2_2 phil3 mutual3 herman7 dining_crypt3 wlan1 zeroconf firewire_dl); do
+        csr=$(model_csr "$m")
+        basic=$(gpu-mec --cpu --stats=json "$csr" 2>&1 > "$BATS_TEST_TMPDIR/basic" | mec_counts)
+        restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/r.csr"
+        for parts in 1 3 16; do
+            counts=$(gpu-mec --cpu -g "$parts" --stats=json "$csr" 2>&1 > "$BATS_TEST_TMPDIR/parts" | mec_counts)
+            cmp -s "$BATS_TEST_TMPDIR/basic" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts: labels differ from the basic algorithm's"
+            [ "$counts" = "$basic" ] || fail "$m -g $parts: MECs, states in them, removed states and choices $counts; basic: $basic"
+            gpu-mec --cpu -g "$parts" "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/parts"
+            cmp -s "$BATS_TEST_TMPDIR/basic" "$BATS_TEST_TMPDIR/parts" || fail "$m -u 7 -g $parts: labels differ"
+        done
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge "$(at_least 12 8)" ] || fail "only $checked models"
+}
+
+@test "gpu-mec --cpu -g N equals brute force on 5,000 random MDPs, and with more parts than states" {
+    oracle -n 5000 -s 21 -u "$BATS_TEST_TMPDIR/u" > /dev/null
+    for parts in 2 5 64; do
+        gpu-mec --cpu -g "$parts" "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/parts"
+        run labelcmp -m 3 "$BATS_TEST_TMPDIR/parts" "$BATS_TEST_TMPDIR/u.mecs"
+        [ "$status" -eq 0 ] || fail "-g $parts: $output"
+    done
+    for seed in 1 2 3 4; do
+        randmdp -n $((seed * 7)) -c 3 -k 3 -e 10 -l 30 -g 5 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        gpu-mec --cpu "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/basic"
+        run gpu-mec --cpu -g $((seed * 7 + 5)) "$BATS_TEST_TMPDIR/r.csr"
+        assert_success
+        assert_output "$(cat "$BATS_TEST_TMPDIR/basic")"
+    done
+}
+
+@test "gpu-mec refuses a bad part count, device list or exchange" {
+    csr=$(model_csr coin2)
+    run gpu-mec --cpu -g 0 "$csr"
+    assert_failure 2
+    assert_output "gpu-mec: bad part count '0' (1 to 65536)"
+    run gpu-mec --cpu --gpus 0,-1 "$csr"
+    assert_failure 2
+    assert_output "gpu-mec: bad --gpus '0,-1' (device numbers, comma-separated, at most 64)"
+    run gpu-mec --cpu --exchange mpi "$csr"
+    assert_failure 2
+    assert_output "gpu-mec: bad --exchange 'mpi' (auto, copies or nccl)"
 }

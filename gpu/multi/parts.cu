@@ -100,29 +100,50 @@ static __global__ void phase_labels(uint64_t ns, uint64_t first_state, const uin
             in[j] = out[j] = (uint32_t)(first_state + j);
 }
 
+/* Relax the edges [b, e) of own state j (class c): in[w] >= in[j], out[j]
+ * >= out[w] for every live w of class c; whether a label rose. */
+static __device__ __forceinline__ int relax_edges(uint64_t j, uint64_t b, uint64_t e, uint64_t c,
+                                                  const uint32_t *__restrict__ target, const uint8_t *__restrict__ live,
+                                                  const uint64_t *__restrict__ cls, uint32_t *in, uint32_t *out)
+{
+    int rose = 0;
+    for (; b < e; b++) {
+        const uint32_t w = target[b];
+        if (w == j || !live[w] || cls[w] != c)
+            continue;
+        const uint32_t a = *(volatile uint32_t *)&in[j];
+        if (a > *(volatile uint32_t *)&in[w] && atomicMax(&in[w], a) < a)
+            rose = 1;
+        const uint32_t o = *(volatile uint32_t *)&out[w];
+        if (o > *(volatile uint32_t *)&out[j] && atomicMax(&out[j], o) < o)
+            rose = 1;
+    }
+    return rose;
+}
+
 /* One pass over the part's own edges between live states of one class:
  * in[w] >= in[j], out[j] >= out[w] (w own or foreign); *changed = 1 if a
- * label rose.  Racy reads only delay a rise to the next pass; the fixpoint
- * is the same. */
-static __global__ void relax_pass(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
-                                  const uint8_t *__restrict__ live, const uint64_t *__restrict__ cls, uint32_t *in,
-                                  uint32_t *out, unsigned *changed)
+ * label rose.  Choices: only the transitions of enabled choices (crow: own
+ * states' local choice offsets, ctr: choices' local transition offsets; the
+ * MEC rounds), else every transition (row).  Racy reads only delay a rise to
+ * the next pass; the fixpoint is the same. */
+template <bool Choices>
+static __global__ void relax_pass(uint64_t ns, const uint64_t *__restrict__ row, const uint64_t *__restrict__ crow,
+                                  const uint64_t *__restrict__ ctr, const uint32_t *__restrict__ enabled,
+                                  const uint32_t *__restrict__ target, const uint8_t *__restrict__ live,
+                                  const uint64_t *__restrict__ cls, uint32_t *in, uint32_t *out, unsigned *changed)
 {
     int rose = 0;
     for (uint64_t j = thread_index(); j < ns; j += thread_count()) {
         if (!live[j])
             continue;
         const uint64_t c = cls[j];
-        for (uint64_t e = row[j]; e < row[j + 1]; e++) {
-            const uint32_t w = target[e];
-            if (w == j || !live[w] || cls[w] != c)
-                continue;
-            const uint32_t a = *(volatile uint32_t *)&in[j];
-            if (a > *(volatile uint32_t *)&in[w] && atomicMax(&in[w], a) < a)
-                rose = 1;
-            const uint32_t b = *(volatile uint32_t *)&out[w];
-            if (b > *(volatile uint32_t *)&out[j] && atomicMax(&out[j], b) < b)
-                rose = 1;
+        if (Choices) {
+            for (uint64_t k = crow[j]; k < crow[j + 1]; k++)
+                if (enabled[k])
+                    rose |= relax_edges(j, ctr[k], ctr[k + 1], c, target, live, cls, in, out);
+        } else {
+            rose |= relax_edges(j, row[j], row[j + 1], c, target, live, cls, in, out);
         }
     }
     if (__syncthreads_or(rose) && threadIdx.x == 0)
@@ -301,6 +322,136 @@ static __global__ void trim_finish(uint64_t ns, uint64_t first_state, const uint
     gpu::block_add<kThreads>(removed, mine);
 }
 
+/* ---- MEC rounds over the parts (ref_mec_partitioned on the devices) ------------- */
+
+/* A round's start: the own states in play (flag not removed) are live for
+ * the label propagation; their count into *count. */
+static __global__ void mec_round_start(uint64_t ns, const uint32_t *__restrict__ flag, uint8_t *live,
+                                       unsigned long long *count)
+{
+    unsigned long long mine = 0;
+    for (uint64_t j = thread_index(); j < ns; j += thread_count()) {
+        live[j] = flag[j] != kRemoved;
+        mine += live[j];
+    }
+    gpu::block_add<kThreads>(count, mine);
+}
+
+/* Algorithm 7: every enabled choice of an own state in play with a
+ * transition out of the state's SCC (or into a state out of play) is
+ * removed; a state left without choices is queued.  A choice is only ever
+ * touched here by its own state's thread.  removed[1]: choices removed. */
+static __global__ void mec_remove_leaving(uint64_t ns, const uint64_t *__restrict__ crow,
+                                          const uint64_t *__restrict__ ctr, const uint32_t *__restrict__ target,
+                                          const uint32_t *__restrict__ comp, uint32_t *flag, uint32_t *enabled,
+                                          uint32_t *cleft, uint32_t *next, unsigned *queued,
+                                          unsigned long long *removed)
+{
+    unsigned long long mine = 0;
+    for (uint64_t j = thread_index(); j < ns; j += thread_count()) {
+        if (flag[j] != kLive)
+            continue;
+        const uint32_t c = comp[j];
+        uint32_t left = cleft[j];
+        for (uint64_t k = crow[j]; k < crow[j + 1]; k++) {
+            if (!enabled[k])
+                continue;
+            for (uint64_t e = ctr[k]; e < ctr[k + 1]; e++) {
+                const uint32_t w = target[e];
+                if (*(volatile uint32_t *)&flag[w] == kRemoved || comp[w] != c) {
+                    enabled[k] = 0;
+                    left--;
+                    mine++;
+                    break;
+                }
+            }
+        }
+        cleft[j] = left;
+        if (left == 0)
+            trim_queue(flag, (uint32_t)j, next, queued);
+    }
+    gpu::block_add<kThreads>(&removed[1], mine);
+}
+
+/* Local index x left play (Lemma 1's attractor): every enabled choice of an
+ * own state with a transition into x is removed (rchoice beside rsource in
+ * the local transpose); a state left without choices is queued.  Returns the
+ * choices removed. */
+static __device__ __forceinline__ unsigned long long mec_enter_removed(
+    uint64_t x, const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
+    const uint32_t *__restrict__ rchoice, uint32_t *flag, uint32_t *enabled, uint32_t *cleft, uint32_t *next,
+    unsigned *queued)
+{
+    unsigned long long removed = 0;
+    for (uint64_t r = rfirst[x]; r < rfirst[x + 1]; r++) {
+        const uint32_t k = rchoice[r];
+        if (!*(volatile uint32_t *)&enabled[k] || atomicExch(&enabled[k], 0u) == 0u)
+            continue;
+        removed++;
+        const uint32_t v = rsource[r];
+        if (atomicSub(&cleft[v], 1u) == 1u)
+            trim_queue(flag, v, next, queued);
+    }
+    return removed;
+}
+
+/* One level of a part's attractor: the states of level leave play; what
+ * they free joins next.  removed[0]: states, removed[1]: choices. */
+static __global__ void mec_attract_level(const uint32_t *__restrict__ level, unsigned size,
+                                         const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
+                                         const uint32_t *__restrict__ rchoice, uint32_t *flag, uint32_t *enabled,
+                                         uint32_t *cleft, uint32_t *next, unsigned *queued,
+                                         unsigned long long *removed)
+{
+    unsigned long long choices = 0, states = 0;
+    for (uint64_t i = thread_index(); i < size; i += thread_count()) {
+        const uint32_t j = level[i];
+        flag[j] = kRemoved;
+        states++;
+        choices += mec_enter_removed(j, rfirst, rsource, rchoice, flag, enabled, cleft, next, queued);
+    }
+    gpu::block_add<kThreads>(&removed[0], states);
+    __syncthreads(); /* block_add's shared storage used again */
+    gpu::block_add<kThreads>(&removed[1], choices);
+}
+
+/* Pull of the flags (staged[k]: the owner's flag of foreign copy ns + k): a
+ * foreign state newly out of play takes the choices into it. */
+static __global__ void mec_attract_pull(uint64_t ns, uint64_t nf, const uint32_t *__restrict__ staged,
+                                        const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
+                                        const uint32_t *__restrict__ rchoice, uint32_t *flag, uint32_t *enabled,
+                                        uint32_t *cleft, uint32_t *next, unsigned *queued,
+                                        unsigned long long *removed)
+{
+    unsigned long long choices = 0;
+    for (uint64_t k = thread_index(); k < nf; k += thread_count()) {
+        const uint64_t c = ns + k;
+        if (staged[k] != kRemoved || flag[c] == kRemoved)
+            continue;
+        flag[c] = kRemoved;
+        choices += mec_enter_removed(c, rfirst, rsource, rchoice, flag, enabled, cleft, next, queued);
+    }
+    gpu::block_add<kThreads>(&removed[1], choices);
+}
+
+/* After a round that removed something: the own states in play take their
+ * SCC as the next round's region (class). */
+static __global__ void mec_regions(uint64_t ns, const uint32_t *__restrict__ flag, const uint32_t *__restrict__ comp,
+                                   uint64_t *cls)
+{
+    for (uint64_t j = thread_index(); j < ns; j += thread_count())
+        if (flag[j] != kRemoved)
+            cls[j] = comp[j];
+}
+
+/* The result: comp of the own states in play, GPU_MEC_NONE for the others. */
+static __global__ void mec_result(uint64_t ns, const uint32_t *__restrict__ flag, uint32_t *comp)
+{
+    for (uint64_t j = thread_index(); j < ns; j += thread_count())
+        if (flag[j] == kRemoved)
+            comp[j] = UINT32_MAX;
+}
+
 /* ---- the parts on their devices ------------------------------------------------- */
 
 struct part_device {
@@ -321,6 +472,13 @@ struct part_device {
     device_array<uint64_t> rfirst;
     device_array<uint32_t> rsource, in_left, out_left, outbox, tflag, list_a, list_b, rbuf;
     device_array<unsigned> counts; /* [2]: the list to drain next, the level being built */
+    /* MECs: own states' local choice offsets, choices' local transition
+     * offsets, enabled flags, choices left a state, the choice of each
+     * transposed transition, removed states and choices */
+    uint64_t nc = 0;
+    device_array<uint64_t> crow, ctr;
+    device_array<uint32_t> enabled, cleft, rchoice;
+    device_array<unsigned long long> removed;
     uint32_t *cur = nullptr, *nxt = nullptr;
     ~part_device()
     {
@@ -473,8 +631,10 @@ struct parted {
 };
 
 /* Part i of the partition onto its device: rows, local targets, send list,
- * the labels' buffers. */
-int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int device, part_device &q, csr_status *status)
+ * the labels' buffers, the local transpose; with mec, the choices' arrays
+ * too (all choices enabled). */
+int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int device, bool mec, part_device &q,
+                csr_status *status)
 {
     const csr_part &c = p->part[i];
     const uint32_t P = p->parts;
@@ -494,7 +654,7 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
     TRY(q.xbuf.alloc(8 * widest, NULL, status));
     TRY(q.in.alloc(len, NULL, status));
     TRY(q.out.alloc(len, NULL, status));
-    TRY(q.comp.alloc(q.ns, NULL, status));
+    TRY(q.comp.alloc(len, NULL, status));
     TRY(q.live.alloc(len, NULL, status));
     TRY(q.cls.alloc(len, NULL, status));
     TRY(q.changed.alloc(1, NULL, status));
@@ -510,7 +670,9 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
                             cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemset(q.live.p, 1, len ? len : 1));
     CUDA_TRY(cudaMemset(q.cls.p, 0, (len ? len : 1) * sizeof(uint64_t)));
-    /* the local transpose, self-loops left out (counting sort on the host) */
+    /* the local transpose, self-loops left out (counting sort on the host),
+     * with each transition's choice (a local index) for the MECs */
+    q.nc = c.num_choices;
     std::vector<uint64_t> rfirst(len + 2, 0);
     for (uint64_t j = 0; j < q.ns; j++)
         for (uint64_t e = row[j]; e < row[j + 1]; e++)
@@ -518,11 +680,46 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
                 rfirst[c.local_targets[e] + 2]++;
     for (uint64_t x = 0; x < len; x++)
         rfirst[x + 2] += rfirst[x + 1];
-    std::vector<uint32_t> rsource(rfirst[len + 1] ? rfirst[len + 1] : 1);
-    for (uint64_t j = 0; j < q.ns; j++)
-        for (uint64_t e = row[j]; e < row[j + 1]; e++)
-            if (c.local_targets[e] != j)
-                rsource[rfirst[c.local_targets[e] + 1]++] = (uint32_t)j;
+    std::vector<uint32_t> rsource(rfirst[len + 1] ? rfirst[len + 1] : 1), rchoice(mec ? rsource.size() : 0);
+    for (uint64_t j = 0; j < q.ns; j++) {
+        const uint64_t s = q.first_state + j;
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++)
+            for (uint64_t t = m->choice_transitions[k]; t < m->choice_transitions[k + 1]; t++) {
+                const uint32_t w = c.local_targets[t - c.first_transition];
+                if (w == j)
+                    continue;
+                if (mec)
+                    rchoice[rfirst[w + 1]] = (uint32_t)(k - c.first_choice);
+                rsource[rfirst[w + 1]++] = (uint32_t)j;
+            }
+    }
+    if (mec) {
+        std::vector<uint64_t> crow(q.ns + 1), ctr(q.nc + 1);
+        for (uint64_t j = 0; j <= q.ns; j++)
+            crow[j] = m->state_choices[q.first_state + j] - c.first_choice;
+        for (uint64_t k = 0; k <= q.nc; k++)
+            ctr[k] = m->choice_transitions[c.first_choice + k] - c.first_transition;
+        std::vector<uint32_t> cleft(q.ns ? q.ns : 1);
+        for (uint64_t j = 0; j < q.ns; j++)
+            cleft[j] = (uint32_t)(crow[j + 1] - crow[j]);
+        TRY(q.crow.alloc(q.ns + 1, NULL, status));
+        TRY(q.ctr.alloc(q.nc + 1, NULL, status));
+        TRY(q.enabled.alloc(q.nc, NULL, status));
+        TRY(q.cleft.alloc(q.ns, NULL, status));
+        TRY(q.rchoice.alloc(rfirst[len], NULL, status));
+        TRY(q.removed.alloc(2, NULL, status));
+        CUDA_TRY(cudaMemcpy(q.crow.p, crow.data(), (q.ns + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemcpy(q.ctr.p, ctr.data(), (q.nc + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+        if (q.ns)
+            CUDA_TRY(cudaMemcpy(q.cleft.p, cleft.data(), q.ns * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        if (rfirst[len])
+            CUDA_TRY(cudaMemcpy(q.rchoice.p, rchoice.data(), rfirst[len] * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        if (q.nc) {
+            fill_u32<<<grid_for(q.nc, kThreads), kThreads>>>(q.nc, 1u, q.enabled.p);
+            CUDA_TRY_LAUNCH();
+        }
+        CUDA_TRY(cudaMemset(q.removed.p, 0, 2 * sizeof(unsigned long long)));
+    }
     TRY(q.rfirst.alloc(len + 1, NULL, status));
     TRY(q.rsource.alloc(rfirst[len], NULL, status));
     TRY(q.in_left.alloc(q.ns, NULL, status));
@@ -538,7 +735,30 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
         CUDA_TRY(cudaMemcpy(q.rsource.p, rsource.data(), rfirst[len] * sizeof(uint32_t), cudaMemcpyHostToDevice));
     q.cur = q.list_a.p;
     q.nxt = q.list_b.p;
+    CUDA_TRY(cudaDeviceSynchronize()); /* the default stream's fills and copies before the part's stream */
     return CSR_OK;
+}
+
+/* Each part drains its queue level by level (level(q, size) launches one
+ * level from q.cur into q.nxt, counting into q.counts[1]), alone. */
+template <typename F> int drain_parts(parted &x, F level, csr_status *status)
+{
+    for (auto &q : x.part) {
+        CUDA_TRY(cudaSetDevice(q->device));
+        unsigned size = 0;
+        CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p, sizeof size, cudaMemcpyDeviceToHost, q->stream));
+        CUDA_TRY(cudaStreamSynchronize(q->stream));
+        while (size) {
+            CUDA_TRY(cudaMemsetAsync(q->counts.p + 1, 0, sizeof(unsigned), q->stream));
+            level(*q, size);
+            CUDA_TRY_LAUNCH();
+            CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p + 1, sizeof size, cudaMemcpyDeviceToHost, q->stream));
+            CUDA_TRY(cudaStreamSynchronize(q->stream));
+            std::swap(q->cur, q->nxt);
+        }
+        CUDA_TRY(cudaMemsetAsync(q->counts.p, 0, sizeof(unsigned), q->stream));
+    }
+    return x.sync_all(status);
 }
 
 /* Trimming to a fixpoint over the parts (ref_trim_partitioned's rounds):
@@ -596,24 +816,14 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
     auto tflag_of = [](part_device &q) { return (void *)q.tflag.p; };
     for (bool work = true; work;) {
         (*rounds)++;
-        for (auto &q : x.part) { /* each part drains its queue alone */
-            CUDA_TRY(cudaSetDevice(q->device));
-            unsigned size = 0;
-            CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p, sizeof size, cudaMemcpyDeviceToHost, q->stream));
-            CUDA_TRY(cudaStreamSynchronize(q->stream));
-            while (size) {
-                CUDA_TRY(cudaMemsetAsync(q->counts.p + 1, 0, sizeof(unsigned), q->stream));
-                trim_level<<<grid_for(size, kThreads), kThreads, 0, q->stream>>>(
-                    q->ns, q->row.p, q->target.p, q->rfirst.p, q->rsource.p, q->cur, size, q->tflag.p, q->in_left.p,
-                    q->out_left.p, q->outbox.p, q->nxt, q->counts.p + 1);
-                CUDA_TRY_LAUNCH();
-                CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p + 1, sizeof size, cudaMemcpyDeviceToHost, q->stream));
-                CUDA_TRY(cudaStreamSynchronize(q->stream));
-                std::swap(q->cur, q->nxt);
-            }
-            CUDA_TRY(cudaMemsetAsync(q->counts.p, 0, sizeof(unsigned), q->stream));
-        }
-        TRY(x.sync_all(status));
+        TRY(drain_parts( /* each part drains its queue alone */
+            x,
+            [](part_device &q, unsigned size) {
+                trim_level<<<grid_for(size, kThreads), kThreads, 0, q.stream>>>(
+                    q.ns, q.row.p, q.target.p, q.rfirst.p, q.rsource.p, q.cur, size, q.tflag.p, q.in_left.p,
+                    q.out_left.p, q.outbox.p, q.nxt, q.counts.p + 1);
+            },
+            status));
         TRY(push(0));
         TRY(x.pull<4>(tflag_of, status, true)); /* the owners' flags into each reader's rbuf */
         for (auto &q : x.part) {
@@ -650,14 +860,14 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
     return x.pull<1>(live_of, status);
 }
 
-int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_partition *p, uint32_t *scc,
-                   gpu_parts_stats *st, csr_status *status)
+/* The partition on the devices: part i on devices[i % num_devices], NCCL's
+ * communicators where every part has a device of its own (and NCCL was not
+ * refused); the foreign states counted, the upload timed. */
+int open_parts(const csr_model *m, const gpu_parts_options *o, const csr_partition *p, bool mec, parted &x,
+               gpu_parts_stats *st, csr_status *status)
 {
     const uint32_t P = p->parts;
-    const uint64_t n = m->num_states;
-    parted x;
     x.p = p;
-    /* NCCL where every part has a device of its own */
     bool distinct = (uint32_t)o->num_devices >= P;
     for (int a = 0; distinct && a < o->num_devices; a++)
         for (int b = a + 1; b < o->num_devices; b++)
@@ -677,7 +887,7 @@ int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
         x.part.emplace_back(new (std::nothrow) part_device);
         if (!x.part.back())
             return CSR_ERR_NOMEM;
-        TRY(upload_part(m, p, i, o->devices[i % o->num_devices], *x.part.back(), status));
+        TRY(upload_part(m, p, i, o->devices[i % o->num_devices], mec, *x.part.back(), status));
         st->foreign += p->part[i].num_foreign;
     }
     if (x.nccl) {
@@ -687,13 +897,36 @@ int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
         NCCL_TRY(x.api, x.api.comm_init_all(x.comm.data(), (int)P, devs.data()));
     }
     st->upload_s = seconds_now() - t;
-    t = seconds_now();
+    return CSR_OK;
+}
+
+/* A counter of every part (at(q): its device address) read back and summed. */
+template <typename T, typename F> int sum_parts(parted &x, F at, T *sum, csr_status *status)
+{
+    *sum = 0;
+    for (auto &q : x.part) {
+        T v = 0;
+        CUDA_TRY(cudaSetDevice(q->device));
+        CUDA_TRY(cudaMemcpyAsync(&v, at(*q), sizeof v, cudaMemcpyDeviceToHost, q->stream));
+        CUDA_TRY(cudaStreamSynchronize(q->stream));
+        *sum += v;
+    }
+    return CSR_OK;
+}
+
+/* The phases of label propagation over the `left` live states (classes as
+ * set, foreign copies pulled; ref/partition.c's lp_phases): each live own
+ * state gets comp, the largest state of its SCC, and leaves live; then the
+ * foreign copies' liveness and classes are pulled (and, with choices, their
+ * SCCs).  Choices: only enabled choices' transitions are edges. */
+int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *st, csr_status *status)
+{
     auto in_of = [](part_device &q) { return (void *)q.in.p; };
     auto out_of = [](part_device &q) { return (void *)q.out.p; };
     auto live_of = [](part_device &q) { return (void *)q.live.p; };
     auto cls_of = [](part_device &q) { return (void *)q.cls.p; };
-    TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, status));
-    for (uint64_t left = n - st->trimmed; left > 0;) {
+    auto comp_of = [](part_device &q) { return (void *)q.comp.p; };
+    while (left > 0) {
         st->phases++;
         for (auto &q : x.part) {
             if (!q->ns)
@@ -715,8 +948,14 @@ int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
                 CUDA_TRY(cudaSetDevice(q->device));
                 for (unsigned rose = 1; rose;) {
                     CUDA_TRY(cudaMemsetAsync(q->changed.p, 0, sizeof(unsigned), q->stream));
-                    relax_pass<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(
-                        q->ns, q->row.p, q->target.p, q->live.p, q->cls.p, q->in.p, q->out.p, q->changed.p);
+                    if (choices)
+                        relax_pass<true><<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(
+                            q->ns, q->row.p, q->crow.p, q->ctr.p, q->enabled.p, q->target.p, q->live.p, q->cls.p,
+                            q->in.p, q->out.p, q->changed.p);
+                    else
+                        relax_pass<false><<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(
+                            q->ns, q->row.p, nullptr, nullptr, nullptr, q->target.p, q->live.p, q->cls.p, q->in.p,
+                            q->out.p, q->changed.p);
                     CUDA_TRY_LAUNCH();
                     CUDA_TRY(cudaMemcpyAsync(&rose, q->changed.p, sizeof rose, cudaMemcpyDeviceToHost, q->stream));
                     CUDA_TRY(cudaStreamSynchronize(q->stream));
@@ -728,7 +967,6 @@ int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
             TRY(x.pull<4>(in_of, status));
             TRY(x.pull<4>(out_of, status));
         }
-        uint64_t finished = 0;
         for (auto &q : x.part) {
             if (!q->ns)
                 continue;
@@ -737,35 +975,196 @@ int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
             phase_finish<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->live.p, q->in.p, q->out.p,
                                                                                 q->cls.p, q->comp.p, q->done.p);
             CUDA_TRY_LAUNCH();
-            unsigned long long d = 0;
-            CUDA_TRY(cudaMemcpyAsync(&d, q->done.p, sizeof d, cudaMemcpyDeviceToHost, q->stream));
-            CUDA_TRY(cudaStreamSynchronize(q->stream));
-            finished += d;
         }
+        unsigned long long finished = 0;
+        TRY(sum_parts(x, [](part_device &q) { return q.done.p; }, &finished, status));
         if (finished == 0) /* every phase finishes the SCC of the largest live state */
             return csr_fail(status, CSR_ERR_DEVICE, "label propagation over the parts finished no SCC in a phase");
         left -= finished;
         TRY(x.pull<1>(live_of, status));
         TRY(x.pull<8>(cls_of, status));
     }
-    st->resident_s = seconds_now() - t;
-    t = seconds_now();
+    return choices ? x.pull<4>(comp_of, status) : CSR_OK;
+}
+
+/* The own states' ids of every part (comp) into ids, renamed from the
+ * largest state of each component to its smallest (none kept). */
+int download_ids(parted &x, uint64_t n, uint32_t *ids, gpu_parts_stats *st, csr_status *status)
+{
+    double t = seconds_now();
     for (auto &q : x.part) {
         if (!q->ns)
             continue;
         CUDA_TRY(cudaSetDevice(q->device));
-        CUDA_TRY(cudaMemcpy(scc + q->first_state, q->comp.p, q->ns * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        CUDA_TRY(cudaMemcpy(ids + q->first_state, q->comp.p, q->ns * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     }
-    /* components named by their largest state, renamed to their smallest */
     std::vector<uint32_t> smallest(n ? n : 1, UINT32_MAX);
     for (uint64_t s = 0; s < n; s++)
-        if (smallest[scc[s]] == UINT32_MAX)
-            smallest[scc[s]] = (uint32_t)s;
+        if (ids[s] != UINT32_MAX && smallest[ids[s]] == UINT32_MAX)
+            smallest[ids[s]] = (uint32_t)s;
     for (uint64_t s = 0; s < n; s++)
-        scc[s] = smallest[scc[s]];
+        if (ids[s] != UINT32_MAX)
+            ids[s] = smallest[ids[s]];
     st->download_s = seconds_now() - t;
     st->exchanged_bytes = x.exchanged;
     return CSR_OK;
+}
+
+int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_partition *p, uint32_t *scc,
+                   gpu_parts_stats *st, csr_status *status)
+{
+    parted x;
+    TRY(open_parts(m, o, p, false, x, st, status));
+    double t = seconds_now();
+    TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, status));
+    TRY(phases_over_parts(x, m->num_states - st->trimmed, false, st, status));
+    st->resident_s = seconds_now() - t;
+    return download_ids(x, m->num_states, scc, st, status);
+}
+
+int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_partition *p, uint32_t *mec,
+                   gpu_parts_stats *st, csr_status *status)
+{
+    parted x;
+    TRY(open_parts(m, o, p, true, x, st, status));
+    double t = seconds_now();
+    auto live_of = [](part_device &q) { return (void *)q.live.p; };
+    auto cls_of = [](part_device &q) { return (void *)q.cls.p; };
+    auto tflag_of = [](part_device &q) { return (void *)q.tflag.p; };
+    auto removed_of = [](part_device &q) { return q.removed.p; };
+    auto removed_choices_of = [](part_device &q) { return q.removed.p + 1; };
+    auto queued_of = [](part_device &q) { return q.counts.p; };
+    for (auto &q : x.part) { /* every state in play, nothing queued, classes 0 */
+        const uint64_t len = q->ns + q->nf;
+        CUDA_TRY(cudaSetDevice(q->device));
+        fill_u32<<<grid_for(len ? len : 1, kThreads), kThreads, 0, q->stream>>>(len, kLive, q->tflag.p);
+        CUDA_TRY_LAUNCH();
+        CUDA_TRY(cudaMemsetAsync(q->counts.p, 0, 2 * sizeof(unsigned), q->stream));
+    }
+    TRY(x.sync_all(status));
+    for (;;) {
+        st->mec_rounds++;
+        /* the SCCs of the states in play over the enabled choices, inside
+         * the round before's (the classes) */
+        for (auto &q : x.part) {
+            CUDA_TRY(cudaSetDevice(q->device));
+            CUDA_TRY(cudaMemsetAsync(q->done.p, 0, sizeof(unsigned long long), q->stream));
+            if (!q->ns)
+                continue;
+            mec_round_start<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->tflag.p, q->live.p,
+                                                                                   q->done.p);
+            CUDA_TRY_LAUNCH();
+        }
+        unsigned long long in_play = 0, before = 0, after = 0, states = 0, choices = 0;
+        TRY(sum_parts(x, [](part_device &q) { return q.done.p; }, &in_play, status));
+        TRY(x.pull<1>(live_of, status));
+        TRY(x.pull<8>(cls_of, status));
+        if (!in_play)
+            break;
+        TRY(phases_over_parts(x, in_play, true, st, status));
+        TRY(sum_parts(x, removed_of, &states, status));
+        TRY(sum_parts(x, removed_choices_of, &choices, status));
+        before = states + choices;
+        /* Algorithm 7: the choices that leave their SCC; the states left without choices queued */
+        for (auto &q : x.part) {
+            if (!q->ns)
+                continue;
+            CUDA_TRY(cudaSetDevice(q->device));
+            mec_remove_leaving<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(
+                q->ns, q->crow.p, q->ctr.p, q->target.p, q->comp.p, q->tflag.p, q->enabled.p, q->cleft.p, q->cur,
+                q->counts.p, q->removed.p);
+            CUDA_TRY_LAUNCH();
+        }
+        TRY(x.sync_all(status));
+        /* the attractor over the parts: each drains its queue, then the
+         * flags are pulled; until no part has anything queued */
+        for (;;) {
+            unsigned queued = 0;
+            TRY(sum_parts(x, queued_of, &queued, status));
+            if (!queued)
+                break;
+            st->attractor_rounds++;
+            TRY(drain_parts(
+                x,
+                [](part_device &q, unsigned size) {
+                    mec_attract_level<<<grid_for(size, kThreads), kThreads, 0, q.stream>>>(
+                        q.cur, size, q.rfirst.p, q.rsource.p, q.rchoice.p, q.tflag.p, q.enabled.p, q.cleft.p, q.nxt,
+                        q.counts.p + 1, q.removed.p);
+                },
+                status));
+            TRY(x.pull<4>(tflag_of, status, true)); /* the owners' flags into each reader's rbuf */
+            for (auto &q : x.part) {
+                if (!q->nf)
+                    continue;
+                CUDA_TRY(cudaSetDevice(q->device));
+                mec_attract_pull<<<grid_for(q->nf, kThreads), kThreads, 0, q->stream>>>(
+                    q->ns, q->nf, q->rbuf.p, q->rfirst.p, q->rsource.p, q->rchoice.p, q->tflag.p, q->enabled.p,
+                    q->cleft.p, q->cur, q->counts.p, q->removed.p);
+                CUDA_TRY_LAUNCH();
+            }
+            TRY(x.sync_all(status));
+        }
+        TRY(sum_parts(x, removed_of, &states, status));
+        TRY(sum_parts(x, removed_choices_of, &choices, status));
+        after = states + choices;
+        st->removed_states = states;
+        st->removed_choices = choices;
+        if (after == before)
+            break; /* nothing left any SCC: each is an end component, and maximal */
+        for (auto &q : x.part) { /* the next round's regions: this round's SCCs */
+            if (!q->ns)
+                continue;
+            CUDA_TRY(cudaSetDevice(q->device));
+            mec_regions<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->tflag.p, q->comp.p, q->cls.p);
+            CUDA_TRY_LAUNCH();
+        }
+        TRY(x.sync_all(status));
+    }
+    for (auto &q : x.part) {
+        if (!q->ns)
+            continue;
+        CUDA_TRY(cudaSetDevice(q->device));
+        mec_result<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->tflag.p, q->comp.p);
+        CUDA_TRY_LAUNCH();
+    }
+    TRY(x.sync_all(status));
+    st->resident_s = seconds_now() - t;
+    TRY(download_ids(x, m->num_states, mec, st, status));
+    for (uint64_t s = 0; s < m->num_states; s++)
+        if (mec[s] != UINT32_MAX) {
+            st->states_in_mecs++;
+            st->mecs += mec[s] == s;
+        }
+    return CSR_OK;
+}
+
+/* Partition the model and run over_parts on its parts (the checks and the
+ * partition shared by the public entries). */
+template <typename F>
+int run_partitioned(const csr_model *m, const gpu_parts_options *o, uint32_t *ids, gpu_parts_stats *stats,
+                    csr_status *status, F over_parts)
+{
+    gpu_parts_stats st;
+    memset(&st, 0, sizeof st);
+    st.exchange = "copies";
+    if (o->num_devices < 1 || o->num_devices > GPU_PARTS_MAX_DEVICES)
+        return csr_fail(status, CSR_ERR_USAGE, "%d devices: 1 to %d", o->num_devices, GPU_PARTS_MAX_DEVICES);
+    if (m->num_states >= UINT32_MAX)
+        return csr_fail(status, CSR_ERR_TOO_LARGE, "%llu states: the partitioned decompositions take fewer than 2^32 - 1",
+                        (unsigned long long)m->num_states);
+    if (m->num_choices >= UINT32_MAX)
+        return csr_fail(status, CSR_ERR_TOO_LARGE, "%llu choices: the partitioned decompositions take fewer than 2^32 - 1",
+                        (unsigned long long)m->num_choices);
+    double t = seconds_now();
+    csr_partition p;
+    memset(&p, 0, sizeof p);
+    TRY(csr_partition_build(m, o->parts, &p, status));
+    st.partition_s = seconds_now() - t;
+    int rc = over_parts(m, o, &p, ids, &st, status);
+    csr_partition_free(&p);
+    if (stats)
+        *stats = st;
+    return rc;
 }
 
 } /* namespace */
@@ -788,25 +1187,15 @@ extern "C" int gpu_exchange_by_name(const char *name)
     return -1;
 }
 
+
 extern "C" int gpu_scc_partitioned(const csr_model *m, const gpu_parts_options *o, uint32_t *scc,
                                    gpu_parts_stats *stats, csr_status *status)
 {
-    gpu_parts_stats st;
-    memset(&st, 0, sizeof st);
-    st.exchange = "copies";
-    if (o->num_devices < 1 || o->num_devices > GPU_PARTS_MAX_DEVICES)
-        return csr_fail(status, CSR_ERR_USAGE, "%d devices: 1 to %d", o->num_devices, GPU_PARTS_MAX_DEVICES);
-    if (m->num_states >= UINT32_MAX)
-        return csr_fail(status, CSR_ERR_TOO_LARGE, "%llu states: the partitioned SCCs take fewer than 2^32 - 1",
-                        (unsigned long long)m->num_states);
-    double t = seconds_now();
-    csr_partition p;
-    memset(&p, 0, sizeof p);
-    TRY(csr_partition_build(m, o->parts, &p, status));
-    st.partition_s = seconds_now() - t;
-    int rc = scc_over_parts(m, o, &p, scc, &st, status);
-    csr_partition_free(&p);
-    if (stats)
-        *stats = st;
-    return rc;
+    return run_partitioned(m, o, scc, stats, status, scc_over_parts);
+}
+
+extern "C" int gpu_mec_partitioned(const csr_model *m, const gpu_parts_options *o, uint32_t *mec,
+                                   gpu_parts_stats *stats, csr_status *status)
+{
+    return run_partitioned(m, o, mec, stats, status, mec_over_parts);
 }

@@ -178,6 +178,106 @@ int gpu_tool_finish_options(gpu_tool_options *o)
     return 0;
 }
 
+/* "0,1,3" into devices[]; the count, or -1 (message printed). */
+static int parse_gpus(const char *arg, int *devices)
+{
+    int count = 0;
+    const char *p = arg;
+    for (;;) {
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || d < 0 || d > 1023 || (*end && *end != ',') || count == GPU_PARTS_MAX_DEVICES) {
+            tool_error("bad --gpus '%s' (device numbers, comma-separated, at most %d)", arg,
+                       GPU_PARTS_MAX_DEVICES);
+            return -1;
+        }
+        devices[count++] = (int)d;
+        if (!*end)
+            return count;
+        p = end + 1;
+    }
+}
+
+int gpu_tool_parts_option(int c, const char *arg, gpu_tool_parts *x)
+{
+    switch (c) {
+    case 'g': return gpu_tool_parse_count(arg, 1, 65536, "part count", &x->parts);
+    case GPU_OPT_GPUS:
+        if ((x->options.num_devices = parse_gpus(arg, x->options.devices)) < 0)
+            return -1;
+        return 1;
+    case GPU_OPT_EXCHANGE: {
+        int e = gpu_exchange_by_name(arg);
+        if (e < 0) {
+            tool_error("bad --exchange '%s' (auto, copies or nccl)", arg);
+            return -1;
+        }
+        x->options.exchange = (gpu_exchange)e;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+void gpu_tool_parts_finish(gpu_tool_parts *x, gpu_tool_options *o)
+{
+    if (x->options.num_devices && !x->parts)
+        x->parts = x->options.num_devices; /* --gpus alone: one part a device */
+    if (x->options.num_devices)
+        o->device = x->options.devices[0]; /* the context made while reading */
+    x->options.parts = (uint32_t)x->parts;
+}
+
+int gpu_tool_parts_devices(gpu_tool_parts *x)
+{
+    gpu_parts_options *po = &x->options;
+    int present = 0;
+    if (cudaGetDeviceCount(&present) != cudaSuccess)
+        present = 0;
+    if (!po->num_devices)
+        for (int d = 0; d < present && d < GPU_PARTS_MAX_DEVICES && (uint32_t)d < po->parts; d++)
+            po->devices[po->num_devices++] = d;
+    for (int i = 0; i < po->num_devices; i++)
+        if (po->devices[i] >= present) {
+            tool_error("no CUDA device %d (%d present)", po->devices[i], present);
+            return EXIT_DEVICE;
+        }
+    return 0;
+}
+
+void gpu_tool_parts_usage(FILE *out)
+{
+    fputs("Several GPUs (the model split into parts of contiguous states, label\n"
+          "propagation over them, foreign states' data exchanged between rounds):\n"
+          "  -g N                   N parts (1 to 65536), over every GPU or the --gpus;\n"
+          "                         more parts than GPUs share them (simulated mode)\n"
+          "  --gpus LIST            the CUDA devices, comma-separated (default: all);\n"
+          "                         without -g, one part a device\n"
+          "  --exchange auto|copies|nccl  how data move between parts: NCCL (one\n"
+          "                         part a device), device copies, or auto (NCCL\n"
+          "                         where it can run, else copies)\n"
+          "  with --cpu: the same parts and rounds on the CPU\n",
+          out);
+}
+
+void gpu_stats_json_parts(json_t *j, const gpu_tool_parts *x, const gpu_parts_stats *s, int use_cpu)
+{
+    json_object_set_new(j, "parts", json_integer((json_int_t)x->parts));
+    if (use_cpu)
+        return;
+    json_t *devs = json_array();
+    for (int i = 0; i < x->options.num_devices; i++)
+        json_array_append_new(devs, json_integer(x->options.devices[i]));
+    json_object_set_new(j, "devices", devs);
+    json_object_set_new(j, "exchange", json_string(s->exchange));
+    json_object_set_new(j, "foreign", json_integer((json_int_t)s->foreign));
+    json_object_set_new(j, "passes", json_integer((json_int_t)s->passes));
+    json_object_set_new(j, "exchanged_bytes", json_integer((json_int_t)s->exchanged_bytes));
+    json_object_set_new(j, "partition_s", json_real(s->partition_s));
+    json_object_set_new(j, "upload_s", json_real(s->upload_s));
+    json_object_set_new(j, "download_s", json_real(s->download_s));
+}
+
 void gpu_tool_usage(FILE *out)
 {
     fputs("  --cpu                  the sequential reference on the CPU\n"

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "multi.h"
 #include "scc.h"
 #include "tool.h"
 
@@ -52,7 +53,7 @@ int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int
 enum {
     GPU_OPT_CPU = 256, GPU_OPT_STATS, GPU_OPT_ENGINE, GPU_OPT_PEEL, GPU_OPT_NO_PEEL, GPU_OPT_TILE, GPU_OPT_NH,
     GPU_OPT_BFBT, GPU_OPT_NO_WARP, GPU_OPT_NO_TRANSPOSE, GPU_OPT_HOST_LOOP, GPU_OPT_SWEEP_TRIM, GPU_OPT_BLOCKS,
-    GPU_OPT_PEEL_SCHEDULE,
+    GPU_OPT_PEEL_SCHEDULE, GPU_OPT_GPUS, GPU_OPT_EXCHANGE,
     GPU_OPT_TOOL /* first code free for a tool */
 };
 
@@ -98,6 +99,43 @@ int gpu_tool_finish_options(gpu_tool_options *options);
 
 /* The usage lines of the shared options. */
 void gpu_tool_usage(FILE *out);
+
+/* The options of a model split into parts over several GPUs (issue 18,
+ * gpu/multi.h), for the tools that take them: -g N, --gpus LIST, --exchange
+ * auto|copies|nccl.  Append GPU_PARTS_SHORT_OPTIONS to the short options and
+ * GPU_PARTS_LONG_OPTIONS to the long ones. */
+#define GPU_PARTS_SHORT_OPTIONS "g:"
+#define GPU_PARTS_LONG_OPTIONS                                                                               \
+    {"gpus", required_argument, 0, GPU_OPT_GPUS}, { "exchange", required_argument, 0, GPU_OPT_EXCHANGE }
+
+typedef struct gpu_tool_parts {
+    int parts;               /* 0: one GPU, no parts; else 1 .. 65,536 */
+    gpu_parts_options options;
+} gpu_tool_parts;
+
+/* Apply option c when it is one of the parts' (as gpu_tool_option): returns
+ * 1 done, 0 not one of them, -1 bad argument ("bad part count 'X' (1 to
+ * 65536)", "bad --gpus 'X' (device numbers, comma-separated, at most 64)",
+ * "bad --exchange 'X' (auto, copies or nccl)" printed). */
+int gpu_tool_parts_option(int c, const char *arg, gpu_tool_parts *parts);
+
+/* After the options: --gpus alone means one part a device, and the first of
+ * them is the device whose context the tool starts while reading
+ * (options->device). */
+void gpu_tool_parts_finish(gpu_tool_parts *parts, gpu_tool_options *options);
+
+/* Before the GPUs run the parts: without --gpus, the first min(parts,
+ * present) devices; every device named must be there.  Returns 0, or prints
+ * "no CUDA device N (M present)" and returns EXIT_DEVICE. */
+int gpu_tool_parts_devices(gpu_tool_parts *parts);
+
+/* The usage lines of the parts' options. */
+void gpu_tool_parts_usage(FILE *out);
+
+/* The parts' statistics into a --stats=json object: "parts", and for the
+ * GPUs (not use_cpu) "devices", "exchange", "foreign", "passes",
+ * "exchanged_bytes", "partition_s", "upload_s", "download_s". */
+void gpu_stats_json_parts(json_t *object, const gpu_tool_parts *parts, const gpu_parts_stats *stats, int use_cpu);
 
 /* The engine-neutral statistics of gpu/scc.h into a JSON object (keys as the
  * struct's fields). */

@@ -4,7 +4,8 @@
  *   gpu-mec [--cpu] [--scheme interleave|rounds|auto] [--j-set]
  *           [--engine lp|fb|auto] [--stats[=json]] [fb: -c N --nh --bfbt
  *           --no-warp-aggregation --no-transpose --sweep-trim --host-loop]
- *           [--blocks N] [-d N] [file | -] > labels
+ *           [--blocks N] [-d N] [-g N] [--gpus LIST] [--exchange auto|copies|nccl]
+ *           [file | -] > labels
  *
  * Output: a label file (man/labelcmp.1): one line per state, in the model's
  * original numbering (restructured input is mapped back through its
@@ -18,6 +19,10 @@
  * inside the label-propagation engine).  --cpu: the basic sequential MEC algorithm
  * of the article's section 2.3 (ref/mec_basic.c); it and the round-based
  * scheme count the same rounds, removed states and removed choices.
+ * -g N / --gpus LIST: the model split into N parts over the GPUs (gpu/multi.h,
+ * issue 18; several parts a GPU where fewer are there: the simulated mode),
+ * the MEC rounds over the parts (ref_mec_partitioned's rounds); with --cpu
+ * the same rounds on the CPU.
  * Exit 0 ok, 1 bad input or failure, 2 usage or no GPU.
  */
 #include <getopt.h>
@@ -27,6 +32,8 @@
 #include "gpu.h"
 #include "labels.h"
 #include "mec.h"
+#include "multi.h"
+#include "partition.h"
 #include "ref.h"
 #include "tool.h"
 
@@ -48,6 +55,7 @@ static void usage(FILE *out)
             "                         only among the states that lost a choice (FMSD 5.3)\n",
             tool_name);
     gpu_tool_usage(out);
+    gpu_tool_parts_usage(out);
     fputs("Exit status: 0 ok, 1 bad input, 2 usage, 3 no GPU or a GPU failure.\n", out);
 }
 
@@ -59,13 +67,17 @@ int main(int argc, char **argv)
     gpu_tool_defaults(&o);
     gpu_mec_options opt;
     gpu_mec_default_options(&opt);
-    static const struct option longopts[] = {GPU_LONG_OPTIONS,
+    static const struct option longopts[] = {GPU_LONG_OPTIONS, GPU_PARTS_LONG_OPTIONS,
                                              {"j-set", no_argument, 0, OPT_J_SET},
                                              {"scheme", required_argument, 0, OPT_SCHEME},
                                              {0, 0, 0, 0}};
+    gpu_tool_parts x;
+    memset(&x, 0, sizeof x);
     int c;
-    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS GPU_PARTS_SHORT_OPTIONS, longopts, NULL)) != -1) {
         int done = gpu_tool_option(c, optarg, &o);
+        if (!done)
+            done = gpu_tool_parts_option(c, optarg, &x);
         if (done < 0)
             return EXIT_USAGE;
         if (done)
@@ -90,6 +102,8 @@ int main(int argc, char **argv)
     }
     if (gpu_tool_finish_options(&o))
         return EXIT_USAGE;
+    gpu_tool_parts_finish(&x, &o);
+    const int parts = x.parts;
     opt.scc = o.scc;
     if (opt.scheme == GPU_MEC_INTERLEAVE && opt.scc.engine == GPU_SCC_FB) {
         tool_error("the interleaved scheme needs the lp engine (the fb engine finds SCCs only: --scheme rounds)");
@@ -111,7 +125,48 @@ int main(int argc, char **argv)
     memset(&rst, 0, sizeof rst);
     gpu_mec_stats gst;
     memset(&gst, 0, sizeof gst);
-    if (!rc && o.use_cpu) {
+    gpu_parts_stats pst;
+    memset(&pst, 0, sizeof pst);
+    if (!rc && parts && o.use_cpu) { /* the MEC rounds over the parts, as the GPUs run them */
+        csr_partition p;
+        rc = csr_partition_build(&m, x.options.parts, &p, &st);
+        ref_mec_parts_stats ps;
+        memset(&ps, 0, sizeof ps);
+        if (!rc) {
+            rc = ref_mec_partitioned(&m, &p, mec, &ps);
+            csr_partition_free(&p);
+        }
+        rst.mecs = ps.mecs;
+        rst.states_in_mecs = ps.states_in_mecs;
+        rst.rounds = ps.rounds;
+        rst.removed_states = ps.removed_states;
+        rst.removed_choices = ps.removed_choices;
+        pst.phases = ps.phases;
+        pst.rounds = ps.lp_rounds;
+        pst.attractor_rounds = ps.attractor_rounds;
+    } else if (!rc && parts) {
+        if (gpu_tool_parts_devices(&x)) {
+            free(mec);
+            csr_free(&m);
+            return EXIT_DEVICE;
+        }
+        uint32_t *ids = (uint32_t *)malloc((n ? n : 1) * sizeof *ids);
+        rc = ids ? gpu_mec_partitioned(&m, &x.options, ids, &pst, &st) : CSR_ERR_NOMEM;
+        for (uint64_t s = 0; !rc && s < n; s++)
+            mec[s] = ids[s] == GPU_MEC_NONE ? REF_NONE : ids[s];
+        free(ids);
+        if (rc == CSR_ERR_USAGE) {
+            tool_error("%s", st.detail);
+            free(mec);
+            csr_free(&m);
+            return EXIT_USAGE;
+        }
+        rst.mecs = pst.mecs;
+        rst.states_in_mecs = pst.states_in_mecs;
+        rst.rounds = pst.mec_rounds;
+        rst.removed_states = pst.removed_states;
+        rst.removed_choices = pst.removed_choices;
+    } else if (!rc && o.use_cpu) {
         rc = ref_mec_basic(&m, mec, &rst);
     } else if (!rc) {
         uint32_t *ids = (uint32_t *)malloc((n ? n : 1) * sizeof *ids);
@@ -148,7 +203,14 @@ int main(int argc, char **argv)
         json_object_set_new(j, "removed_choices", json_integer((json_int_t)rst.removed_choices));
         json_object_set_new(j, "write_s", json_real(t3 - t2));
         json_object_set_new(j, "total_s", json_real(t3 - t0));
-        if (o.use_cpu) {
+        if (parts) {
+            json_object_set_new(j, "scheme", json_string(o.use_cpu ? "rounds-parts-cpu" : "rounds-parts"));
+            gpu_stats_json_parts(j, &x, &pst, o.use_cpu);
+            json_object_set_new(j, "phases", json_integer((json_int_t)pst.phases));
+            json_object_set_new(j, "lp_rounds", json_integer((json_int_t)pst.rounds));
+            json_object_set_new(j, "attractor_rounds", json_integer((json_int_t)pst.attractor_rounds));
+            json_object_set_new(j, "decompose_s", json_real(o.use_cpu ? t2 - t1 : pst.resident_s));
+        } else if (o.use_cpu) {
             json_object_set_new(j, "scheme", json_string("basic"));
             json_object_set_new(j, "decompose_s", json_real(t2 - t1));
         } else {
@@ -174,7 +236,15 @@ int main(int argc, char **argv)
                 (unsigned long long)rst.states_in_mecs, (unsigned long long)rst.rounds,
                 (unsigned long long)rst.removed_states, (unsigned long long)rst.removed_choices, t1 - t0, t2 - t1,
                 t3 - t2);
-        if (!o.use_cpu) {
+        if (parts)
+            fprintf(stderr,
+                    "%s: %d parts%s: %llu label-propagation phases, %llu rounds; %llu attractor rounds; "
+                    "%llu foreign states, %llu bytes exchanged%s%s\n",
+                    tool_name, parts, o.use_cpu ? " on the CPU" : "", (unsigned long long)pst.phases,
+                    (unsigned long long)pst.rounds, (unsigned long long)pst.attractor_rounds,
+                    (unsigned long long)pst.foreign, (unsigned long long)pst.exchanged_bytes,
+                    o.use_cpu ? "" : " by ", o.use_cpu ? "" : pst.exchange);
+        else if (!o.use_cpu) {
             fprintf(stderr,
                     "%s: scheme %s: GPU upload %.4f s, resident %.4f s, download %.4f s; %llu attractor levels; "
                     "device memory planned %.1f MB, allocated %.1f MB\n",

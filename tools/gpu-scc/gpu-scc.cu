@@ -41,40 +41,8 @@ static void usage(FILE *out)
             "The CPU reference is sequential Tarjan.\n",
             tool_name);
     gpu_tool_usage(out);
-    fputs("Several GPUs (the model split into parts of contiguous states, label\n"
-          "propagation over them, foreign states' labels exchanged between rounds):\n"
-          "  -g N                   N parts (1 to 65536), over every GPU or the --gpus;\n"
-          "                         more parts than GPUs share them (simulated mode)\n"
-          "  --gpus LIST            the CUDA devices, comma-separated (default: all);\n"
-          "                         without -g, one part a device\n"
-          "  --exchange auto|copies|nccl  how labels move between parts: NCCL (one\n"
-          "                         part a device), device copies, or auto (NCCL\n"
-          "                         where it can run, else copies)\n"
-          "  with --cpu: the same parts and rounds on the CPU\n",
-          out);
+    gpu_tool_parts_usage(out);
     fputs("Exit status: 0 ok, 1 bad input, 2 usage, 3 no GPU or a GPU failure.\n", out);
-}
-
-enum { OPT_GPUS = GPU_OPT_TOOL, OPT_EXCHANGE };
-
-/* "0,1,3" into devices[]; the count, or -1 (message printed). */
-static int parse_gpus(const char *arg, int *devices)
-{
-    int count = 0;
-    const char *p = arg;
-    for (;;) {
-        char *end;
-        long d = strtol(p, &end, 10);
-        if (end == p || d < 0 || d > 1023 || (*end && *end != ',') || count == GPU_PARTS_MAX_DEVICES) {
-            tool_error("bad --gpus '%s' (device numbers, comma-separated, at most %d)", arg,
-                       GPU_PARTS_MAX_DEVICES);
-            return -1;
-        }
-        devices[count++] = (int)d;
-        if (!*end)
-            return count;
-        p = end + 1;
-    }
 }
 
 int main(int argc, char **argv)
@@ -83,39 +51,18 @@ int main(int argc, char **argv)
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     gpu_tool_options o;
     gpu_tool_defaults(&o);
-    static const struct option longopts[] = {GPU_LONG_OPTIONS,
-                                             {"gpus", required_argument, 0, OPT_GPUS},
-                                             {"exchange", required_argument, 0, OPT_EXCHANGE},
-                                             {0, 0, 0, 0}};
-    gpu_parts_options po;
-    memset(&po, 0, sizeof po);
-    int parts = 0; /* 0: one GPU, no parts */
+    static const struct option longopts[] = {GPU_LONG_OPTIONS, GPU_PARTS_LONG_OPTIONS, {0, 0, 0, 0}};
+    gpu_tool_parts x;
+    memset(&x, 0, sizeof x);
     int c;
-    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "g:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS GPU_PARTS_SHORT_OPTIONS, longopts, NULL)) != -1) {
         int done = gpu_tool_option(c, optarg, &o);
+        if (!done)
+            done = gpu_tool_parts_option(c, optarg, &x);
         if (done < 0)
             return EXIT_USAGE;
         if (done)
             continue;
-        if (c == 'g') {
-            if (gpu_tool_parse_count(optarg, 1, 65536, "part count", &parts) < 0)
-                return EXIT_USAGE;
-            continue;
-        }
-        if (c == OPT_GPUS) {
-            if ((po.num_devices = parse_gpus(optarg, po.devices)) < 0)
-                return EXIT_USAGE;
-            continue;
-        }
-        if (c == OPT_EXCHANGE) {
-            int e = gpu_exchange_by_name(optarg);
-            if (e < 0) {
-                tool_error("bad --exchange '%s' (auto, copies or nccl)", optarg);
-                return EXIT_USAGE;
-            }
-            po.exchange = (gpu_exchange)e;
-            continue;
-        }
         if (c == 'h') {
             usage(stdout);
             return EXIT_OK;
@@ -125,11 +72,9 @@ int main(int argc, char **argv)
     }
     if (gpu_tool_finish_options(&o))
         return EXIT_USAGE;
-    if (po.num_devices && !parts)
-        parts = po.num_devices; /* --gpus alone: one part a device */
-    if (po.num_devices)
-        o.device = po.devices[0]; /* the context made while reading */
-    po.parts = (uint32_t)parts;
+    gpu_tool_parts_finish(&x, &o);
+    const int parts = x.parts;
+    gpu_parts_options &po = x.options;
     const int use_cpu = o.use_cpu, stats = o.stats, device = o.device;
     const gpu_scc_options opt = o.scc;
     const char *path;
@@ -162,19 +107,11 @@ int main(int argc, char **argv)
             pst.trimmed += trimmed[s];
         free(trimmed);
     } else if (!rc && parts) {
-        int present = 0;
-        if (cudaGetDeviceCount(&present) != cudaSuccess)
-            present = 0;
-        if (!po.num_devices)
-            for (int d = 0; d < present && d < GPU_PARTS_MAX_DEVICES && (uint32_t)d < po.parts; d++)
-                po.devices[po.num_devices++] = d;
-        for (int i = 0; i < po.num_devices; i++)
-            if (po.devices[i] >= present) {
-                tool_error("no CUDA device %d (%d present)", po.devices[i], present);
-                free(comp);
-                csr_free(&m);
-                return EXIT_DEVICE;
-            }
+        if (gpu_tool_parts_devices(&x)) {
+            free(comp);
+            csr_free(&m);
+            return EXIT_DEVICE;
+        }
         uint32_t *scc = (uint32_t *)malloc((n ? n : 1) * sizeof *scc);
         rc = scc ? gpu_scc_partitioned(&m, &po, scc, &pst, &st) : CSR_ERR_NOMEM;
         for (uint64_t s = 0; !rc && s < n; s++)
@@ -231,24 +168,11 @@ int main(int argc, char **argv)
             json_object_set_new(j, "total_s", json_real(t3 - t0));
             if (parts) {
                 json_object_set_new(j, "engine", json_string(use_cpu ? "lp-parts-cpu" : "lp-parts"));
-                json_object_set_new(j, "parts", json_integer((json_int_t)parts));
+                gpu_stats_json_parts(j, &x, &pst, use_cpu);
                 json_object_set_new(j, "trimmed", json_integer((json_int_t)pst.trimmed));
                 json_object_set_new(j, "trim_rounds", json_integer((json_int_t)pst.trim_rounds));
                 json_object_set_new(j, "phases", json_integer((json_int_t)pst.phases));
                 json_object_set_new(j, "rounds", json_integer((json_int_t)pst.rounds));
-                if (!use_cpu) {
-                    json_t *devs = json_array();
-                    for (int i = 0; i < po.num_devices; i++)
-                        json_array_append_new(devs, json_integer(po.devices[i]));
-                    json_object_set_new(j, "devices", devs);
-                    json_object_set_new(j, "exchange", json_string(pst.exchange));
-                    json_object_set_new(j, "foreign", json_integer((json_int_t)pst.foreign));
-                    json_object_set_new(j, "passes", json_integer((json_int_t)pst.passes));
-                    json_object_set_new(j, "exchanged_bytes", json_integer((json_int_t)pst.exchanged_bytes));
-                    json_object_set_new(j, "partition_s", json_real(pst.partition_s));
-                    json_object_set_new(j, "upload_s", json_real(pst.upload_s));
-                    json_object_set_new(j, "download_s", json_real(pst.download_s));
-                }
                 json_object_set_new(j, "decompose_s", json_real(use_cpu ? t2 - t1 : pst.resident_s));
             } else if (use_cpu) {
                 json_object_set_new(j, "engine", json_string("tarjan"));
