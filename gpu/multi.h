@@ -73,9 +73,11 @@ int gpu_exchange_by_name(const char *name);
  * nothing; the states with in == out are done.  scc (u32[n]): the smallest
  * state of each state's SCC, so it equals ref_scc_tarjan's and
  * gpu_scc_decompose's byte for byte.  Device memory per part: 8 (own + 1) +
- * 8 t_part (its rows, local targets and their transpose) + 34 (own +
- * foreign) (labels, liveness, class, trimming counts, flags, queues) + 12
- * (sends + receives) bytes.  Errors: CSR_ERR_USAGE
+ * 8 t_part (its rows, local targets and their transpose, built on the
+ * device) + 50 (own + foreign) (labels, liveness, class, trimming counts,
+ * flags, queues, the transpose's offsets and its fill counters) + 12 (sends
+ * + receives) bytes, and CUB's scan storage; while it is uploaded, 8 c_part
+ * more.  Errors: CSR_ERR_USAGE
  * (a part count or device list out of range, NCCL asked where it cannot
  * run), CSR_ERR_TOO_LARGE (2^32 - 1 states or more), CSR_ERR_NOMEM (host or
  * device memory), CSR_ERR_DEVICE (CUDA or NCCL, text in status).
@@ -98,7 +100,7 @@ int gpu_scc_partitioned(const csr_model *model, const gpu_parts_options *options
  * attractor rounds, removed states and choices equal ref_mec_partitioned's.
  * Device memory per part: that of gpu_scc_partitioned's, plus 8 (own + 1) +
  * 12 c_part (its choices' offsets and enabled flags) + 4 t_part (the choice
- * of each transposed transition) + 8 own bytes.  Errors as
+ * of each transposed transition) + 4 own bytes.  Errors as
  * gpu_scc_partitioned's.
  */
 int gpu_mec_partitioned(const csr_model *model, const gpu_parts_options *options, uint32_t *mec,

@@ -130,15 +130,19 @@ void graph_transpose::plan(arena &a, uint64_t n, uint64_t t, bool with_choices)
     scan_temp = a.take<unsigned char>(scan_bytes);
 }
 
-int graph_transpose::build(uint64_t n, const uint64_t *state_choices, const uint64_t *offsets,
-                           const uint32_t *targets, csr_status *status)
+int graph_transpose::build_over(uint64_t n, uint64_t vertices, const uint64_t *state_choices, const uint64_t *offsets,
+                                const uint32_t *targets, csr_status *status)
 {
-    CUDA_TRY(cudaMemsetAsync(fill, 0, (n + 1) * sizeof(unsigned long long)));
-    transpose_count<<<grid_for(n, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill);
-    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cudaMemsetAsync(fill, 0, (vertices + 1) * sizeof(unsigned long long)));
+    if (n) {
+        transpose_count<<<grid_for(n, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill);
+        CUDA_TRY_LAUNCH();
+    }
     size_t bytes = scan_bytes;
-    CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, bytes, fill, (unsigned long long *)first, n + 1));
-    CUDA_TRY(cudaMemcpyAsync(fill, first, (n + 1) * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, bytes, fill, (unsigned long long *)first, vertices + 1));
+    CUDA_TRY(cudaMemcpyAsync(fill, first, (vertices + 1) * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
+    if (!n)
+        return CSR_OK;
     transpose_scatter<<<grid_for(n, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill, source,
                                                            state_choices ? choice : nullptr);
     CUDA_TRY_LAUNCH();

@@ -61,7 +61,15 @@ struct graph_transpose {
      * [offsets[s], offsets[s+1]) (then no choices are recorded).  At most the
      * n and t planned. */
     int build(uint64_t n, const uint64_t *state_choices, const uint64_t *offsets, const uint32_t *targets,
-              csr_status *status);
+              csr_status *status)
+    {
+        return build_over(n, n, state_choices, offsets, targets, status);
+    }
+    /* The same for a graph whose targets range over vertices >= n states:
+     * first[] over [0, vertices] (planned as n = vertices), sources [0, n)
+     * (gpu/multi: a part's own states, its targets own and foreign). */
+    int build_over(uint64_t n, uint64_t vertices, const uint64_t *state_choices, const uint64_t *offsets,
+                   const uint32_t *targets, csr_status *status);
 };
 
 /* Replace every id in ids[0..n) (UINT32_MAX: none, left alone) by the

@@ -26,6 +26,7 @@
 #include "cuda_check.h"
 #include "launch.h"
 #include "memory.h"
+#include "model.h"
 #include "multi.h"
 #include "partition.h"
 
@@ -452,6 +453,32 @@ static __global__ void mec_result(uint64_t ns, const uint32_t *__restrict__ flag
             comp[j] = UINT32_MAX;
 }
 
+/* A part's offsets made local (crow, ctr: its slices of the model's
+ * state_choices and choice_transitions, still global): row[j] = own state
+ * j's first transition, cleft[j] (or NULL) its choice count. */
+static __global__ void local_rows(uint64_t ns, uint64_t first_choice, uint64_t first_transition,
+                                  const uint64_t *__restrict__ crow, const uint64_t *__restrict__ ctr, uint64_t *row,
+                                  uint32_t *cleft)
+{
+    for (uint64_t j = thread_index(); j <= ns; j += thread_count()) {
+        row[j] = ctr[crow[j] - first_choice] - first_transition;
+        if (cleft && j < ns)
+            cleft[j] = (uint32_t)(crow[j + 1] - crow[j]);
+    }
+}
+
+/* Then crow and ctr themselves local (after local_rows read them). */
+static __global__ void local_choices(uint64_t ns, uint64_t nc, uint64_t first_choice, uint64_t first_transition,
+                                     uint64_t *crow, uint64_t *ctr)
+{
+    for (uint64_t i = thread_index(); i <= (ns > nc ? ns : nc); i += thread_count()) {
+        if (i <= ns)
+            crow[i] -= first_choice;
+        if (i <= nc)
+            ctr[i] -= first_transition;
+    }
+}
+
 /* ---- the parts on their devices ------------------------------------------------- */
 
 struct part_device {
@@ -469,15 +496,16 @@ struct part_device {
     device_array<unsigned long long> done;
     /* trimming: the local transpose (sources of the edges into own and
      * foreign states, self-loops left out), counts, flags, outbox, queues */
-    device_array<uint64_t> rfirst;
-    device_array<uint32_t> rsource, in_left, out_left, outbox, tflag, list_a, list_b, rbuf;
+    gpu::arena tarena;
+    gpu::graph_transpose tr;
+    device_array<uint32_t> in_left, out_left, outbox, tflag, list_a, list_b, rbuf;
     device_array<unsigned> counts; /* [2]: the list to drain next, the level being built */
     /* MECs: own states' local choice offsets, choices' local transition
      * offsets, enabled flags, choices left a state, the choice of each
      * transposed transition, removed states and choices */
     uint64_t nc = 0;
     device_array<uint64_t> crow, ctr;
-    device_array<uint32_t> enabled, cleft, rchoice;
+    device_array<uint32_t> enabled, cleft;
     device_array<unsigned long long> removed;
     uint32_t *cur = nullptr, *nxt = nullptr;
     ~part_device()
@@ -659,10 +687,30 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
     TRY(q.cls.alloc(len, NULL, status));
     TRY(q.changed.alloc(1, NULL, status));
     TRY(q.done.alloc(1, NULL, status));
-    std::vector<uint64_t> row(q.ns + 1);
-    for (uint64_t j = 0; j <= q.ns; j++)
-        row[j] = m->choice_transitions[m->state_choices[q.first_state + j]] - c.first_transition;
-    CUDA_TRY(cudaMemcpy(q.row.p, row.data(), (q.ns + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    /* the offsets made local on the device: row (own states' transitions),
+     * and crow / ctr (their choices, the choices' transitions), kept for the
+     * MECs only */
+    q.nc = c.num_choices;
+    TRY(q.crow.alloc(q.ns + 1, NULL, status));
+    TRY(q.ctr.alloc(q.nc + 1, NULL, status));
+    CUDA_TRY(cudaMemcpy(q.crow.p, m->state_choices + q.first_state, (q.ns + 1) * sizeof(uint64_t),
+                        cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(q.ctr.p, m->choice_transitions + c.first_choice, (q.nc + 1) * sizeof(uint64_t),
+                        cudaMemcpyHostToDevice));
+    if (mec) {
+        TRY(q.enabled.alloc(q.nc, NULL, status));
+        TRY(q.cleft.alloc(q.ns, NULL, status));
+        TRY(q.removed.alloc(2, NULL, status));
+        CUDA_TRY(cudaMemset(q.removed.p, 0, 2 * sizeof(unsigned long long)));
+        fill_u32<<<grid_for(q.nc ? q.nc : 1, kThreads), kThreads>>>(q.nc, 1u, q.enabled.p);
+        CUDA_TRY_LAUNCH();
+    }
+    local_rows<<<grid_for(q.ns + 1, kThreads), kThreads>>>(q.ns, c.first_choice, c.first_transition, q.crow.p,
+                                                         q.ctr.p, q.row.p, mec ? q.cleft.p : nullptr);
+    CUDA_TRY_LAUNCH();
+    local_choices<<<grid_for(q.nc + 1, kThreads), kThreads>>>(q.ns, q.nc, c.first_choice, c.first_transition,
+                                                            q.crow.p, q.ctr.p);
+    CUDA_TRY_LAUNCH();
     if (q.nt)
         CUDA_TRY(cudaMemcpy(q.target.p, c.local_targets, q.nt * sizeof(uint32_t), cudaMemcpyHostToDevice));
     if (sends)
@@ -670,58 +718,16 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
                             cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemset(q.live.p, 1, len ? len : 1));
     CUDA_TRY(cudaMemset(q.cls.p, 0, (len ? len : 1) * sizeof(uint64_t)));
-    /* the local transpose, self-loops left out (counting sort on the host),
-     * with each transition's choice (a local index) for the MECs */
-    q.nc = c.num_choices;
-    std::vector<uint64_t> rfirst(len + 2, 0);
-    for (uint64_t j = 0; j < q.ns; j++)
-        for (uint64_t e = row[j]; e < row[j + 1]; e++)
-            if (c.local_targets[e] != j)
-                rfirst[c.local_targets[e] + 2]++;
-    for (uint64_t x = 0; x < len; x++)
-        rfirst[x + 2] += rfirst[x + 1];
-    std::vector<uint32_t> rsource(rfirst[len + 1] ? rfirst[len + 1] : 1), rchoice(mec ? rsource.size() : 0);
-    for (uint64_t j = 0; j < q.ns; j++) {
-        const uint64_t s = q.first_state + j;
-        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++)
-            for (uint64_t t = m->choice_transitions[k]; t < m->choice_transitions[k + 1]; t++) {
-                const uint32_t w = c.local_targets[t - c.first_transition];
-                if (w == j)
-                    continue;
-                if (mec)
-                    rchoice[rfirst[w + 1]] = (uint32_t)(k - c.first_choice);
-                rsource[rfirst[w + 1]++] = (uint32_t)j;
-            }
+    /* the local transpose on the device (gpu/common/model.h), with each
+     * transition's choice (a local index) for the MECs; self-loops are in it,
+     * and harmless: a state leaves only once it has nothing left to lose */
+    TRY(gpu::plan_and_allocate(q.tarena, [&](gpu::arena &a) { q.tr.plan(a, len, q.nt, mec); }, NULL, status));
+    TRY(q.tr.build_over(q.ns, len, mec ? q.crow.p : nullptr, mec ? q.ctr.p : q.row.p, q.target.p, status));
+    CUDA_TRY(cudaDeviceSynchronize());
+    if (!mec) {
+        q.crow.release();
+        q.ctr.release();
     }
-    if (mec) {
-        std::vector<uint64_t> crow(q.ns + 1), ctr(q.nc + 1);
-        for (uint64_t j = 0; j <= q.ns; j++)
-            crow[j] = m->state_choices[q.first_state + j] - c.first_choice;
-        for (uint64_t k = 0; k <= q.nc; k++)
-            ctr[k] = m->choice_transitions[c.first_choice + k] - c.first_transition;
-        std::vector<uint32_t> cleft(q.ns ? q.ns : 1);
-        for (uint64_t j = 0; j < q.ns; j++)
-            cleft[j] = (uint32_t)(crow[j + 1] - crow[j]);
-        TRY(q.crow.alloc(q.ns + 1, NULL, status));
-        TRY(q.ctr.alloc(q.nc + 1, NULL, status));
-        TRY(q.enabled.alloc(q.nc, NULL, status));
-        TRY(q.cleft.alloc(q.ns, NULL, status));
-        TRY(q.rchoice.alloc(rfirst[len], NULL, status));
-        TRY(q.removed.alloc(2, NULL, status));
-        CUDA_TRY(cudaMemcpy(q.crow.p, crow.data(), (q.ns + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-        CUDA_TRY(cudaMemcpy(q.ctr.p, ctr.data(), (q.nc + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-        if (q.ns)
-            CUDA_TRY(cudaMemcpy(q.cleft.p, cleft.data(), q.ns * sizeof(uint32_t), cudaMemcpyHostToDevice));
-        if (rfirst[len])
-            CUDA_TRY(cudaMemcpy(q.rchoice.p, rchoice.data(), rfirst[len] * sizeof(uint32_t), cudaMemcpyHostToDevice));
-        if (q.nc) {
-            fill_u32<<<grid_for(q.nc, kThreads), kThreads>>>(q.nc, 1u, q.enabled.p);
-            CUDA_TRY_LAUNCH();
-        }
-        CUDA_TRY(cudaMemset(q.removed.p, 0, 2 * sizeof(unsigned long long)));
-    }
-    TRY(q.rfirst.alloc(len + 1, NULL, status));
-    TRY(q.rsource.alloc(rfirst[len], NULL, status));
     TRY(q.in_left.alloc(q.ns, NULL, status));
     TRY(q.out_left.alloc(q.ns, NULL, status));
     TRY(q.outbox.alloc(q.nf, NULL, status));
@@ -730,9 +736,6 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
     TRY(q.list_b.alloc(q.ns, NULL, status));
     TRY(q.rbuf.alloc(q.nf, NULL, status));
     TRY(q.counts.alloc(2, NULL, status));
-    CUDA_TRY(cudaMemcpy(q.rfirst.p, rfirst.data(), (len + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
-    if (rfirst[len])
-        CUDA_TRY(cudaMemcpy(q.rsource.p, rsource.data(), rfirst[len] * sizeof(uint32_t), cudaMemcpyHostToDevice));
     q.cur = q.list_a.p;
     q.nxt = q.list_b.p;
     CUDA_TRY(cudaDeviceSynchronize()); /* the default stream's fills and copies before the part's stream */
@@ -820,7 +823,7 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
             x,
             [](part_device &q, unsigned size) {
                 trim_level<<<grid_for(size, kThreads), kThreads, 0, q.stream>>>(
-                    q.ns, q.row.p, q.target.p, q.rfirst.p, q.rsource.p, q.cur, size, q.tflag.p, q.in_left.p,
+                    q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cur, size, q.tflag.p, q.in_left.p,
                     q.out_left.p, q.outbox.p, q.nxt, q.counts.p + 1);
             },
             status));
@@ -831,7 +834,7 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
                 continue;
             CUDA_TRY(cudaSetDevice(q->device));
             trim_pull<<<grid_for(q->nf, kThreads), kThreads, 0, q->stream>>>(
-                q->ns, q->nf, q->rbuf.p, q->rfirst.p, q->rsource.p, q->tflag.p, q->out_left.p, q->cur, q->counts.p);
+                q->ns, q->nf, q->rbuf.p, q->tr.first, q->tr.source, q->tflag.p, q->out_left.p, q->cur, q->counts.p);
             CUDA_TRY_LAUNCH();
         }
         work = false;
@@ -1088,7 +1091,7 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
                 x,
                 [](part_device &q, unsigned size) {
                     mec_attract_level<<<grid_for(size, kThreads), kThreads, 0, q.stream>>>(
-                        q.cur, size, q.rfirst.p, q.rsource.p, q.rchoice.p, q.tflag.p, q.enabled.p, q.cleft.p, q.nxt,
+                        q.cur, size, q.tr.first, q.tr.source, q.tr.choice, q.tflag.p, q.enabled.p, q.cleft.p, q.nxt,
                         q.counts.p + 1, q.removed.p);
                 },
                 status));
@@ -1098,7 +1101,7 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
                     continue;
                 CUDA_TRY(cudaSetDevice(q->device));
                 mec_attract_pull<<<grid_for(q->nf, kThreads), kThreads, 0, q->stream>>>(
-                    q->ns, q->nf, q->rbuf.p, q->rfirst.p, q->rsource.p, q->rchoice.p, q->tflag.p, q->enabled.p,
+                    q->ns, q->nf, q->rbuf.p, q->tr.first, q->tr.source, q->tr.choice, q->tflag.p, q->enabled.p,
                     q->cleft.p, q->cur, q->counts.p, q->removed.p);
                 CUDA_TRY_LAUNCH();
             }
