@@ -29,11 +29,6 @@ setup() {
     done
 }
 
-# The fields KEY... of gpu-vi --stats=json on standard input (its last line), on one line.
-stats_fields() {
-    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
-}
-
 @test "GPU: gpu-vi's Prob0/Prob1, drained (Pmax: by the MEC quotient) and level by level (--host-loop), count as many yes, no and maybe states and MECs as --cpu's on every query of every shared model" {
     local m prop query dir target avoid rest ref got n=0
     for m in $(vi_model_names); do

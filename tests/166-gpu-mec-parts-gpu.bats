@@ -16,10 +16,6 @@ setup() {
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
 }
 
-stats_fields() {
-    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
-}
-
 @test "GPU: gpu-mec -g N on one GPU equals the basic MEC algorithm byte for byte on every shared model, plain and restructured, in the CPU's rounds over the same parts" {
     local checked=0 m csr parts cpu gpu basic
     for m in $(present_models fmsd_fig1 dice brp herman7 coin2 coin4 leader3 leader4 csma2_2 phil3 mutual3 dining_crypt3 wlan1 zeroconf firewire_dl); do

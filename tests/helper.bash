@@ -357,3 +357,9 @@ buchi_check() {
     done < "$data"
     echo "$checked"
 }
+
+# stats_fields KEY... < stderr of a --stats=json run: the keys' values of its
+# last line (one JSON object), space-separated.
+stats_fields() {
+    python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
+}
