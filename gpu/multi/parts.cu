@@ -546,6 +546,20 @@ struct parted {
         return CSR_OK;
     }
 
+    /* A counter of every part (at(q): its device address) read back and summed. */
+    template <typename T, typename F> int sum(F at, T *total, csr_status *status)
+    {
+        *total = 0;
+        for (auto &q : part) {
+            T v = 0;
+            CUDA_TRY(cudaSetDevice(q->device));
+            CUDA_TRY(cudaMemcpyAsync(&v, at(*q), sizeof v, cudaMemcpyDeviceToHost, q->stream));
+            CUDA_TRY(cudaStreamSynchronize(q->stream));
+            *total += v;
+        }
+        return CSR_OK;
+    }
+
     /* Move count x size bytes from o's src to r's dst (the transfers of one
      * stage: inside one NCCL group when NCCL moves them). */
     int transfer(uint32_t o, const void *src, uint32_t r, void *dst, uint64_t bytes, csr_status *status)
@@ -636,24 +650,17 @@ struct parted {
         for (uint32_t o = 0; o < P; o++) {
             part_device &q = *part[o];
             const uint64_t total = sends(o);
-            if (!total)
-                continue;
             CUDA_TRY(cudaSetDevice(q.device));
             CUDA_TRY(cudaMemsetAsync(q.changed.p, 0, sizeof(unsigned), q.stream));
+            if (!total)
+                continue;
             scatter_max<<<grid_for(total, kThreads), kThreads, 0, q.stream>>>(total, q.send.p, (const uint32_t *)q.xbuf.p,
                                                                              q.in.p, q.changed.p);
             CUDA_TRY_LAUNCH();
         }
-        for (uint32_t o = 0; o < P; o++) {
-            part_device &q = *part[o];
-            if (!sends(o))
-                continue;
-            unsigned c = 0;
-            CUDA_TRY(cudaSetDevice(q.device));
-            CUDA_TRY(cudaMemcpyAsync(&c, q.changed.p, sizeof c, cudaMemcpyDeviceToHost, q.stream));
-            CUDA_TRY(cudaStreamSynchronize(q.stream));
-            *changed = *changed || c;
-        }
+        unsigned rose = 0;
+        TRY(sum([](part_device &q) { return q.changed.p; }, &rose, status));
+        *changed = *changed || rose;
         return CSR_OK;
     }
 };
@@ -837,28 +844,22 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
                 q->ns, q->nf, q->rbuf.p, q->tr.first, q->tr.source, q->tflag.p, q->out_left.p, q->cur, q->counts.p);
             CUDA_TRY_LAUNCH();
         }
-        work = false;
-        for (auto &q : x.part) {
-            unsigned size = 0;
-            CUDA_TRY(cudaSetDevice(q->device));
-            CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p, sizeof size, cudaMemcpyDeviceToHost, q->stream));
-            CUDA_TRY(cudaStreamSynchronize(q->stream));
-            work = work || size;
-        }
+        unsigned queued = 0;
+        TRY(x.sum([](part_device &q) { return q.counts.p; }, &queued, status));
+        work = queued > 0;
     }
     for (auto &q : x.part) {
-        if (!q->ns)
-            continue;
         CUDA_TRY(cudaSetDevice(q->device));
         CUDA_TRY(cudaMemsetAsync(q->done.p, 0, sizeof(unsigned long long), q->stream));
+        if (!q->ns)
+            continue;
         trim_finish<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->first_state, q->tflag.p,
                                                                           q->live.p, q->comp.p, q->done.p);
         CUDA_TRY_LAUNCH();
-        unsigned long long d = 0;
-        CUDA_TRY(cudaMemcpyAsync(&d, q->done.p, sizeof d, cudaMemcpyDeviceToHost, q->stream));
-        CUDA_TRY(cudaStreamSynchronize(q->stream));
-        *trimmed += d;
     }
+    unsigned long long removed = 0;
+    TRY(x.sum([](part_device &q) { return q.done.p; }, &removed, status));
+    *trimmed += removed;
     auto live_of = [](part_device &q) { return (void *)q.live.p; };
     return x.pull<1>(live_of, status);
 }
@@ -900,20 +901,6 @@ int open_parts(const csr_model *m, const gpu_parts_options *o, const csr_partiti
         NCCL_TRY(x.api, x.api.comm_init_all(x.comm.data(), (int)P, devs.data()));
     }
     st->upload_s = seconds_now() - t;
-    return CSR_OK;
-}
-
-/* A counter of every part (at(q): its device address) read back and summed. */
-template <typename T, typename F> int sum_parts(parted &x, F at, T *sum, csr_status *status)
-{
-    *sum = 0;
-    for (auto &q : x.part) {
-        T v = 0;
-        CUDA_TRY(cudaSetDevice(q->device));
-        CUDA_TRY(cudaMemcpyAsync(&v, at(*q), sizeof v, cudaMemcpyDeviceToHost, q->stream));
-        CUDA_TRY(cudaStreamSynchronize(q->stream));
-        *sum += v;
-    }
     return CSR_OK;
 }
 
@@ -971,16 +958,16 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
             TRY(x.pull<4>(out_of, status));
         }
         for (auto &q : x.part) {
-            if (!q->ns)
-                continue;
             CUDA_TRY(cudaSetDevice(q->device));
             CUDA_TRY(cudaMemsetAsync(q->done.p, 0, sizeof(unsigned long long), q->stream));
+            if (!q->ns)
+                continue;
             phase_finish<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->live.p, q->in.p, q->out.p,
                                                                                 q->cls.p, q->comp.p, q->done.p);
             CUDA_TRY_LAUNCH();
         }
         unsigned long long finished = 0;
-        TRY(sum_parts(x, [](part_device &q) { return q.done.p; }, &finished, status));
+        TRY(x.sum([](part_device &q) { return q.done.p; }, &finished, status));
         if (finished == 0) /* every phase finishes the SCC of the largest live state */
             return csr_fail(status, CSR_ERR_DEVICE, "label propagation over the parts finished no SCC in a phase");
         left -= finished;
@@ -1059,14 +1046,14 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
             CUDA_TRY_LAUNCH();
         }
         unsigned long long in_play = 0, before = 0, after = 0, states = 0, choices = 0;
-        TRY(sum_parts(x, [](part_device &q) { return q.done.p; }, &in_play, status));
+        TRY(x.sum([](part_device &q) { return q.done.p; }, &in_play, status));
         TRY(x.pull<1>(live_of, status));
         TRY(x.pull<8>(cls_of, status));
         if (!in_play)
             break;
         TRY(phases_over_parts(x, in_play, true, st, status));
-        TRY(sum_parts(x, removed_of, &states, status));
-        TRY(sum_parts(x, removed_choices_of, &choices, status));
+        TRY(x.sum(removed_of, &states, status));
+        TRY(x.sum(removed_choices_of, &choices, status));
         before = states + choices;
         /* Algorithm 7: the choices that leave their SCC; the states left without choices queued */
         for (auto &q : x.part) {
@@ -1083,7 +1070,7 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
          * flags are pulled; until no part has anything queued */
         for (;;) {
             unsigned queued = 0;
-            TRY(sum_parts(x, queued_of, &queued, status));
+            TRY(x.sum(queued_of, &queued, status));
             if (!queued)
                 break;
             st->attractor_rounds++;
@@ -1107,8 +1094,8 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
             }
             TRY(x.sync_all(status));
         }
-        TRY(sum_parts(x, removed_of, &states, status));
-        TRY(sum_parts(x, removed_choices_of, &choices, status));
+        TRY(x.sum(removed_of, &states, status));
+        TRY(x.sum(removed_choices_of, &choices, status));
         after = states + choices;
         st->removed_states = states;
         st->removed_choices = choices;
