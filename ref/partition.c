@@ -105,29 +105,80 @@ static int radix_sort_u32(uint32_t *a, uint32_t *scratch, uint64_t n)
     return CSR_OK;
 }
 
-/* Foreign states and local targets of part q: the cross transitions'
- * targets radix-sorted and made unique, then each looked up through a table
- * of buckets of the foreign states by their high bits (about one foreign
- * state a bucket), so that the whole costs O(t_part + foreign) instead of a
- * comparison sort and a binary search a transition. */
-static int localise(const csr_model *m, csr_part *q)
+/* One chunk of a part's transitions [first, end) for localise's parallel
+ * passes: 0 counts the cross transitions, 1 writes their targets from
+ * `at`, 2 writes the local targets. */
+typedef struct localise_chunk {
+    csr_part *q;
+    const uint32_t *tg;
+    uint64_t first, end, cross, at;
+    const uint64_t *bucket;
+    unsigned shift, pass;
+} localise_chunk;
+
+static void *localise_pass(void *arg)
 {
+    localise_chunk *c = arg;
+    csr_part *q = c->q;
     const uint64_t lo = q->first_state, hi = q->first_state + q->num_states;
+    const uint32_t *tg = c->tg;
+    if (c->pass == 0) {
+        uint64_t cross = 0;
+        for (uint64_t i = c->first; i < c->end; i++)
+            cross += tg[i] < lo || tg[i] >= hi;
+        c->cross = cross;
+    } else if (c->pass == 1) {
+        uint64_t k = c->at;
+        for (uint64_t i = c->first; i < c->end; i++)
+            if (tg[i] < lo || tg[i] >= hi)
+                q->foreign[k++] = tg[i];
+    } else {
+        for (uint64_t i = c->first; i < c->end; i++) {
+            uint32_t w = tg[i];
+            if (w >= lo && w < hi) {
+                q->local_targets[i] = (uint32_t)(w - lo);
+                continue;
+            }
+            /* w is in foreign[0 .. u), in its bucket */
+            const uint64_t b = w >> c->shift;
+            q->local_targets[i] =
+                (uint32_t)(q->num_states + lower_bound_u32(q->foreign, c->bucket[b], c->bucket[b + 1], w));
+        }
+    }
+    return NULL;
+}
+
+/* Foreign states and local targets of part q, the passes over its
+ * transitions in `threads` chunks at once: the cross transitions' targets
+ * radix-sorted and made unique, then each looked up through a table of
+ * buckets of the foreign states by their high bits (about one foreign state
+ * a bucket), so that the whole costs O(t_part + foreign) instead of a
+ * comparison sort and a binary search a transition. */
+static int localise(const csr_model *m, csr_part *q, unsigned threads)
+{
     const uint32_t *tg = m->targets + q->first_transition;
+    const uint64_t t = q->num_transitions;
+    localise_chunk chunk[PARALLEL_MAX_TASKS];
+    unsigned count = parallel_tasks(t, parallel_grain(1 << 20));
+    if (count > threads)
+        count = threads;
+    for (unsigned i = 0; i < count; i++)
+        chunk[i] = (localise_chunk){q, tg, t * i / count, t * (i + 1) / count, 0, 0, NULL, 0, 0};
+    parallel_run(localise_pass, chunk, sizeof chunk[0], count);
     uint64_t cross = 0;
-    for (uint64_t i = 0; i < q->num_transitions; i++)
-        cross += tg[i] < lo || tg[i] >= hi;
-    q->local_targets = malloc((q->num_transitions ? q->num_transitions : 1) * sizeof *q->local_targets);
+    for (unsigned i = 0; i < count; i++) {
+        chunk[i].at = cross;
+        chunk[i].pass = 1;
+        cross += chunk[i].cross;
+    }
+    q->local_targets = malloc((t ? t : 1) * sizeof *q->local_targets);
     q->foreign = malloc((cross ? cross : 1) * sizeof *q->foreign);
     uint32_t *scratch = malloc((cross ? cross : 1) * sizeof *scratch);
     if (!q->local_targets || !q->foreign || !scratch) {
         free(scratch);
         return CSR_ERR_NOMEM;
     }
-    uint64_t k = 0;
-    for (uint64_t i = 0; i < q->num_transitions; i++)
-        if (tg[i] < lo || tg[i] >= hi)
-            q->foreign[k++] = tg[i];
+    parallel_run(localise_pass, chunk, sizeof chunk[0], count);
     int rc = radix_sort_u32(q->foreign, scratch, cross);
     free(scratch);
     if (rc)
@@ -149,16 +200,12 @@ static int localise(const csr_model *m, csr_part *q)
         bucket[(q->foreign[i] >> shift) + 1]++;
     for (uint64_t b = 0; b < buckets; b++)
         bucket[b + 1] += bucket[b];
-    for (uint64_t i = 0; i < q->num_transitions; i++) {
-        uint32_t w = tg[i];
-        if (w >= lo && w < hi) {
-            q->local_targets[i] = (uint32_t)(w - lo);
-            continue;
-        }
-        /* w is in foreign[0 .. u), in its bucket */
-        const uint64_t b = w >> shift;
-        q->local_targets[i] = (uint32_t)(q->num_states + lower_bound_u32(q->foreign, bucket[b], bucket[b + 1], w));
+    for (unsigned i = 0; i < count; i++) {
+        chunk[i].pass = 2;
+        chunk[i].bucket = bucket;
+        chunk[i].shift = shift;
     }
+    parallel_run(localise_pass, chunk, sizeof chunk[0], count);
     free(bucket);
     return CSR_OK;
 }
@@ -168,6 +215,7 @@ typedef struct localise_task {
     const csr_model *m;
     csr_part *part;
     uint32_t parts, first, stride;
+    unsigned threads; /* for the passes over one part's transitions */
     int rc;
 } localise_task;
 
@@ -176,7 +224,7 @@ static void *localise_parts(void *arg)
     localise_task *k = arg;
     k->rc = CSR_OK;
     for (uint32_t i = k->first; i < k->parts && !k->rc; i += k->stride)
-        k->rc = localise(k->m, &k->part[i]);
+        k->rc = localise(k->m, &k->part[i], k->threads);
     return NULL;
 }
 
@@ -197,9 +245,10 @@ int csr_partition_build(const csr_model *m, uint32_t parts, csr_partition *out, 
     {
         /* the parts localised by a task per CPU, each part alone (format/parallel.h) */
         localise_task task[PARALLEL_MAX_TASKS];
-        const unsigned count = parallel_tasks(parts, 1);
+        const unsigned count = parallel_tasks(parts, 1), cpus = parallel_cpus();
+        const unsigned threads = cpus > count ? cpus / count : 1; /* fewer parts than CPUs: each part's passes in chunks */
         for (unsigned i = 0; i < count; i++)
-            task[i] = (localise_task){m, out->part, parts, i, count, CSR_OK};
+            task[i] = (localise_task){m, out->part, parts, i, count, threads, CSR_OK};
         parallel_run(localise_parts, task, sizeof task[0], count);
         for (unsigned i = 0; i < count; i++)
             if (task[i].rc)

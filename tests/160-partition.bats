@@ -38,6 +38,10 @@ setup() {
             assert_success
             assert_output --regexp "60 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's .*; [0-9]+ states trimmed"
         done
+        # one part's transitions localised in chunks by several threads (a transition a chunk at least)
+        CSR_TEST_GRAIN=1 run partcheck -p 1 -k 60 -l goal "$BATS_TEST_TMPDIR/r.csr"
+        assert_success
+        assert_output --regexp "60 steps max and min equal bit for bit"
     done
 }
 
