@@ -236,15 +236,15 @@ int main(int argc, char **argv)
                 (unsigned long long)rst.states_in_mecs, (unsigned long long)rst.rounds,
                 (unsigned long long)rst.removed_states, (unsigned long long)rst.removed_choices, t1 - t0, t2 - t1,
                 t3 - t2);
-        if (parts)
-            fprintf(stderr,
-                    "%s: %d parts%s: %llu label-propagation phases, %llu rounds; %llu attractor rounds; "
-                    "%llu foreign states, %llu bytes exchanged%s%s\n",
+        if (parts) {
+            fprintf(stderr, "%s: %d parts%s: %llu label-propagation phases, %llu rounds; %llu attractor rounds",
                     tool_name, parts, o.use_cpu ? " on the CPU" : "", (unsigned long long)pst.phases,
-                    (unsigned long long)pst.rounds, (unsigned long long)pst.attractor_rounds,
-                    (unsigned long long)pst.foreign, (unsigned long long)pst.exchanged_bytes,
-                    o.use_cpu ? "" : " by ", o.use_cpu ? "" : pst.exchange);
-        else if (!o.use_cpu) {
+                    (unsigned long long)pst.rounds, (unsigned long long)pst.attractor_rounds);
+            if (!o.use_cpu)
+                fprintf(stderr, "; %llu foreign states, %llu bytes exchanged by %s", (unsigned long long)pst.foreign,
+                        (unsigned long long)pst.exchanged_bytes, pst.exchange);
+            fputc('\n', stderr);
+        } else if (!o.use_cpu) {
             fprintf(stderr,
                     "%s: scheme %s: GPU upload %.4f s, resident %.4f s, download %.4f s; %llu attractor levels; "
                     "device memory planned %.1f MB, allocated %.1f MB\n",
