@@ -151,18 +151,13 @@ static __global__ void prob01_expand(prob01_search P, const uint32_t *__restrict
  * pushes the predecessors that join (grid: all blocks resident). */
 static __global__ void __launch_bounds__(256) prob01_drain(prob01_search P, gpu::worklist q)
 {
-    const gpu::push_target out = gpu::worklist_tail(q);
-    for (;;) {
-        const uint32_t v = gpu::worklist_take(q);
-        if (v == gpu::kEmptySlot)
-            break;
+    gpu::worklist_drain(q, [&](uint32_t v, const gpu::push_target &out) {
         for (uint64_t e = P.first[v]; e < P.first[v + 1]; e++) {
             uint32_t s = P.source[e];
             if (joins(P, e, s))
                 gpu::worklist_push(out, s);
         }
-        gpu::worklist_done(q);
-    }
+    });
 }
 
 /* JOIN_INSIDE: bit k set when every successor of choice k is in u. */
@@ -323,11 +318,7 @@ static __global__ void quotient_seed(uint64_t n, const uint8_t *__restrict__ liv
  * its states (one thread pushes them, one atomic for the slots). */
 static __global__ void __launch_bounds__(256) quotient_drain(quotient_search P, gpu::worklist q)
 {
-    const gpu::push_target out = gpu::worklist_tail(q);
-    for (;;) {
-        const uint32_t v = gpu::worklist_take(q);
-        if (v == gpu::kEmptySlot)
-            break;
+    gpu::worklist_drain(q, [&](uint32_t v, const gpu::push_target &out) {
         for (uint64_t e = P.first[v]; e < P.first[v + 1]; e++) {
             const uint32_t s = P.source[e];
             if (!P.live[s] || *(volatile uint32_t *)&P.bad[s] || bit_set(P.choice_bits, P.choice[e]))
@@ -347,8 +338,7 @@ static __global__ void __launch_bounds__(256) quotient_drain(quotient_search P, 
             for (uint32_t i = b; i < end; i++)
                 *(volatile uint32_t *)&out.at[at + (i - b)] = P.members[i];
         }
-        gpu::worklist_done(q);
-    }
+    });
 }
 
 /* The closure of d.in (as set before) by mode; *sweeps counts its levels

@@ -119,6 +119,23 @@ __device__ __forceinline__ void worklist_done(const worklist &q)
         *(volatile unsigned long long *)&q.counter[WL_DRAINED] = 1;
 }
 
+/* The asynchronous drain, every thread of the launch: process(v, out) for
+ * each item v it takes until the worklist is drained, where out (the
+ * worklist's tail) takes what processing v pushes; each item marked done
+ * after its processing.  The loop of every drain kernel (peeling, the MEC
+ * attractor, Prob0/Prob1 and the MEC quotient's search). */
+template <typename Process> __device__ __forceinline__ void worklist_drain(const worklist &q, Process process)
+{
+    const push_target out = worklist_tail(q);
+    for (;;) {
+        const uint32_t v = worklist_take(q);
+        if (v == kEmptySlot)
+            return;
+        process(v, out);
+        worklist_done(q);
+    }
+}
+
 } /* namespace gpu */
 
 #endif

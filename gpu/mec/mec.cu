@@ -153,16 +153,11 @@ static __global__ void attractor_level(attractor_params P, const uint32_t *__res
  * instead of a grid barrier and a launch a level (issue 13). */
 static __global__ void __launch_bounds__(kThreads) attractor_drain(attractor_params P, worklist q)
 {
-    const push_target out = worklist_tail(q);
     unsigned long long states = 0, choices = 0;
-    for (;;) {
-        const uint32_t v = worklist_take(q);
-        if (v == kEmptySlot)
-            break;
+    worklist_drain(q, [&](uint32_t v, const push_target &out) {
         states++;
         choices += attract(P, v, out);
-        worklist_done(q);
-    }
+    });
     if (states)
         atomicAdd(&P.counters->removed_states, states);
     if (choices)

@@ -256,16 +256,11 @@ __device__ __forceinline__ void add_stats(const peel_params &p, unsigned long lo
  * that frees is pushed), until the worklist is drained. */
 template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain_async(peel_params p)
 {
-    const push_target out = worklist_tail(p.queue);
     unsigned long long removed = 0, disabled = 0;
-    for (;;) {
-        uint32_t s = worklist_take(p.queue);
-        if (s == kEmptySlot)
-            break;
+    worklist_drain(p.queue, [&](uint32_t s, const push_target &out) {
         removed++;
         remove_state<G>(p, out, s, &disabled);
-        worklist_done(p.queue);
-    }
+    });
     add_stats(p, removed, disabled);
 }
 
