@@ -1045,16 +1045,14 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
                                                                                    q->done.p);
             CUDA_TRY_LAUNCH();
         }
-        unsigned long long in_play = 0, before = 0, after = 0, states = 0, choices = 0;
+        unsigned long long in_play = 0, states = 0, choices = 0;
         TRY(x.sum([](part_device &q) { return q.done.p; }, &in_play, status));
         TRY(x.pull<1>(live_of, status));
         TRY(x.pull<8>(cls_of, status));
         if (!in_play)
             break;
         TRY(phases_over_parts(x, in_play, true, st, status));
-        TRY(x.sum(removed_of, &states, status));
-        TRY(x.sum(removed_choices_of, &choices, status));
-        before = states + choices;
+        const uint64_t before = st->removed_states + st->removed_choices; /* the counters after the round before */
         /* Algorithm 7: the choices that leave their SCC; the states left without choices queued */
         for (auto &q : x.part) {
             if (!q->ns)
@@ -1096,10 +1094,9 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
         }
         TRY(x.sum(removed_of, &states, status));
         TRY(x.sum(removed_choices_of, &choices, status));
-        after = states + choices;
         st->removed_states = states;
         st->removed_choices = choices;
-        if (after == before)
+        if (states + choices == before)
             break; /* nothing left any SCC: each is an end component, and maximal */
         for (auto &q : x.part) { /* the next round's regions: this round's SCCs */
             if (!q->ns)
