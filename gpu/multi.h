@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "csr.h"
+#include "reach_parts.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,6 +106,28 @@ int gpu_scc_partitioned(const csr_model *model, const gpu_parts_options *options
  */
 int gpu_mec_partitioned(const csr_model *model, const gpu_parts_options *options, uint32_t *mec,
                         gpu_parts_stats *stats, csr_status *status);
+
+/*
+ * Interval or value iteration of a reach_system over parts on the GPUs, a
+ * reach_solver whose ctx is a reach_parts_context with gpus pointing to the
+ * gpu_parts_options (ref/reach_parts.h: reach_parts_build, then its
+ * iteration on the devices, part i on devices[i % num_devices]).  The
+ * bounds after each iteration, and so the answer, are those of
+ * ref_reach_iterate_partitioned bit for bit, for every part count.  Every
+ * part's step is one launch (a thread per own state), the spanning MECs'
+ * maxima are reduced on part 0, then the foreign states' bounds are pulled
+ * (16 bytes a state); the stopping rule is read back every
+ * REACH_PARTS_CHECK_EVERY iterations.  Device memory per part: 8 (own + 1)
+ * + 8 (c_part + 1) + 12 t_part + own + 32 (own + foreign) + 16 max(sends,
+ * foreign) + 4 sends bytes, with MECs c_part + 4 own + 16 local MECs + 8
+ * spanning MECs (part 0: P times that) more.  ctx->stats: partition, foreign
+ * states, spanning MECs, launches, bytes exchanged, seconds.  Errors:
+ * CSR_ERR_USAGE (optimistic value iteration, expected rewards, a device
+ * list out of range, NCCL where it cannot run), CSR_ERR_TOO_LARGE,
+ * CSR_ERR_NOMEM, CSR_ERR_DEVICE, CSR_ERR_NOT_CONVERGED, CSR_ERR_STALLED.
+ */
+int gpu_reach_iterate_partitioned(const reach_system *system, const reach_options *options, double epsilon,
+                                  double *lower, double *upper, uint64_t *iterations, double *difference, void *ctx);
 
 #ifdef __cplusplus
 }

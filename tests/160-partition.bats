@@ -146,3 +146,65 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
     assert_failure 2
     assert_output "gpu-mec: bad --exchange 'mpi' (auto, copies or nccl)"
 }
+
+@test "gpu-vi --cpu -g N (the iteration over parts on the CPU) gives every state the same bits with 1, 3 and 16 parts and PRISM's values on every shared model, plain and restructured" {
+    local checked=0 prop query dir target avoid rest
+    # coin4_6 is left to the GPU (tests/167): 21,000 Jacobi sweeps take 30 s on one core
+    for m in $(present_models $(vi_model_names | grep -vx coin4_6)); do
+        csr=$(model_csr "$m")
+        vi_check_model "$csr" "$m" --cpu -g 3
+        restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/r.csr"
+        vi_check_model "$BATS_TEST_TMPDIR/r.csr" "$m" --cpu -g 16
+        while IFS=$'\t' read -r prop query dir target avoid rest; do
+            [ "$prop" = prop ] && continue
+            vi_query_args "$dir" "$target" "$avoid"
+            for parts in 1 3 16; do
+                gpu-vi --cpu -g "$parts" "${VI_ARGS[@]}" -o "$BATS_TEST_TMPDIR/v$parts" "$csr" > /dev/null ||
+                    fail "$m p$prop -g $parts failed"
+            done
+            cmp -s "$BATS_TEST_TMPDIR/v1" "$BATS_TEST_TMPDIR/v3" || fail "$m p$prop: -g 1 and -g 3 differ"
+            cmp -s "$BATS_TEST_TMPDIR/v1" "$BATS_TEST_TMPDIR/v16" || fail "$m p$prop: -g 1 and -g 16 differ"
+        done < "$MODELS/$m.values.tsv"
+        checked=$((checked + 1))
+    done
+    [ "$checked" -ge "$(at_least 18 8)" ] || fail "only $checked models"
+}
+
+@test "gpu-vi --cpu -g N equals gpu-vi --cpu on random MDPs with end components, the same bits for every N, also with more parts than states" {
+    for seed in 1 2 3 4 5 6; do
+        randmdp -n $((seed * 400)) -c 3 -k 3 -e 5 -l $((seed * 20)) -g 3 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for dir in max min; do
+            gpu-vi --cpu -t goal -m $dir -o "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            run --separate-stderr gpu-vi --cpu -g 1 --stats -t goal -m $dir -o "$BATS_TEST_TMPDIR/p1" "$BATS_TEST_TMPDIR/r.csr"
+            assert_success
+            [[ "$stderr" == *"1 parts on the CPU"* ]] || fail "seed $seed $dir: $stderr"
+            run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/p1"
+            [ "$status" -eq 0 ] || fail "seed $seed $dir: $output"
+            for parts in 2 7 200 $((seed * 400 + 9)); do
+                gpu-vi --cpu -g "$parts" -t goal -m $dir -o "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+                cmp -s "$BATS_TEST_TMPDIR/p1" "$BATS_TEST_TMPDIR/p" || fail "seed $seed $dir -g $parts: not the bits of -g 1"
+            done
+        done
+    done
+    # Pmax on the last has MECs over several parts, reduced between the parts
+    run --separate-stderr gpu-vi --cpu -g 200 --stats=json -t goal -m max "$BATS_TEST_TMPDIR/r.csr"
+    assert_success
+    python3 -c 'import json, sys; j = json.loads(sys.argv[1]); sys.exit(not (j["parts"] == 200 and j["mecs"] > 0 and j["span_mecs"] > 0))' "$stderr" ||
+        fail "no MEC over several parts: $stderr"
+}
+
+@test "gpu-vi -g refuses optimistic value iteration, the GPU's own iteration options, rewards and step bounds" {
+    csr=$(model_csr coin2)
+    run gpu-vi --cpu -g 2 --method ovi -t fin_c0 -m min "$csr"
+    assert_failure 2
+    assert_output "gpu-vi: -g: the iteration over parts takes --method ii or vi, and neither --mem-limit, --threads-per-state nor --sweep-classes"
+    run gpu-vi -g 2 --sweep-classes 3 -t fin_c0 -m min "$csr"
+    assert_failure 2
+    assert_output --partial "gpu-vi: -g: the iteration over parts takes"
+    run gpu-vi --cpu -g 2 -p 'Pmax=? [ F<=5 "fin_c0" ]' "$csr"
+    assert_failure 2
+    assert_output "gpu-vi: -g: 'Pmax=? [ F<=5 \"fin_c0\" ]': step-bounded and reward properties are not iterated over parts"
+    run gpu-vi --cpu -g 0 -t fin_c0 -m min "$csr"
+    assert_failure 2
+    assert_output "gpu-vi: bad part count '0' (1 to 65536)"
+}

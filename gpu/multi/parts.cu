@@ -15,80 +15,12 @@
  * one ncclRecv on r inside ncclGroupStart/End (NCCL, loaded with dlopen when
  * asked for, so that the tools need it only then), or cudaMemcpyPeerAsync.
  */
-#include <dlfcn.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#include <memory>
-#include <vector>
-
-#include "cuda_check.h"
-#include "launch.h"
-#include "memory.h"
+#include "exchange.h"
 #include "model.h"
-#include "multi.h"
-#include "partition.h"
 
-using gpu::device_array;
-using gpu::grid_for;
-using gpu::thread_count;
-using gpu::thread_index;
+using namespace multi;
 
 namespace {
-
-constexpr int kThreads = 256;
-
-double seconds_now()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* ---- NCCL, loaded when asked for ---------------------------------------------- */
-
-/* The few NCCL entry points the exchange uses (nccl.h's signatures with
- * opaque handles), from libnccl.so.2. */
-typedef struct nccl_comm *nccl_comm_t;
-struct nccl_api {
-    void *lib = nullptr;
-    int (*comm_init_all)(nccl_comm_t *, int, const int *) = nullptr;
-    int (*comm_destroy)(nccl_comm_t) = nullptr;
-    int (*group_start)() = nullptr;
-    int (*group_end)() = nullptr;
-    int (*send)(const void *, size_t, int, int, nccl_comm_t, cudaStream_t) = nullptr;
-    int (*recv)(void *, size_t, int, int, nccl_comm_t, cudaStream_t) = nullptr;
-    const char *(*error_string)(int) = nullptr;
-    bool load()
-    {
-        lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
-        if (!lib)
-            return false;
-        comm_init_all = (int (*)(nccl_comm_t *, int, const int *))dlsym(lib, "ncclCommInitAll");
-        comm_destroy = (int (*)(nccl_comm_t))dlsym(lib, "ncclCommDestroy");
-        group_start = (int (*)())dlsym(lib, "ncclGroupStart");
-        group_end = (int (*)())dlsym(lib, "ncclGroupEnd");
-        send = (int (*)(const void *, size_t, int, int, nccl_comm_t, cudaStream_t))dlsym(lib, "ncclSend");
-        recv = (int (*)(void *, size_t, int, int, nccl_comm_t, cudaStream_t))dlsym(lib, "ncclRecv");
-        error_string = (const char *(*)(int))dlsym(lib, "ncclGetErrorString");
-        return comm_init_all && comm_destroy && group_start && group_end && send && recv && error_string;
-    }
-    ~nccl_api()
-    {
-        if (lib)
-            dlclose(lib);
-    }
-};
-constexpr int kNcclUint8 = 1; /* ncclDataType_t ncclUint8 (nccl.h) */
-
-#define NCCL_TRY(api, call)                                                                                  \
-    do {                                                                                                     \
-        int e_ = (call);                                                                                     \
-        if (e_ != 0)                                                                                         \
-            return csr_fail(status, CSR_ERR_DEVICE, "NCCL: %s (%s:%d)", (api).error_string(e_), __FILE__, \
-                            __LINE__);                                                                       \
-    } while (0)
 
 /* ---- kernels ------------------------------------------------------------------- */
 
@@ -169,20 +101,6 @@ static __global__ void phase_finish(uint64_t ns, uint8_t *live, const uint32_t *
         }
     }
     gpu::block_add<kThreads>(done, mine);
-}
-
-/* Exchange: buffer[k] = values[index[k]], k < count (elements of Size bytes). */
-template <int Size> struct word;
-template <> struct word<1> { typedef uint8_t type; };
-template <> struct word<4> { typedef uint32_t type; };
-template <> struct word<8> { typedef uint64_t type; };
-
-template <int Size>
-static __global__ void gather(uint64_t count, const uint32_t *__restrict__ index,
-                              const typename word<Size>::type *__restrict__ values, typename word<Size>::type *buffer)
-{
-    for (uint64_t k = thread_index(); k < count; k += thread_count())
-        buffer[k] = values[index[k]];
 }
 
 /* Push: labels[index[k]] = max(labels[index[k]], buffer[k]); *changed = 1 if one rose. */
@@ -481,14 +399,9 @@ static __global__ void local_choices(uint64_t ns, uint64_t nc, uint64_t first_ch
 
 /* ---- the parts on their devices ------------------------------------------------- */
 
-struct part_device {
-    int device = 0;
-    cudaStream_t stream = nullptr;
-    uint64_t first_state = 0, ns = 0, nf = 0, nt = 0;
+struct part_device : part_base {
     device_array<uint64_t> row;      /* [ns + 1] local offsets of own states' transitions */
     device_array<uint32_t> target;   /* [nt] local targets */
-    device_array<uint32_t> send;     /* [sends] own indices, by receiver */
-    device_array<unsigned char> xbuf; /* the exchange buffer: max(sends, receives) x 8 bytes */
     device_array<uint32_t> in, out, comp;
     device_array<uint8_t> live;
     device_array<uint64_t> cls;
@@ -498,7 +411,7 @@ struct part_device {
      * foreign states, self-loops left out), counts, flags, outbox, queues */
     gpu::arena tarena;
     gpu::graph_transpose tr;
-    device_array<uint32_t> in_left, out_left, outbox, tflag, list_a, list_b, rbuf;
+    device_array<uint32_t> in_left, out_left, outbox, tflag, list_a, list_b;
     device_array<unsigned> counts; /* [2]: the list to drain next, the level being built */
     /* MECs: own states' local choice offsets, choices' local transition
      * offsets, enabled flags, choices left a state, the choice of each
@@ -508,162 +421,32 @@ struct part_device {
     device_array<uint32_t> enabled, cleft;
     device_array<unsigned long long> removed;
     uint32_t *cur = nullptr, *nxt = nullptr;
-    ~part_device()
-    {
-        if (stream) {
-            cudaSetDevice(device);
-            cudaStreamDestroy(stream);
-        }
-    }
 };
 
-struct parted {
-    const csr_partition *p = nullptr;
-    std::vector<std::unique_ptr<part_device>> part;
-    bool nccl = false;
-    nccl_api api;
-    std::vector<nccl_comm_t> comm;
-    uint64_t exchanged = 0;
-    ~parted()
-    {
-        for (nccl_comm_t c : comm)
-            if (c)
-                api.comm_destroy(c);
-    }
+typedef multi::parted<part_device> parted;
 
-    /* what o sends r: [a, b) of p->send_index, and its place in o's list */
-    uint64_t send_begin(uint32_t o, uint32_t r) const { return p->send_first[(uint64_t)o * p->parts + r]; }
-    uint64_t send_end(uint32_t o, uint32_t r) const { return p->send_first[(uint64_t)o * p->parts + r + 1]; }
-    uint64_t send_base(uint32_t o) const { return p->send_first[(uint64_t)o * p->parts]; }
-    uint64_t sends(uint32_t o) const { return p->send_first[(uint64_t)(o + 1) * p->parts] - send_base(o); }
-
-    int sync_all(csr_status *status)
-    {
-        for (auto &q : part) {
-            CUDA_TRY(cudaSetDevice(q->device));
-            CUDA_TRY(cudaStreamSynchronize(q->stream));
-        }
-        return CSR_OK;
+/* Push: every owner's in-labels raised to the largest its readers' copies
+ * reached; *changed when one rose. */
+int push_in(parted &x, bool *changed, csr_status *status)
+{
+    const uint32_t P = x.p->parts;
+    TRY(x.gather_back([](part_device &q) { return q.in.p + q.ns; }, status));
+    for (uint32_t o = 0; o < P; o++) {
+        part_device &q = *x.part[o];
+        const uint64_t total = x.sends(o);
+        CUDA_TRY(cudaSetDevice(q.device));
+        CUDA_TRY(cudaMemsetAsync(q.changed.p, 0, sizeof(unsigned), q.stream));
+        if (!total)
+            continue;
+        scatter_max<<<grid_for(total, kThreads), kThreads, 0, q.stream>>>(total, q.send.p, (const uint32_t *)q.xbuf.p,
+                                                                         q.in.p, q.changed.p);
+        CUDA_TRY_LAUNCH();
     }
-
-    /* A counter of every part (at(q): its device address) read back and summed. */
-    template <typename T, typename F> int sum(F at, T *total, csr_status *status)
-    {
-        *total = 0;
-        for (auto &q : part) {
-            T v = 0;
-            CUDA_TRY(cudaSetDevice(q->device));
-            CUDA_TRY(cudaMemcpyAsync(&v, at(*q), sizeof v, cudaMemcpyDeviceToHost, q->stream));
-            CUDA_TRY(cudaStreamSynchronize(q->stream));
-            *total += v;
-        }
-        return CSR_OK;
-    }
-
-    /* Move count x size bytes from o's src to r's dst (the transfers of one
-     * stage: inside one NCCL group when NCCL moves them). */
-    int transfer(uint32_t o, const void *src, uint32_t r, void *dst, uint64_t bytes, csr_status *status)
-    {
-        exchanged += bytes;
-        if (nccl) {
-            NCCL_TRY(api, api.send(src, bytes, kNcclUint8, (int)r, comm[o], part[o]->stream));
-            NCCL_TRY(api, api.recv(dst, bytes, kNcclUint8, (int)o, comm[r], part[r]->stream));
-            return CSR_OK;
-        }
-        CUDA_TRY(cudaSetDevice(part[o]->device));
-        CUDA_TRY(cudaMemcpyPeerAsync(dst, part[r]->device, src, part[o]->device, bytes, part[o]->stream));
-        return CSR_OK;
-    }
-
-    /* One stage of transfers: move(o, r, b, e) for every ordered pair with
-     * something on its list ([b, e) of p->send_index), inside one NCCL
-     * group when NCCL moves them; then every part synchronised. */
-    template <typename F> int transfer_stage(F move, csr_status *status)
-    {
-        const uint32_t P = p->parts;
-        if (nccl)
-            NCCL_TRY(api, api.group_start());
-        for (uint32_t o = 0; o < P; o++)
-            for (uint32_t r = 0; r < P; r++) {
-                const uint64_t b = send_begin(o, r), e = send_end(o, r);
-                if (b == e)
-                    continue;
-                int rc = move(o, r, b, e);
-                if (rc) {
-                    if (nccl)
-                        api.group_end();
-                    return rc;
-                }
-            }
-        if (nccl)
-            NCCL_TRY(api, api.group_end());
-        return sync_all(status);
-    }
-
-    /* Pull: every reader's foreign copies of array A (own + foreign, Size
-     * bytes an element; a(q) gives part q's copy) take their owners' values
-     * (staged: into the reader's rbuf, its foreign order, instead). */
-    template <int Size, typename F> int pull(F a, csr_status *status, bool staged = false)
-    {
-        typedef typename word<Size>::type T;
-        const uint32_t P = p->parts;
-        for (uint32_t o = 0; o < P; o++) { /* gather into o's buffer, each receiver its slice */
-            part_device &q = *part[o];
-            const uint64_t total = sends(o);
-            if (!total)
-                continue;
-            CUDA_TRY(cudaSetDevice(q.device));
-            gather<Size><<<grid_for(total, kThreads), kThreads, 0, q.stream>>>(total, q.send.p, (const T *)a(q),
-                                                                               (T *)q.xbuf.p);
-            CUDA_TRY_LAUNCH();
-        }
-        TRY(sync_all(status));
-        return transfer_stage(
-            [&](uint32_t o, uint32_t r, uint64_t b, uint64_t e) {
-                part_device &q = *part[r];
-                T *dst = staged ? (T *)q.rbuf.p + p->part[r].recv_first[o]
-                                : (T *)a(q) + q.ns + p->part[r].recv_first[o];
-                return transfer(o, part[o]->xbuf.p + (b - send_base(o)) * Size, r, dst, (e - b) * Size, status);
-            },
-            status);
-    }
-
-    /* Every reader's u32 values of its foreign copies (src(q): part q's
-     * array of nf, in its foreign order) into their owners' xbuf, in the
-     * order of the owners' send lists. */
-    template <typename F> int gather_back(F src, csr_status *status)
-    {
-        return transfer_stage(
-            [&](uint32_t o, uint32_t r, uint64_t b, uint64_t e) {
-                return transfer(r, src(*part[r]) + p->part[r].recv_first[o], o,
-                                part[o]->xbuf.p + (b - send_base(o)) * 4, (e - b) * 4, status);
-            },
-            status);
-    }
-
-    /* Push: every owner's in-labels raised to the largest its readers'
-     * copies reached; *changed when one rose. */
-    int push_in(bool *changed, csr_status *status)
-    {
-        const uint32_t P = p->parts;
-        TRY(gather_back([](part_device &q) { return q.in.p + q.ns; }, status));
-        for (uint32_t o = 0; o < P; o++) {
-            part_device &q = *part[o];
-            const uint64_t total = sends(o);
-            CUDA_TRY(cudaSetDevice(q.device));
-            CUDA_TRY(cudaMemsetAsync(q.changed.p, 0, sizeof(unsigned), q.stream));
-            if (!total)
-                continue;
-            scatter_max<<<grid_for(total, kThreads), kThreads, 0, q.stream>>>(total, q.send.p, (const uint32_t *)q.xbuf.p,
-                                                                             q.in.p, q.changed.p);
-            CUDA_TRY_LAUNCH();
-        }
-        unsigned rose = 0;
-        TRY(sum([](part_device &q) { return q.changed.p; }, &rose, status));
-        *changed = *changed || rose;
-        return CSR_OK;
-    }
-};
+    unsigned rose = 0;
+    TRY(x.sum([](part_device &q) { return q.changed.p; }, &rose, status));
+    *changed = *changed || rose;
+    return CSR_OK;
+}
 
 /* Part i of the partition onto its device: rows, local targets, send list,
  * the labels' buffers, the local transpose; with mec, the choices' arrays
@@ -864,44 +647,15 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
     return x.pull<1>(live_of, status);
 }
 
-/* The partition on the devices: part i on devices[i % num_devices], NCCL's
- * communicators where every part has a device of its own (and NCCL was not
- * refused); the foreign states counted, the upload timed. */
+/* The partition on the devices (open_exchange), each part by upload_part. */
 int open_parts(const csr_model *m, const gpu_parts_options *o, const csr_partition *p, bool mec, parted &x,
                gpu_parts_stats *st, csr_status *status)
 {
-    const uint32_t P = p->parts;
-    x.p = p;
-    bool distinct = (uint32_t)o->num_devices >= P;
-    for (int a = 0; distinct && a < o->num_devices; a++)
-        for (int b = a + 1; b < o->num_devices; b++)
-            distinct = distinct && o->devices[a] != o->devices[b];
-    if (o->exchange == GPU_EXCHANGE_NCCL && !distinct)
-        return csr_fail(status, CSR_ERR_USAGE,
-                        "%u parts on %d devices: NCCL takes one part a device, each device once (use copies)", P,
-                        o->num_devices);
-    if (o->exchange != GPU_EXCHANGE_COPIES && distinct && P > 1) {
-        x.nccl = x.api.load();
-        if (!x.nccl && o->exchange == GPU_EXCHANGE_NCCL)
-            return csr_fail(status, CSR_ERR_USAGE, "NCCL: libnccl.so.2 cannot be loaded: %s", dlerror());
-    }
-    st->exchange = x.nccl ? "nccl" : "copies";
-    double t = seconds_now();
-    for (uint32_t i = 0; i < P; i++) {
-        x.part.emplace_back(new (std::nothrow) part_device);
-        if (!x.part.back())
-            return CSR_ERR_NOMEM;
-        TRY(upload_part(m, p, i, o->devices[i % o->num_devices], mec, *x.part.back(), status));
-        st->foreign += p->part[i].num_foreign;
-    }
-    if (x.nccl) {
-        std::vector<int> devs(o->devices, o->devices + P);
-        setenv("NCCL_NVLS_ENABLE", "0", 0); /* no NVLink multicast (format/MULTI-GPU.md) */
-        x.comm.assign(P, nullptr);
-        NCCL_TRY(x.api, x.api.comm_init_all(x.comm.data(), (int)P, devs.data()));
-    }
-    st->upload_s = seconds_now() - t;
-    return CSR_OK;
+    return open_exchange(o, p, x, &st->exchange, &st->foreign, &st->upload_s,
+                         [&](uint32_t i, int device, part_device &q) {
+                             return upload_part(m, p, i, device, mec, q, status);
+                         },
+                         status);
 }
 
 /* The phases of label propagation over the `left` live states (classes as
@@ -953,7 +707,7 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
                     changed = changed || rose;
                 }
             }
-            TRY(x.push_in(&changed, status));
+            TRY(push_in(x, &changed, status));
             TRY(x.pull<4>(in_of, status));
             TRY(x.pull<4>(out_of, status));
         }

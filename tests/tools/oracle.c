@@ -20,7 +20,8 @@
  * (enough for reachability), each scheduler's Markov chain solved by
  * Gaussian elimination on the states that can reach a target (the others,
  * Prob0, are 0).  reach_solve (interval iteration, relative 1e-6; once as one
- * system, once split into SCC groups by a 1-byte budget) must be within
+ * system, once split into SCC groups by a 1-byte budget, once over 1 to 8
+ * parts by ref/reach_parts.h's Jacobi iteration) must be within
  * 1e-6 relative (1e-12 absolute) of every state's exact value, and exactly 0
  * and 1 where the exact value is.  On the same MDPs, with random state and
  * choice rewards (zeros common, so zero-reward end components are too) and
@@ -52,6 +53,7 @@
 #include "acc.h"
 #include "labels.h"
 #include "reach.h"
+#include "reach_parts.h"
 #include "ref.h"
 #include "xorshift.h"
 
@@ -571,10 +573,18 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
         double exact[MAX_STATES], got[MAX_STATES];
         brute_values(m, target, avoid, maximize, exact);
         reach_query q = {tflags, aflags, maximize};
-        for (int split = 0; split <= 1; split++) {
+        for (int split = 0; split <= 2; split++) {
             reach_stats st;
             memset(&st, 0, sizeof st);
-            if (reach_solve(model, &q, &o, split ? 1 : UINT64_MAX, NULL, got, &st)) {
+            /* split 2: the iteration over 1 to 8 parts (ref/reach_parts.h) */
+            reach_parts_context pcx;
+            memset(&pcx, 0, sizeof pcx);
+            pcx.parts = 1 + (uint32_t)(seed % 8);
+            reach_backend parts;
+            memset(&parts, 0, sizeof parts);
+            parts.solve = reach_solve_partitioned;
+            parts.ctx = &pcx;
+            if (reach_solve(model, &q, &o, split == 1 ? 1 : UINT64_MAX, split == 2 ? &parts : NULL, got, &st)) {
                 fprintf(stderr, "oracle: seed %llu: reach_solve failed\n", (unsigned long long)seed);
                 return 1;
             }
@@ -593,8 +603,8 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
                     for (unsigned v = 0; v < m->n; v++)
                         if (avoid >> v & 1)
                             fprintf(stderr, " %u", v);
-                    fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\n", split ? " (split)" : "", s, got[s],
-                            exact[s]);
+                    fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\n",
+                            split == 2 ? " (over parts)" : split ? " (split)" : "", s, got[s], exact[s]);
                     print_mdp(m);
                     return 1;
                 }

@@ -4,7 +4,7 @@
  *
  *   gpu-vi -t LABEL [-a LABEL] -m max|min [-e EPS] [--abs|--rel] [--vi]
  *          [--max-iters N] [--mem-limit BYTES] [--threads-per-state N] [--sweep-classes N]
- *          [-o FILE] [--stats] [--cpu] [-d N] [file | -]
+ *          [-o FILE] [--stats] [--cpu] [-d N] [-g N] [--gpus LIST] [--exchange WAY] [file | -]
  *   gpu-vi -p PROPERTY... | -P FILE [--json] [--export-scheduler FILE] [options] [file | -]
  *
  * Properties (format/props.h): P, Pmin, Pmax of F and U paths, step-bounded
@@ -25,6 +25,13 @@
  * free, or than --mem-limit, the split of Berger's section 3.3: SCCs (on the
  * GPU when they fit) in topological order, joined greedily while they fit,
  * solved in order; an SCC too large alone is solved on the CPU.
+ * -g N / --gpus LIST: the model split into N parts over the GPUs (issue 18;
+ * several parts a GPU where fewer are there: the simulated mode):
+ * Prob0/Prob1 on the CPU, the maybe states' MECs by gpu_mec_partitioned and
+ * the interval (or value) iteration over the parts by
+ * gpu_reach_iterate_partitioned (Jacobi sweeps: the same bits for every N);
+ * with --cpu, the same over the same parts on the CPU (ref/reach_parts.h).
+ * Not for OVI, rewards or step bounds.
  * --cpu: the same algorithm, sequential (ref/reach.c), the benchmark baseline.
  * Exit 0 ok, 1 bad input or no convergence, 2 usage (unknown label or reward
  * structure), 3 no GPU or a GPU failure.
@@ -36,7 +43,11 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "multi.h"
+#include "partition.h"
 #include "reach.h"
+#include "reach_parts.h"
+#include "ref.h"
 #include "props.h"
 #include "reach_vi.h"
 #include "textin.h"
@@ -93,6 +104,10 @@ static void usage(FILE *out)
             tool_name, tool_name, REACH_DEFAULT_MAX_ITERATIONS, GPU_REACH_MAX_SWEEP_CLASSES, GPU_REACH_SWEEP_CLASSES);
     fputs("Options of the SCC decomposition of the split (as gpu-scc):\n", out);
     gpu_tool_usage(out);
+    gpu_tool_parts_usage(out);
+    fputs("  (gpu-vi -g: Prob0/Prob1 on the CPU, the MECs and the iteration over the\n"
+          "  parts, Jacobi sweeps, the same bits for every N; ii or vi, unbounded P)\n",
+          out);
     fputs("Exit status: 0 ok, 1 bad input or no convergence, 2 usage, 3 no GPU or a GPU failure.\n", out);
 }
 
@@ -392,6 +407,53 @@ static int cmp_pair(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* gpu-vi -g N: the MECs of the maybe graph over the parts (the GPUs' MEC
+ * rounds, or ref_mec_partitioned's on the CPU) and the iteration over them
+ * (gpu_reach_iterate_partitioned, or ref/reach_parts.h's on the CPU). */
+typedef struct vi_parts {
+    reach_parts_context pcx;
+    int use_cpu;
+    gpu_parts_stats mec; /* the last MEC decomposition's */
+} vi_parts;
+
+static int parts_mecs(const csr_model *g, uint64_t *mec, void *ctx)
+{
+    vi_parts *vp = (vi_parts *)ctx;
+    const gpu_parts_options *po = (const gpu_parts_options *)vp->pcx.gpus;
+    if (vp->use_cpu) {
+        csr_partition p;
+        int rc = csr_partition_build(g, po->parts, &p, vp->pcx.status);
+        if (rc)
+            return rc;
+        ref_mec_parts_stats ps;
+        memset(&ps, 0, sizeof ps);
+        rc = ref_mec_partitioned(g, &p, mec, &ps);
+        csr_partition_free(&p);
+        vp->mec.mec_rounds += ps.rounds;
+        return rc;
+    }
+    const uint64_t n = g->num_states;
+    uint32_t *ids = (uint32_t *)malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return CSR_ERR_NOMEM;
+    gpu_parts_stats st;
+    int rc = gpu_mec_partitioned(g, po, ids, &st, vp->pcx.status);
+    for (uint64_t s = 0; !rc && s < n; s++)
+        mec[s] = ids[s] == GPU_MEC_NONE ? REF_NONE : ids[s];
+    free(ids);
+    if (!rc)
+        vp->mec.mec_rounds += st.mec_rounds;
+    return rc;
+}
+
+static int parts_solve(const reach_system *y, const reach_options *ro, double eps, double *lower, double *upper,
+                       uint64_t *iterations, double *difference, void *ctx)
+{
+    vi_parts *vp = (vi_parts *)ctx;
+    return vp->use_cpu ? reach_solve_partitioned(y, ro, eps, lower, upper, iterations, difference, &vp->pcx)
+                       : gpu_reach_iterate_partitioned(y, ro, eps, lower, upper, iterations, difference, &vp->pcx);
+}
+
 /* By enum reach_method. */
 static const char *const method_names[] = {"ii", "vi", "ovi"};
 static const char *const method_titles[] = {"interval iteration", "value iteration", "optimistic value iteration"};
@@ -410,7 +472,7 @@ int main(int argc, char **argv)
     uint64_t mem_limit = 0;
     int have_limit = 0, threads = 0, json_out = 0;
     unsigned sweep_classes = 0;
-    static const struct option longopts[] = {GPU_LONG_OPTIONS,
+    static const struct option longopts[] = {GPU_LONG_OPTIONS, GPU_PARTS_LONG_OPTIONS,
                                              {"abs", no_argument, 0, OPT_ABS},
                                              {"rel", no_argument, 0, OPT_REL},
                                              {"vi", no_argument, 0, OPT_VI},
@@ -423,8 +485,13 @@ int main(int argc, char **argv)
                                              {"export-scheduler", required_argument, 0, OPT_SCHEDULER},
                                              {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS "t:a:m:e:o:p:P:", longopts, NULL)) != -1) {
+    gpu_tool_parts x;
+    memset(&x, 0, sizeof x);
+    while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS GPU_PARTS_SHORT_OPTIONS "t:a:m:e:o:p:P:", longopts, NULL)) !=
+           -1) {
         int done = gpu_tool_option(c, optarg, &o);
+        if (!done)
+            done = gpu_tool_parts_option(c, optarg, &x);
         if (done < 0)
             return EXIT_USAGE;
         if (done)
@@ -516,6 +583,12 @@ int main(int argc, char **argv)
     }
     if (gpu_tool_finish_options(&o))
         return EXIT_USAGE;
+    gpu_tool_parts_finish(&x, &o);
+    if (x.parts && (ro.method == REACH_OVI || have_limit || threads || sweep_classes)) {
+        tool_error("-g: the iteration over parts takes --method ii or vi, and neither --mem-limit, "
+                   "--threads-per-state nor --sweep-classes");
+        return EXIT_USAGE;
+    }
     if (o.use_cpu && ro.method == REACH_OVI) {
         tool_error("--method ovi runs on the GPU; the CPU reference iterates ii or vi");
         return EXIT_USAGE;
@@ -555,6 +628,13 @@ int main(int argc, char **argv)
         property_list_free(&props);
         return EXIT_USAGE;
     }
+    for (size_t i = 0; x.parts && i < props.count; i++)
+        if (props.items[i].steps >= 0 || props.items[i].reward) {
+            tool_error("-g: '%s': step-bounded and reward properties are not iterated over parts",
+                       props.items[i].text);
+            property_list_free(&props);
+            return EXIT_USAGE;
+        }
     if (sched_path && props.items[0].steps >= 0) {
         tool_error("--export-scheduler: a step-bounded property's optimal schedulers need memory (the step count); "
                    "only unbounded ones are exported");
@@ -568,6 +648,11 @@ int main(int argc, char **argv)
     if (exit_status) {
         property_list_free(&props);
         return exit_status;
+    }
+    if (x.parts && !o.use_cpu && gpu_tool_parts_devices(&x)) {
+        csr_free(&m);
+        property_list_free(&props);
+        return EXIT_DEVICE;
     }
     const double t0 = times.read_start;
     const char *name = tool_input_name(path);
@@ -619,8 +704,20 @@ int main(int argc, char **argv)
     memset(&cpu, 0, sizeof cpu);
     prob01_cache cache;
     memset(&cache, 0, sizeof cache);
-    cache.inner = o.use_cpu ? NULL : &gpu;
+    cache.inner = o.use_cpu || x.parts ? NULL : &gpu;
     cached = o.use_cpu ? cpu : gpu;
+    vi_parts vp; /* -g: the MECs and the iteration over the parts; Prob0/Prob1 on the CPU */
+    memset(&vp, 0, sizeof vp);
+    vp.pcx.parts = x.options.parts;
+    vp.pcx.gpus = &x.options;
+    vp.pcx.status = &st;
+    vp.use_cpu = o.use_cpu;
+    if (x.parts) {
+        cached = cpu;
+        cached.mecs = parts_mecs;
+        cached.solve = parts_solve;
+        cached.ctx = &vp;
+    }
     cached.prob01 = cached_prob01;
     cached.prob01_ctx = &cache;
     if (!tflags || !aflags || !values) {
@@ -645,12 +742,14 @@ int main(int argc, char **argv)
         cx.status = &st;
         cx.workspace = workspace;
         memset(&rs, 0, sizeof rs);
+        memset(&vp.pcx.stats, 0, sizeof vp.pcx.stats);
+        memset(&vp.mec, 0, sizeof vp.mec);
     }
     if ((status_code = property_flags(&m, prop, props.bare, tflags, aflags, &st)))
         goto done;
     {
         reach_query q = {tflags, prop->avoid ? aflags : NULL, m.model_type == CSR_MDP ? prop->direction == PROP_MAX : 1};
-        uint64_t budget = have_limit ? mem_limit : o.use_cpu ? UINT64_MAX : gpu_free_memory() / 10 * 9;
+        uint64_t budget = have_limit ? mem_limit : o.use_cpu || x.parts ? UINT64_MAX : gpu_free_memory() / 10 * 9;
         const reach_backend *backend = &cached; /* Prob0/Prob1 through the cache */
         if (prop->steps >= 0) {
             rc = reach_solve_bounded(&m, &q, (uint64_t)prop->steps, backend, values, &rs);
@@ -666,6 +765,12 @@ int main(int argc, char **argv)
                        "of these values): ask for a larger -e",
                        name, rs.final_difference, ro.epsilon);
             status_code = EXIT_BAD_INPUT;
+            rc = CSR_OK; /* said */
+            goto done;
+        }
+        if (rc == CSR_ERR_USAGE) { /* -g: NCCL where it cannot run */
+            tool_error("%s", st.detail);
+            status_code = EXIT_USAGE;
             rc = CSR_OK; /* said */
             goto done;
         }
@@ -775,7 +880,23 @@ int main(int argc, char **argv)
         json_object_set_new(j, "mec_s", json_real(rs.mec_s));
         json_object_set_new(j, "split_s", json_real(rs.split_s));
         json_object_set_new(j, "iterate_s", json_real(rs.iterate_s));
-        if (!o.use_cpu) {
+        if (x.parts) {
+            const reach_parts_stats *ps = &vp.pcx.stats;
+            gpu_parts_stats pst;
+            memset(&pst, 0, sizeof pst);
+            pst.exchange = ps->exchange ? ps->exchange : "copies";
+            pst.foreign = ps->foreign;
+            pst.passes = ps->passes;
+            pst.exchanged_bytes = ps->exchanged;
+            pst.partition_s = ps->partition_s;
+            pst.upload_s = ps->upload_s;
+            pst.download_s = ps->download_s;
+            gpu_stats_json_parts(j, &x, &pst, o.use_cpu);
+            json_object_set_new(j, "span_mecs", json_integer((json_int_t)ps->span_mecs));
+            json_object_set_new(j, "mec_rounds", json_integer((json_int_t)vp.mec.mec_rounds));
+            if (!o.use_cpu)
+                json_object_set_new(j, "resident_s", json_real(ps->resident_s));
+        } else if (!o.use_cpu) {
             json_object_set_new(j, "prob01_levels", json_integer((json_int_t)cx.prob01_sweeps));
             json_object_set_new(j, "prob01_on_cpu", json_boolean(cx.prob01_on_cpu));
             json_object_set_new(j, "prob1e_by_mecs", json_boolean(cx.prob1e_by_mecs));
@@ -817,7 +938,15 @@ int main(int argc, char **argv)
                 "iteration %.4f s\n",
                 tool_name, times.read_end - t0, times.device_ready - times.read_end, rs.prob01_s, rs.mec_s, rs.split_s,
                 rs.iterate_s);
-        if (!o.use_cpu)
+        if (x.parts)
+            fprintf(stderr,
+                    "%s: %d parts%s: %llu foreign states, %llu MECs over several parts, %llu bytes exchanged; "
+                    "partition %.4f s, upload %.4f s, resident %.4f s, download %.4f s\n",
+                    tool_name, x.parts, o.use_cpu ? " on the CPU" : "", (unsigned long long)vp.pcx.stats.foreign,
+                    (unsigned long long)vp.pcx.stats.span_mecs, (unsigned long long)vp.pcx.stats.exchanged,
+                    vp.pcx.stats.partition_s, vp.pcx.stats.upload_s, vp.pcx.stats.resident_s,
+                    vp.pcx.stats.download_s);
+        else if (!o.use_cpu)
             fprintf(stderr,
                     "%s: GPU: %llu Prob0/Prob1 %s%s; %d threads per state%s%s, %u sweep classes (%.4f s); compaction "
                     "%.4f s, host-to-device %.4f s, iterations %.4f s (%.1f us each, about %.1f GB/s), device-to-host "

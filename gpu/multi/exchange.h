@@ -1,0 +1,297 @@
+/*
+ * exchange.h - the parts of a partitioned model on their devices and the
+ * exchange of their foreign states' data (internal to gpu/multi/; the
+ * design in format/MULTI-GPU.md): each part a device and a stream, its send
+ * list and exchange buffer (part_base, which each user's part extends), and
+ * the transfers between them (parted): a pull (gather on the owner, one
+ * transfer a pair of parts into the reader's foreign slice) and its
+ * reverse, through NCCL's ncclSend/ncclRecv where every part has a device
+ * of its own, else device copies (cudaMemcpyPeerAsync: the simulated mode).
+ * Used by parts.cu (SCCs, MECs) and reach_parts.cu (value iteration).
+ */
+#ifndef GPU_MULTI_EXCHANGE_H
+#define GPU_MULTI_EXCHANGE_H
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <memory>
+#include <vector>
+
+#include "cuda_check.h"
+#include "launch.h"
+#include "memory.h"
+#include "multi.h"
+#include "partition.h"
+
+namespace multi {
+
+using gpu::device_array;
+using gpu::grid_for;
+using gpu::thread_count;
+using gpu::thread_index;
+
+constexpr int kThreads = 256;
+
+inline double seconds_now()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- NCCL, loaded when asked for ---------------------------------------------- */
+
+/* The few NCCL entry points the exchange uses (nccl.h's signatures with
+ * opaque handles), from libnccl.so.2. */
+typedef struct nccl_comm *nccl_comm_t;
+struct nccl_api {
+    void *lib = nullptr;
+    int (*comm_init_all)(nccl_comm_t *, int, const int *) = nullptr;
+    int (*comm_destroy)(nccl_comm_t) = nullptr;
+    int (*group_start)() = nullptr;
+    int (*group_end)() = nullptr;
+    int (*send)(const void *, size_t, int, int, nccl_comm_t, cudaStream_t) = nullptr;
+    int (*recv)(void *, size_t, int, int, nccl_comm_t, cudaStream_t) = nullptr;
+    const char *(*error_string)(int) = nullptr;
+    bool load()
+    {
+        lib = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+        if (!lib)
+            return false;
+        comm_init_all = (int (*)(nccl_comm_t *, int, const int *))dlsym(lib, "ncclCommInitAll");
+        comm_destroy = (int (*)(nccl_comm_t))dlsym(lib, "ncclCommDestroy");
+        group_start = (int (*)())dlsym(lib, "ncclGroupStart");
+        group_end = (int (*)())dlsym(lib, "ncclGroupEnd");
+        send = (int (*)(const void *, size_t, int, int, nccl_comm_t, cudaStream_t))dlsym(lib, "ncclSend");
+        recv = (int (*)(void *, size_t, int, int, nccl_comm_t, cudaStream_t))dlsym(lib, "ncclRecv");
+        error_string = (const char *(*)(int))dlsym(lib, "ncclGetErrorString");
+        return comm_init_all && comm_destroy && group_start && group_end && send && recv && error_string;
+    }
+    ~nccl_api()
+    {
+        if (lib)
+            dlclose(lib);
+    }
+};
+constexpr int kNcclUint8 = 1; /* ncclDataType_t ncclUint8 (nccl.h) */
+
+#define NCCL_TRY(api, call)                                                                                  \
+    do {                                                                                                     \
+        int e_ = (call);                                                                                     \
+        if (e_ != 0)                                                                                         \
+            return csr_fail(status, CSR_ERR_DEVICE, "NCCL: %s (%s:%d)", (api).error_string(e_), __FILE__, \
+                            __LINE__);                                                                       \
+    } while (0)
+
+/* Exchange: buffer[k] = values[index[k]], k < count (elements of Size bytes). */
+template <int Size> struct word;
+template <> struct word<1> { typedef uint8_t type; };
+template <> struct word<4> { typedef uint32_t type; };
+template <> struct word<8> { typedef uint64_t type; };
+template <> struct word<16> { typedef ulonglong2 type; };
+
+template <int Size>
+static __global__ void gather(uint64_t count, const uint32_t *__restrict__ index,
+                              const typename word<Size>::type *__restrict__ values, typename word<Size>::type *buffer)
+{
+    for (uint64_t k = thread_index(); k < count; k += thread_count())
+        buffer[k] = values[index[k]];
+}
+
+/* What every part has: its device and stream, its own and foreign states,
+ * its send list (own indices, by receiver), its exchange buffer, and a
+ * receive buffer for staged pulls (nf entries where a user needs one). */
+struct part_base {
+    int device = 0;
+    cudaStream_t stream = nullptr;
+    uint64_t first_state = 0, ns = 0, nf = 0, nt = 0;
+    device_array<uint32_t> send;      /* [sends] own indices, by receiver */
+    device_array<unsigned char> xbuf; /* the exchange buffer: max(sends, receives) x the widest element */
+    device_array<uint32_t> rbuf;      /* staged pulls: [nf] in the reader's foreign order */
+    part_base() = default;
+    part_base(const part_base &) = delete;
+    part_base &operator=(const part_base &) = delete;
+    ~part_base()
+    {
+        if (stream) {
+            cudaSetDevice(device);
+            cudaStreamDestroy(stream);
+        }
+    }
+};
+
+template <class Part> struct parted {
+    const csr_partition *p = nullptr;
+    std::vector<std::unique_ptr<Part>> part;
+    bool nccl = false;
+    nccl_api api;
+    std::vector<nccl_comm_t> comm;
+    uint64_t exchanged = 0;
+    ~parted()
+    {
+        for (nccl_comm_t c : comm)
+            if (c)
+                api.comm_destroy(c);
+    }
+
+    /* what o sends r: [a, b) of p->send_index, and its place in o's list */
+    uint64_t send_begin(uint32_t o, uint32_t r) const { return p->send_first[(uint64_t)o * p->parts + r]; }
+    uint64_t send_end(uint32_t o, uint32_t r) const { return p->send_first[(uint64_t)o * p->parts + r + 1]; }
+    uint64_t send_base(uint32_t o) const { return p->send_first[(uint64_t)o * p->parts]; }
+    uint64_t sends(uint32_t o) const { return p->send_first[(uint64_t)(o + 1) * p->parts] - send_base(o); }
+
+    int sync_all(csr_status *status)
+    {
+        for (auto &q : part) {
+            CUDA_TRY(cudaSetDevice(q->device));
+            CUDA_TRY(cudaStreamSynchronize(q->stream));
+        }
+        return CSR_OK;
+    }
+
+    /* A counter of every part (at(q): its device address) read back and summed. */
+    template <typename T, typename F> int sum(F at, T *total, csr_status *status)
+    {
+        *total = 0;
+        for (auto &q : part) {
+            T v = 0;
+            CUDA_TRY(cudaSetDevice(q->device));
+            CUDA_TRY(cudaMemcpyAsync(&v, at(*q), sizeof v, cudaMemcpyDeviceToHost, q->stream));
+            CUDA_TRY(cudaStreamSynchronize(q->stream));
+            *total += v;
+        }
+        return CSR_OK;
+    }
+
+    /* Move count x size bytes from o's src to r's dst (the transfers of one
+     * stage: inside one NCCL group when NCCL moves them). */
+    int transfer(uint32_t o, const void *src, uint32_t r, void *dst, uint64_t bytes, csr_status *status)
+    {
+        exchanged += bytes;
+        if (nccl) {
+            NCCL_TRY(api, api.send(src, bytes, kNcclUint8, (int)r, comm[o], part[o]->stream));
+            NCCL_TRY(api, api.recv(dst, bytes, kNcclUint8, (int)o, comm[r], part[r]->stream));
+            return CSR_OK;
+        }
+        CUDA_TRY(cudaSetDevice(part[o]->device));
+        CUDA_TRY(cudaMemcpyPeerAsync(dst, part[r]->device, src, part[o]->device, bytes, part[o]->stream));
+        return CSR_OK;
+    }
+
+    /* One stage of transfers: move(o, r, b, e) for every ordered pair with
+     * something on its list ([b, e) of p->send_index), inside one NCCL
+     * group when NCCL moves them; then every part synchronised. */
+    template <typename F> int transfer_stage(F move, csr_status *status)
+    {
+        const uint32_t P = p->parts;
+        if (nccl)
+            NCCL_TRY(api, api.group_start());
+        for (uint32_t o = 0; o < P; o++)
+            for (uint32_t r = 0; r < P; r++) {
+                const uint64_t b = send_begin(o, r), e = send_end(o, r);
+                if (b == e)
+                    continue;
+                int rc = move(o, r, b, e);
+                if (rc) {
+                    if (nccl)
+                        api.group_end();
+                    return rc;
+                }
+            }
+        if (nccl)
+            NCCL_TRY(api, api.group_end());
+        return sync_all(status);
+    }
+
+    /* Pull: every reader's foreign copies of array A (own + foreign, Size
+     * bytes an element; a(q) gives part q's copy) take their owners' values
+     * (staged: into the reader's rbuf, its foreign order, instead); each
+     * part's xbuf holds Size bytes a sent state. */
+    template <int Size, typename F> int pull(F a, csr_status *status, bool staged = false)
+    {
+        typedef typename word<Size>::type T;
+        const uint32_t P = p->parts;
+        for (uint32_t o = 0; o < P; o++) { /* gather into o's buffer, each receiver its slice */
+            Part &q = *part[o];
+            const uint64_t total = sends(o);
+            if (!total)
+                continue;
+            CUDA_TRY(cudaSetDevice(q.device));
+            gather<Size><<<grid_for(total, kThreads), kThreads, 0, q.stream>>>(total, q.send.p, (const T *)a(q),
+                                                                               (T *)q.xbuf.p);
+            CUDA_TRY_LAUNCH();
+        }
+        TRY(sync_all(status));
+        return transfer_stage(
+            [&](uint32_t o, uint32_t r, uint64_t b, uint64_t e) {
+                Part &q = *part[r];
+                T *dst = staged ? (T *)q.rbuf.p + p->part[r].recv_first[o]
+                                : (T *)a(q) + q.ns + p->part[r].recv_first[o];
+                return transfer(o, part[o]->xbuf.p + (b - send_base(o)) * Size, r, dst, (e - b) * Size, status);
+            },
+            status);
+    }
+
+    /* Every reader's u32 values of its foreign copies (src(q): part q's
+     * array of nf, in its foreign order) into their owners' xbuf, in the
+     * order of the owners' send lists. */
+    template <typename F> int gather_back(F src, csr_status *status)
+    {
+        return transfer_stage(
+            [&](uint32_t o, uint32_t r, uint64_t b, uint64_t e) {
+                return transfer(r, src(*part[r]) + p->part[r].recv_first[o], o,
+                                part[o]->xbuf.p + (b - send_base(o)) * 4, (e - b) * 4, status);
+            },
+            status);
+    }
+};
+
+/* Open the parts: part i on devices[i % num_devices] through upload(i,
+ * device, part) (which creates its stream and buffers), NCCL's
+ * communicators where every part has a device of its own (and NCCL was not
+ * refused); *exchange names the way, *foreign counts the foreign states,
+ * *upload_s the seconds. */
+template <class Part, typename F>
+int open_exchange(const gpu_parts_options *o, const csr_partition *p, parted<Part> &x, const char **exchange,
+                  uint64_t *foreign, double *upload_s, F upload, csr_status *status)
+{
+    const uint32_t P = p->parts;
+    x.p = p;
+    bool distinct = (uint32_t)o->num_devices >= P;
+    for (int a = 0; distinct && a < o->num_devices; a++)
+        for (int b = a + 1; b < o->num_devices; b++)
+            distinct = distinct && o->devices[a] != o->devices[b];
+    if (o->exchange == GPU_EXCHANGE_NCCL && !distinct)
+        return csr_fail(status, CSR_ERR_USAGE,
+                        "%u parts on %d devices: NCCL takes one part a device, each device once (use copies)", P,
+                        o->num_devices);
+    if (o->exchange != GPU_EXCHANGE_COPIES && distinct && P > 1) {
+        x.nccl = x.api.load();
+        if (!x.nccl && o->exchange == GPU_EXCHANGE_NCCL)
+            return csr_fail(status, CSR_ERR_USAGE, "NCCL: libnccl.so.2 cannot be loaded: %s", dlerror());
+    }
+    *exchange = x.nccl ? "nccl" : "copies";
+    double t = seconds_now();
+    for (uint32_t i = 0; i < P; i++) {
+        x.part.emplace_back(new (std::nothrow) Part);
+        if (!x.part.back())
+            return CSR_ERR_NOMEM;
+        TRY(upload(i, o->devices[i % o->num_devices], *x.part.back()));
+        *foreign += p->part[i].num_foreign;
+    }
+    if (x.nccl) {
+        std::vector<int> devs(o->devices, o->devices + P);
+        setenv("NCCL_NVLS_ENABLE", "0", 0); /* no NVLink multicast (format/MULTI-GPU.md) */
+        x.comm.assign(P, nullptr);
+        NCCL_TRY(x.api, x.api.comm_init_all(x.comm.data(), (int)P, devs.data()));
+    }
+    *upload_s = seconds_now() - t;
+    return CSR_OK;
+}
+
+} /* namespace multi */
+
+#endif
