@@ -9,10 +9,7 @@
 #include "parallel.h"
 #include "partition.h"
 
-/* Every entry of the exchange lists, pair by pair: part o's own state `own`
- * (a local index) is part r's foreign copy `copy` (a local index of r). */
-typedef void exchange_fn(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy);
-static void for_each_exchanged(const csr_partition *p, exchange_fn *fn, void *ctx)
+void csr_partition_exchange(const csr_partition *p, csr_exchange_fn *fn, void *ctx)
 {
     const uint32_t P = p->parts;
     for (uint32_t o = 0; o < P; o++)
@@ -364,7 +361,7 @@ int ref_vi_steps_partitioned(const csr_model *m, const csr_partition *p, const u
         }
         /* the exchange: each foreign copy takes its owner's new value (on
          * GPUs: a gather on the owner, one send and one receive a pair) */
-        for_each_exchanged(p, pull_value, next);
+        csr_partition_exchange(p, pull_value, next);
         double **swap = cur;
         cur = next;
         next = swap;
@@ -415,7 +412,7 @@ static void pull_labels(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_
 }
 
 /* Pull: every part's foreign copies take their owners' labels, liveness, class and SCC. */
-static void pull(const csr_partition *p, lp_part *lp) { for_each_exchanged(p, pull_labels, lp); }
+static void pull(const csr_partition *p, lp_part *lp) { csr_partition_exchange(p, pull_labels, lp); }
 
 typedef struct push_ctx {
     lp_part *lp;
@@ -437,7 +434,7 @@ static void push_label(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t
 static int push_in(const csr_partition *p, lp_part *lp)
 {
     push_ctx c = {lp, 0};
-    for_each_exchanged(p, push_label, &c);
+    csr_partition_exchange(p, push_label, &c);
     return c.changed;
 }
 
@@ -754,7 +751,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         }
     }
     /* the first push: in-counts of edges from other parts */
-    for_each_exchanged(p, push_counts, &ctx);
+    csr_partition_exchange(p, push_counts, &ctx);
     for (uint32_t i = 0; i < P; i++)
         for (uint64_t j = 0; j < p->part[i].num_states; j++)
             if (tp[i].in_left[j] == 0 || tp[i].out_left[j] == 0)
@@ -789,8 +786,8 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         }
         /* push the decrements to the owners; pull the flags, and the sources
          * of edges into foreign states removed since lose an out-transition */
-        for_each_exchanged(p, push_decrements, &ctx);
-        for_each_exchanged(p, pull_flag, &ctx);
+        csr_partition_exchange(p, push_decrements, &ctx);
+        csr_partition_exchange(p, pull_flag, &ctx);
         for (uint32_t i = 0; i < P; i++)
             work |= tp[i].queued > 0;
     }
@@ -954,7 +951,7 @@ int ref_mec_partitioned(const csr_model *m, const csr_partition *p, uint64_t *me
                     mec_enter_removed(t, j, st);
                 }
             }
-            for_each_exchanged(p, mec_pull_flag, &ctx);
+            csr_partition_exchange(p, mec_pull_flag, &ctx);
         }
         if (st->removed_choices + st->removed_states == removed_before)
             break; /* nothing left any SCC: each is an end component, and maximal */

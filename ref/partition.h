@@ -72,6 +72,15 @@ void csr_partition_free(csr_partition *p);
 uint32_t csr_partition_owner(const csr_partition *p, uint64_t s);
 
 /*
+ * Every entry of the exchange lists, pair by pair (owner o ascending, then
+ * reader r): fn(ctx, o, own, r, copy) says that part o's own state `own` (an
+ * index from its first state) is part r's foreign copy `copy` (an index
+ * into r's own + foreign vector).  The CPU's pulls and pushes.
+ */
+typedef void csr_exchange_fn(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy);
+void csr_partition_exchange(const csr_partition *p, csr_exchange_fn *fn, void *ctx);
+
+/*
  * Value iteration, `steps` Jacobi steps of the Bellman operator of reaching
  * `target` (u8[n], nonzero: a target state), maximising (maximise != 0) or
  * minimising over choices, from x = 1 on targets and 0 elsewhere: x'(s) = 1

@@ -223,19 +223,6 @@ static void pull_pair(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t 
     x[r][2 * copy + 1] = x[o][2 * (uint64_t)own + 1];
 }
 
-/* Every entry of the exchange lists (ref/partition.c's loop). */
-static void pull_all(const csr_partition *p, double **x)
-{
-    const uint32_t P = p->parts;
-    for (uint32_t o = 0; o < P; o++)
-        for (uint32_t r = 0; r < P; r++) {
-            const csr_part *q = &p->part[r];
-            const uint64_t a = p->send_first[(uint64_t)o * P + r], b = p->send_first[(uint64_t)o * P + r + 1];
-            for (uint64_t k = a; k < b; k++)
-                pull_pair(x, o, p->send_index[k], r, q->num_states + q->recv_first[o] + (k - a));
-        }
-}
-
 int ref_reach_iterate_partitioned(const reach_system *y, const reach_parts *rp, const reach_options *o, double eps,
                                   double *lower, double *upper, uint64_t *iterations, double *out_difference)
 {
@@ -324,7 +311,7 @@ int ref_reach_iterate_partitioned(const reach_system *y, const reach_parts *rp, 
                     best[i][k] = 0.0;
             }
         }
-        pull_all(p, next); /* the foreign copies take their owners' new bounds */
+        csr_partition_exchange(p, pull_pair, next); /* the foreign copies take their owners' new bounds */
         double **swap = cur;
         cur = next;
         next = swap;

@@ -8,7 +8,9 @@
 # trimming over the parts (outboxes pushed, flags pulled) leaving exactly the
 # states between cycles (Tarjan's SCCs and two breadth-first searches); the
 # MEC rounds over the parts (gpu-mec --cpu -g) equal to the basic MEC
-# algorithm and to brute force.
+# algorithm and to brute force; interval iteration over the parts (gpu-vi
+# --cpu -g, ref/reach_parts.h) the same bits for every part count and within
+# 1e-6 of PRISM's values (the oracle checks it against exact values).
 
 load helper
 

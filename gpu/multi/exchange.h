@@ -112,6 +112,27 @@ struct part_base {
     device_array<unsigned char> xbuf; /* the exchange buffer: max(sends, receives) x the widest element */
     device_array<uint32_t> rbuf;      /* staged pulls: [nf] in the reader's foreign order */
     part_base() = default;
+    /* Part i of p on device dev: its ranges, a stream, its send list
+     * uploaded and an exchange buffer of `element` bytes a state for
+     * max(sends, foreign) states. */
+    int open(const csr_partition *p, uint32_t i, int dev, uint64_t element, csr_status *status)
+    {
+        const csr_part &c = p->part[i];
+        const uint64_t first = p->send_first[(uint64_t)i * p->parts];
+        const uint64_t sends = p->send_first[(uint64_t)(i + 1) * p->parts] - first;
+        device = dev;
+        first_state = c.first_state;
+        ns = c.num_states;
+        nf = c.num_foreign;
+        nt = c.num_transitions;
+        CUDA_TRY(cudaSetDevice(dev));
+        CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        TRY(send.alloc(sends, NULL, status));
+        TRY(xbuf.alloc(element * (sends > nf ? sends : nf), NULL, status));
+        if (sends)
+            CUDA_TRY(cudaMemcpy(send.p, p->send_index + first, sends * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        return CSR_OK;
+    }
     part_base(const part_base &) = delete;
     part_base &operator=(const part_base &) = delete;
     ~part_base()

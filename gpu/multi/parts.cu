@@ -455,21 +455,10 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
                 csr_status *status)
 {
     const csr_part &c = p->part[i];
-    const uint32_t P = p->parts;
-    q.device = device;
-    q.first_state = c.first_state;
-    q.ns = c.num_states;
-    q.nf = c.num_foreign;
-    q.nt = c.num_transitions;
-    CUDA_TRY(cudaSetDevice(device));
-    CUDA_TRY(cudaStreamCreateWithFlags(&q.stream, cudaStreamNonBlocking));
+    TRY(q.open(p, i, device, 8, status));
     const uint64_t len = q.ns + q.nf;
-    const uint64_t sends = p->send_first[(uint64_t)i * P + P] - p->send_first[(uint64_t)i * P];
-    uint64_t receives = q.nf, widest = sends > receives ? sends : receives;
     TRY(q.row.alloc(q.ns + 1, NULL, status));
     TRY(q.target.alloc(q.nt, NULL, status));
-    TRY(q.send.alloc(sends, NULL, status));
-    TRY(q.xbuf.alloc(8 * widest, NULL, status));
     TRY(q.in.alloc(len, NULL, status));
     TRY(q.out.alloc(len, NULL, status));
     TRY(q.comp.alloc(len, NULL, status));
@@ -503,9 +492,6 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
     CUDA_TRY_LAUNCH();
     if (q.nt)
         CUDA_TRY(cudaMemcpy(q.target.p, c.local_targets, q.nt * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    if (sends)
-        CUDA_TRY(cudaMemcpy(q.send.p, p->send_index + p->send_first[(uint64_t)i * P], sends * sizeof(uint32_t),
-                            cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemset(q.live.p, 1, len ? len : 1));
     CUDA_TRY(cudaMemset(q.cls.p, 0, (len ? len : 1) * sizeof(uint64_t)));
     /* the local transpose on the device (gpu/common/model.h), with each

@@ -213,24 +213,14 @@ int upload_vi_part(const reach_parts *rp, uint32_t i, int device, bool mecs, con
     const csr_partition *p = &rp->partition;
     const csr_part &c = p->part[i];
     const uint32_t P = p->parts;
-    q.device = device;
-    q.first_state = c.first_state;
-    q.ns = c.num_states;
-    q.nf = c.num_foreign;
-    q.nt = c.num_transitions;
+    TRY(q.open(p, i, device, 16, status)); /* both bounds a state */
     q.nc = c.num_choices;
-    CUDA_TRY(cudaSetDevice(device));
-    CUDA_TRY(cudaStreamCreateWithFlags(&q.stream, cudaStreamNonBlocking));
     const uint64_t len = q.ns + q.nf;
-    const uint64_t sends = p->send_first[(uint64_t)i * P + P] - p->send_first[(uint64_t)i * P];
-    const uint64_t widest = sends > q.nf ? sends : q.nf;
     TRY(q.crow.alloc(q.ns + 1, NULL, status));
     TRY(q.ctr.alloc(q.nc + 1, NULL, status));
     TRY(q.target.alloc(q.nt, NULL, status));
     TRY(q.prob.alloc(q.nt, NULL, status));
     TRY(q.fixed.alloc(q.ns, NULL, status));
-    TRY(q.send.alloc(sends, NULL, status));
-    TRY(q.xbuf.alloc(16 * widest, NULL, status));
     TRY(q.bounds_a.alloc(len, NULL, status));
     TRY(q.bounds_b.alloc(len, NULL, status));
     TRY(q.check.alloc(2, NULL, status));
@@ -250,9 +240,6 @@ int upload_vi_part(const reach_parts *rp, uint32_t i, int device, bool mecs, con
     }
     if (q.ns)
         CUDA_TRY(cudaMemcpy(q.fixed.p, rp->fixed + q.first_state, q.ns, cudaMemcpyHostToDevice));
-    if (sends)
-        CUDA_TRY(cudaMemcpy(q.send.p, p->send_index + p->send_first[(uint64_t)i * P], sends * sizeof(uint32_t),
-                            cudaMemcpyHostToDevice));
     if (mecs) {
         q.local_mecs = rp->local_mecs[i];
         TRY(q.leaving.alloc(q.nc, NULL, status));
