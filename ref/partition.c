@@ -242,7 +242,10 @@ int csr_partition_build(const csr_model *m, uint32_t parts, csr_partition *out, 
     {
         /* the parts localised by a task per CPU, each part alone (format/parallel.h) */
         localise_task task[PARALLEL_MAX_TASKS];
-        const unsigned count = parallel_tasks(parts, 1), cpus = parallel_cpus();
+        /* a task per part, but no more than the transitions make worth a thread */
+        const unsigned by_work = parallel_tasks(m->num_transitions, parallel_grain(1 << 16));
+        const unsigned by_parts = parallel_tasks(parts, 1);
+        const unsigned count = by_parts < by_work ? by_parts : by_work, cpus = parallel_cpus();
         const unsigned threads = cpus > count ? cpus / count : 1; /* fewer parts than CPUs: each part's passes in chunks */
         for (unsigned i = 0; i < count; i++)
             task[i] = (localise_task){m, out->part, parts, i, count, threads, CSR_OK};

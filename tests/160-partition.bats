@@ -149,10 +149,11 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
     assert_output "gpu-mec: bad --exchange 'mpi' (auto, copies or nccl)"
 }
 
-@test "gpu-vi --cpu -g N (the iteration over parts on the CPU) gives every state the same bits with 1, 3 and 16 parts and PRISM's values on every shared model, plain and restructured" {
+@test "gpu-vi --cpu -g N (the iteration over parts on the CPU) gives every state the same bits with 1, 3 and 16 parts and PRISM's values on the shared models one core iterates in seconds, plain and restructured" {
     local checked=0 prop query dir target avoid rest
-    # coin4_6 is left to the GPU (tests/167): 21,000 Jacobi sweeps take 30 s on one core
-    for m in $(present_models $(vi_model_names | grep -vx coin4_6)); do
+    # coin4_6, coin4 and zeroconf are left to the GPU (tests/167): their Jacobi sweeps take 1-30 s a
+    # query on one core (and four times that in make check-sanitize)
+    for m in $(present_models $(vi_model_names | grep -vx 'coin4_6\|coin4\|zeroconf')); do
         csr=$(model_csr "$m")
         vi_check_model "$csr" "$m" --cpu -g 3
         restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/r.csr"
@@ -169,11 +170,11 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
         done < "$MODELS/$m.values.tsv"
         checked=$((checked + 1))
     done
-    [ "$checked" -ge "$(at_least 18 8)" ] || fail "only $checked models"
+    [ "$checked" -ge "$(at_least 16 8)" ] || fail "only $checked models"
 }
 
 @test "gpu-vi --cpu -g N equals gpu-vi --cpu on random MDPs with end components, the same bits for every N, also with more parts than states" {
-    for seed in 1 2 3 4 5 6; do
+    for seed in 1 3 6; do
         randmdp -n $((seed * 400)) -c 3 -k 3 -e 5 -l $((seed * 20)) -g 3 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
         for dir in max min; do
             gpu-vi --cpu -t goal -m $dir -o "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
