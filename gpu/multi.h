@@ -110,7 +110,7 @@ int gpu_mec_partitioned(const csr_model *model, const gpu_parts_options *options
 /*
  * Interval or value iteration of a reach_system over parts on the GPUs, a
  * reach_solver whose ctx is a reach_parts_context with gpus pointing to the
- * gpu_parts_options (ref/reach_parts.h: reach_parts_build, then its
+ * gpu_parts_options and parts its part count (reach_parts_open, then its
  * iteration on the devices, part i on devices[i % num_devices]).  The
  * bounds after each iteration, and so the answer, are those of
  * ref_reach_iterate_partitioned bit for bit, for every part count.  Every

@@ -366,12 +366,6 @@ static double best_choice(const reach_system *y, uint64_t s, const double *x, co
     return best;
 }
 
-static double difference(double newer, double older, int relative)
-{
-    double d = fabs(newer - older);
-    return relative && d > 0.0 ? d / fabs(newer > older ? newer : older) : d;
-}
-
 /*
  * Optimistic value iteration (Hartmanns & Kaminski, CAV 2020) on the CPU,
  * as gpu_reach_iterate runs it (one Gauss-Seidel sweep for an iteration):
@@ -407,7 +401,7 @@ static int ovi_iterate(const reach_system *y, const reach_options *o, double eps
                 continue;
             double b = best_choice(y, s, lower, NULL);
             if (below) {
-                double d = difference(b, lower[s], o->relative);
+                double d = reach_difference(b, lower[s], o->relative);
                 if (d > diff)
                     diff = d;
             }
@@ -439,7 +433,7 @@ static int ovi_iterate(const reach_system *y, const reach_options *o, double eps
                 upper[s] = nu;
                 changed = 1;
             }
-            double d = difference(nu, lower[s], o->relative);
+            double d = reach_difference(nu, lower[s], o->relative);
             if (d > diff)
                 diff = d;
         }
@@ -501,7 +495,7 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
                     changed = 1;
                 }
             } else {
-                double d = difference(b, lower[s], o->relative);
+                double d = reach_difference(b, lower[s], o->relative);
                 if (d > diff)
                     diff = d;
                 changed |= b != lower[s];
@@ -536,7 +530,7 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
                 }
                 if (upper[s] < lower[s]) /* rounding only: keep the interval ordered */
                     upper[s] = lower[s];
-                double d = difference(upper[s], lower[s], o->relative);
+                double d = reach_difference(upper[s], lower[s], o->relative);
                 if (d > diff)
                     diff = d;
             }

@@ -34,6 +34,7 @@
 #ifndef REACH_H
 #define REACH_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "csr.h"
@@ -157,6 +158,20 @@ void reach_initial_bounds(uint64_t n, const uint8_t *cls, double *lower, double 
  */
 int ref_reach_iterate(const reach_system *system, const reach_options *options, double epsilon, double *lower,
                       double *upper, uint64_t *iterations, double *difference);
+
+/* The change from older to newer that the stopping rules measure: |newer -
+ * older|, relative to the larger of the two when relative (0 when equal);
+ * on the host and, compiled by nvcc, on the device. */
+#ifdef __CUDACC__
+#define REACH_HOST_DEVICE __host__ __device__
+#else
+#define REACH_HOST_DEVICE
+#endif
+static inline REACH_HOST_DEVICE double reach_difference(double newer, double older, int relative)
+{
+    double d = fabs(newer - older);
+    return relative && d > 0.0 ? d / fabs(newer > older ? newer : older) : d;
+}
 
 /* The answer from the bounds: (l + u) / 2 for interval iteration, l for VI. */
 void reach_answer(uint64_t n, int method, const double *lower, const double *upper, double *values);

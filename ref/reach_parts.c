@@ -168,12 +168,6 @@ int reach_parts_build(const reach_system *y, uint32_t parts, reach_parts *rp, cs
 
 /* ---- the iteration -------------------------------------------------------------- */
 
-/* ref_reach_iterate's measure of a change. */
-static double difference(double newer, double older, int relative)
-{
-    double d = fabs(newer - older);
-    return relative && d > 0.0 ? d / fabs(newer > older ? newer : older) : d;
-}
 
 /* The best choice of own state j of part q over the bounds x[2 * i + bound]
  * (only the choices leaving its MEC with leaving), -1 without one; each
@@ -209,7 +203,7 @@ static void settle(double *next, const double *cur, uint64_t j, int ii, int rela
     if (ii) {
         if (next[2 * j + 1] < next[2 * j]) /* rounding only: keep the interval ordered */
             next[2 * j + 1] = next[2 * j];
-        const double d = difference(next[2 * j + 1], next[2 * j], relative);
+        const double d = reach_difference(next[2 * j + 1], next[2 * j], relative);
         if (d > is->diff)
             is->diff = d;
     }
@@ -267,7 +261,7 @@ int ref_reach_iterate_partitioned(const reach_system *y, const reach_parts *rp, 
                 const double bl = part_best(rp, q, j, x, 0, y->maximize, NULL);
                 if (!ii) {
                     z[2 * j] = bl;
-                    const double d = difference(bl, x[2 * j], o->relative);
+                    const double d = reach_difference(bl, x[2 * j], o->relative);
                     if (d > is.diff)
                         is.diff = d;
                     is.changed |= bl != x[2 * j];
@@ -358,20 +352,30 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int reach_parts_open(const reach_system *y, const reach_options *o, reach_parts_context *cx, reach_parts *rp)
+{
+    if (o->method == REACH_OVI || y->choice_reward)
+        return csr_fail(cx->status, CSR_ERR_USAGE, "the iteration over parts takes interval or value iteration");
+    const double t = seconds_now();
+    int rc = reach_parts_build(y, cx->parts, rp, cx->status);
+    if (rc)
+        return rc;
+    cx->stats.partition_s += seconds_now() - t;
+    cx->stats.parts = cx->parts;
+    for (uint32_t i = 0; i < rp->partition.parts; i++)
+        cx->stats.foreign += rp->partition.part[i].num_foreign;
+    cx->stats.span_mecs += rp->span_mecs;
+    return CSR_OK;
+}
+
 int reach_solve_partitioned(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
                             uint64_t *iterations, double *difference_out, void *ctx)
 {
     reach_parts_context *cx = ctx;
     reach_parts rp;
-    const double t = seconds_now();
-    int rc = reach_parts_build(y, cx->parts, &rp, cx->status);
+    int rc = reach_parts_open(y, o, cx, &rp);
     if (rc)
         return rc;
-    cx->stats.partition_s += seconds_now() - t;
-    cx->stats.parts = cx->parts;
-    for (uint32_t i = 0; i < rp.partition.parts; i++)
-        cx->stats.foreign += rp.partition.part[i].num_foreign;
-    cx->stats.span_mecs += rp.span_mecs;
     rc = ref_reach_iterate_partitioned(y, &rp, o, eps, lower, upper, iterations, difference_out);
     if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED) {
         uint64_t foreign = 0;
@@ -380,8 +384,6 @@ int reach_solve_partitioned(const reach_system *y, const reach_options *o, doubl
         const uint64_t span = o->method != REACH_VI && rp.leaving ? rp.span_mecs : 0; /* to part 0 and back */
         cx->stats.exchanged += *iterations * (16 * foreign + 16 * span * (rp.partition.parts - 1));
     }
-    if (rc == CSR_ERR_USAGE)
-        csr_fail(cx->status, rc, "the iteration over parts takes interval or value iteration");
     reach_parts_free(&rp);
     return rc;
 }

@@ -100,7 +100,14 @@ typedef struct reach_parts_context {
     reach_parts_stats stats; /* summed over the systems solved */
 } reach_parts_context;
 
-/* A reach_solver (ctx: reach_parts_context): reach_parts_build, then
+/* What both solvers do first: refuse optimistic value iteration and
+ * expected rewards (CSR_ERR_USAGE, described in cx->status), then
+ * reach_parts_build into *rp, its seconds, parts, foreign states and
+ * spanning MECs added to cx->stats.  Errors: reach_parts_build's. */
+int reach_parts_open(const reach_system *system, const reach_options *options, reach_parts_context *cx,
+                     reach_parts *rp);
+
+/* A reach_solver (ctx: reach_parts_context): reach_parts_open, then
  * ref_reach_iterate_partitioned. */
 int reach_solve_partitioned(const reach_system *system, const reach_options *options, double epsilon,
                             double *lower, double *upper, uint64_t *iterations, double *difference, void *ctx);

@@ -93,6 +93,19 @@ template <> struct word<4> { typedef uint32_t type; };
 template <> struct word<8> { typedef uint64_t type; };
 template <> struct word<16> { typedef ulonglong2 type; };
 
+/* A part's slices of the model's offsets made local: crow[i] -=
+ * first_choice (i <= ns), ctr[i] -= first_transition (i <= nc). */
+static __global__ void local_choices(uint64_t ns, uint64_t nc, uint64_t first_choice, uint64_t first_transition,
+                                     uint64_t *crow, uint64_t *ctr)
+{
+    for (uint64_t i = thread_index(); i <= (ns > nc ? ns : nc); i += thread_count()) {
+        if (i <= ns)
+            crow[i] -= first_choice;
+        if (i <= nc)
+            ctr[i] -= first_transition;
+    }
+}
+
 template <int Size>
 static __global__ void gather(uint64_t count, const uint32_t *__restrict__ index,
                               const typename word<Size>::type *__restrict__ values, typename word<Size>::type *buffer)
@@ -102,20 +115,26 @@ static __global__ void gather(uint64_t count, const uint32_t *__restrict__ index
 }
 
 /* What every part has: its device and stream, its own and foreign states,
- * its send list (own indices, by receiver), its exchange buffer, and a
- * receive buffer for staged pulls (nf entries where a user needs one). */
+ * its rows (local offsets and targets), its send list (own indices, by
+ * receiver), its exchange buffer, and a receive buffer for staged pulls (nf
+ * entries where a user needs one). */
 struct part_base {
     int device = 0;
     cudaStream_t stream = nullptr;
-    uint64_t first_state = 0, ns = 0, nf = 0, nt = 0;
+    uint64_t first_state = 0, ns = 0, nf = 0, nt = 0, nc = 0;
+    device_array<uint64_t> crow;      /* [ns + 1] own states' first choices, local */
+    device_array<uint64_t> ctr;       /* [nc + 1] their choices' first transitions, local */
+    device_array<uint32_t> target;    /* [nt] local targets: indices into own + foreign */
     device_array<uint32_t> send;      /* [sends] own indices, by receiver */
     device_array<unsigned char> xbuf; /* the exchange buffer: max(sends, receives) x the widest element */
     device_array<uint32_t> rbuf;      /* staged pulls: [nf] in the reader's foreign order */
     part_base() = default;
-    /* Part i of p on device dev: its ranges, a stream, its send list
-     * uploaded and an exchange buffer of `element` bytes a state for
-     * max(sends, foreign) states. */
-    int open(const csr_partition *p, uint32_t i, int dev, uint64_t element, csr_status *status)
+    /* Part i of p (a partition of m) on device dev: its ranges, a stream,
+     * its rows and send list uploaded (the offsets made local on the
+     * device), and an exchange buffer of `element` bytes a state for
+     * max(sends, foreign) states.  The default stream's work is done when
+     * it returns. */
+    int open(const csr_model *m, const csr_partition *p, uint32_t i, int dev, uint64_t element, csr_status *status)
     {
         const csr_part &c = p->part[i];
         const uint64_t first = p->send_first[(uint64_t)i * p->parts];
@@ -125,12 +144,26 @@ struct part_base {
         ns = c.num_states;
         nf = c.num_foreign;
         nt = c.num_transitions;
+        nc = c.num_choices;
         CUDA_TRY(cudaSetDevice(dev));
         CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        TRY(crow.alloc(ns + 1, NULL, status));
+        TRY(ctr.alloc(nc + 1, NULL, status));
+        TRY(target.alloc(nt, NULL, status));
         TRY(send.alloc(sends, NULL, status));
         TRY(xbuf.alloc(element * (sends > nf ? sends : nf), NULL, status));
+        CUDA_TRY(cudaMemcpy(crow.p, m->state_choices + first_state, (ns + 1) * sizeof(uint64_t),
+                            cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemcpy(ctr.p, m->choice_transitions + c.first_choice, (nc + 1) * sizeof(uint64_t),
+                            cudaMemcpyHostToDevice));
+        local_choices<<<grid_for(ns > nc ? ns + 1 : nc + 1, kThreads), kThreads>>>(ns, nc, c.first_choice,
+                                                                                  c.first_transition, crow.p, ctr.p);
+        CUDA_TRY_LAUNCH();
+        if (nt)
+            CUDA_TRY(cudaMemcpy(target.p, c.local_targets, nt * sizeof(uint32_t), cudaMemcpyHostToDevice));
         if (sends)
             CUDA_TRY(cudaMemcpy(send.p, p->send_index + first, sends * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaDeviceSynchronize());
         return CSR_OK;
     }
     part_base(const part_base &) = delete;

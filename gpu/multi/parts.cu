@@ -371,29 +371,15 @@ static __global__ void mec_result(uint64_t ns, const uint32_t *__restrict__ flag
             comp[j] = UINT32_MAX;
 }
 
-/* A part's offsets made local (crow, ctr: its slices of the model's
- * state_choices and choice_transitions, still global): row[j] = own state
- * j's first transition, cleft[j] (or NULL) its choice count. */
-static __global__ void local_rows(uint64_t ns, uint64_t first_choice, uint64_t first_transition,
-                                  const uint64_t *__restrict__ crow, const uint64_t *__restrict__ ctr, uint64_t *row,
-                                  uint32_t *cleft)
+/* From a part's local offsets: row[j] = own state j's first transition,
+ * cleft[j] (or NULL) its choice count. */
+static __global__ void local_rows(uint64_t ns, const uint64_t *__restrict__ crow, const uint64_t *__restrict__ ctr,
+                                  uint64_t *row, uint32_t *cleft)
 {
     for (uint64_t j = thread_index(); j <= ns; j += thread_count()) {
-        row[j] = ctr[crow[j] - first_choice] - first_transition;
+        row[j] = ctr[crow[j]];
         if (cleft && j < ns)
             cleft[j] = (uint32_t)(crow[j + 1] - crow[j]);
-    }
-}
-
-/* Then crow and ctr themselves local (after local_rows read them). */
-static __global__ void local_choices(uint64_t ns, uint64_t nc, uint64_t first_choice, uint64_t first_transition,
-                                     uint64_t *crow, uint64_t *ctr)
-{
-    for (uint64_t i = thread_index(); i <= (ns > nc ? ns : nc); i += thread_count()) {
-        if (i <= ns)
-            crow[i] -= first_choice;
-        if (i <= nc)
-            ctr[i] -= first_transition;
     }
 }
 
@@ -401,7 +387,6 @@ static __global__ void local_choices(uint64_t ns, uint64_t nc, uint64_t first_ch
 
 struct part_device : part_base {
     device_array<uint64_t> row;      /* [ns + 1] local offsets of own states' transitions */
-    device_array<uint32_t> target;   /* [nt] local targets */
     device_array<uint32_t> in, out, comp;
     device_array<uint8_t> live;
     device_array<uint64_t> cls;
@@ -416,8 +401,6 @@ struct part_device : part_base {
     /* MECs: own states' local choice offsets, choices' local transition
      * offsets, enabled flags, choices left a state, the choice of each
      * transposed transition, removed states and choices */
-    uint64_t nc = 0;
-    device_array<uint64_t> crow, ctr;
     device_array<uint32_t> enabled, cleft;
     device_array<unsigned long long> removed;
     uint32_t *cur = nullptr, *nxt = nullptr;
@@ -454,11 +437,9 @@ int push_in(parted &x, bool *changed, csr_status *status)
 int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int device, bool mec, part_device &q,
                 csr_status *status)
 {
-    const csr_part &c = p->part[i];
-    TRY(q.open(p, i, device, 8, status));
+    TRY(q.open(m, p, i, device, 8, status));
     const uint64_t len = q.ns + q.nf;
     TRY(q.row.alloc(q.ns + 1, NULL, status));
-    TRY(q.target.alloc(q.nt, NULL, status));
     TRY(q.in.alloc(len, NULL, status));
     TRY(q.out.alloc(len, NULL, status));
     TRY(q.comp.alloc(len, NULL, status));
@@ -466,16 +447,8 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
     TRY(q.cls.alloc(len, NULL, status));
     TRY(q.changed.alloc(1, NULL, status));
     TRY(q.done.alloc(1, NULL, status));
-    /* the offsets made local on the device: row (own states' transitions),
-     * and crow / ctr (their choices, the choices' transitions), kept for the
-     * MECs only */
-    q.nc = c.num_choices;
-    TRY(q.crow.alloc(q.ns + 1, NULL, status));
-    TRY(q.ctr.alloc(q.nc + 1, NULL, status));
-    CUDA_TRY(cudaMemcpy(q.crow.p, m->state_choices + q.first_state, (q.ns + 1) * sizeof(uint64_t),
-                        cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(q.ctr.p, m->choice_transitions + c.first_choice, (q.nc + 1) * sizeof(uint64_t),
-                        cudaMemcpyHostToDevice));
+    /* row (own states' transitions) from the local offsets; crow and ctr
+     * (their choices, the choices' transitions) kept for the MECs only */
     if (mec) {
         TRY(q.enabled.alloc(q.nc, NULL, status));
         TRY(q.cleft.alloc(q.ns, NULL, status));
@@ -484,14 +457,9 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
         fill_u32<<<grid_for(q.nc ? q.nc : 1, kThreads), kThreads>>>(q.nc, 1u, q.enabled.p);
         CUDA_TRY_LAUNCH();
     }
-    local_rows<<<grid_for(q.ns + 1, kThreads), kThreads>>>(q.ns, c.first_choice, c.first_transition, q.crow.p,
-                                                         q.ctr.p, q.row.p, mec ? q.cleft.p : nullptr);
+    local_rows<<<grid_for(q.ns + 1, kThreads), kThreads>>>(q.ns, q.crow.p, q.ctr.p, q.row.p,
+                                                         mec ? q.cleft.p : nullptr);
     CUDA_TRY_LAUNCH();
-    local_choices<<<grid_for(q.nc + 1, kThreads), kThreads>>>(q.ns, q.nc, c.first_choice, c.first_transition,
-                                                            q.crow.p, q.ctr.p);
-    CUDA_TRY_LAUNCH();
-    if (q.nt)
-        CUDA_TRY(cudaMemcpy(q.target.p, c.local_targets, q.nt * sizeof(uint32_t), cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemset(q.live.p, 1, len ? len : 1));
     CUDA_TRY(cudaMemset(q.cls.p, 0, (len ? len : 1) * sizeof(uint64_t)));
     /* the local transpose on the device (gpu/common/model.h), with each

@@ -28,20 +28,6 @@ namespace {
 
 /* ---- kernels ------------------------------------------------------------------- */
 
-/* x[i] -= base, i <= count (a part's slice of offsets made local). */
-static __global__ void rebase(uint64_t count, uint64_t base, uint64_t *x)
-{
-    for (uint64_t i = thread_index(); i <= count; i += thread_count())
-        x[i] -= base;
-}
-
-/* ref/reach_parts.c's difference. */
-static __device__ __forceinline__ double difference(double newer, double older, int relative)
-{
-    double d = fabs(newer - older);
-    return relative && d > 0.0 ? d / fabs(newer > older ? newer : older) : d;
-}
-
 struct vi_rows {
     const uint64_t *__restrict__ crow; /* [ns + 1] own states' first choices, local */
     const uint64_t *__restrict__ ctr;  /* [nc + 1] choices' first transitions, local */
@@ -79,7 +65,7 @@ static __device__ __forceinline__ void settle(double2 &z, double2 x, int ii, int
     if (ii) {
         if (z.y < z.x)
             z.y = z.x;
-        const double d = difference(z.y, z.x, relative);
+        const double d = reach_difference(z.y, z.x, relative);
         diff = d > diff ? d : diff;
     }
     changed |= z.x != x.x || z.y != x.y;
@@ -115,7 +101,7 @@ static __global__ void vi_step(uint64_t ns, vi_rows r, int ii, int maximize, int
         const double bl = part_best(r, j, x, 0, maximize, nullptr);
         if (!ii) {
             z[j].x = bl;
-            const double d = difference(bl, xj.x, relative);
+            const double d = reach_difference(bl, xj.x, relative);
             diff = d > diff ? d : diff;
             changed |= bl != xj.x;
             continue;
@@ -190,9 +176,8 @@ static __global__ void span_scatter(uint64_t local, const uint32_t *__restrict__
 /* ---- the parts on their devices ------------------------------------------------- */
 
 struct vi_part : part_base {
-    uint64_t nc = 0, local_mecs = 0;
-    device_array<uint64_t> crow, ctr;
-    device_array<uint32_t> target, mec, span_of;
+    uint64_t local_mecs = 0;
+    device_array<uint32_t> mec, span_of;
     device_array<double> prob;
     device_array<uint8_t> fixed, leaving;
     device_array<double2> bounds_a, bounds_b;
@@ -213,31 +198,17 @@ int upload_vi_part(const reach_parts *rp, uint32_t i, int device, bool mecs, con
     const csr_partition *p = &rp->partition;
     const csr_part &c = p->part[i];
     const uint32_t P = p->parts;
-    TRY(q.open(p, i, device, 16, status)); /* both bounds a state */
-    q.nc = c.num_choices;
+    const csr_model &m = rp->rows;
+    TRY(q.open(&m, p, i, device, 16, status)); /* both bounds a state */
     const uint64_t len = q.ns + q.nf;
-    TRY(q.crow.alloc(q.ns + 1, NULL, status));
-    TRY(q.ctr.alloc(q.nc + 1, NULL, status));
-    TRY(q.target.alloc(q.nt, NULL, status));
     TRY(q.prob.alloc(q.nt, NULL, status));
     TRY(q.fixed.alloc(q.ns, NULL, status));
     TRY(q.bounds_a.alloc(len, NULL, status));
     TRY(q.bounds_b.alloc(len, NULL, status));
     TRY(q.check.alloc(2, NULL, status));
-    const csr_model &m = rp->rows;
-    CUDA_TRY(cudaMemcpy(q.crow.p, m.state_choices + q.first_state, (q.ns + 1) * sizeof(uint64_t),
-                        cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(q.ctr.p, m.choice_transitions + c.first_choice, (q.nc + 1) * sizeof(uint64_t),
-                        cudaMemcpyHostToDevice));
-    rebase<<<grid_for(q.ns + 1, kThreads), kThreads>>>(q.ns, c.first_choice, q.crow.p);
-    CUDA_TRY_LAUNCH();
-    rebase<<<grid_for(q.nc + 1, kThreads), kThreads>>>(q.nc, c.first_transition, q.ctr.p);
-    CUDA_TRY_LAUNCH();
-    if (q.nt) {
-        CUDA_TRY(cudaMemcpy(q.target.p, c.local_targets, q.nt * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    if (q.nt)
         CUDA_TRY(cudaMemcpy(q.prob.p, m.probabilities + c.first_transition, q.nt * sizeof(double),
                             cudaMemcpyHostToDevice));
-    }
     if (q.ns)
         CUDA_TRY(cudaMemcpy(q.fixed.p, rp->fixed + q.first_state, q.ns, cudaMemcpyHostToDevice));
     if (mecs) {
@@ -349,7 +320,7 @@ int iterate_over_parts(const reach_system *y, const reach_parts *rp, const reach
     const bool mecs = ii && rp->leaving;
     const uint64_t S = mecs ? rp->span_mecs : 0;
     parted x;
-    uint64_t foreign = 0;
+    uint64_t foreign = 0; /* counted by reach_parts_open already */
     double upload_s = 0;
     TRY(open_exchange(po, &rp->partition, x, &cx->stats.exchange, &foreign, &upload_s,
                       [&](uint32_t i, int device, vi_part &q) {
@@ -433,19 +404,11 @@ extern "C" int gpu_reach_iterate_partitioned(const reach_system *y, const reach_
 {
     reach_parts_context *cx = (reach_parts_context *)ctx;
     const gpu_parts_options *po = (const gpu_parts_options *)cx->gpus;
-    if (o->method == REACH_OVI || y->choice_reward)
-        return csr_fail(cx->status, CSR_ERR_USAGE, "the iteration over parts takes interval or value iteration");
     if (!po || po->num_devices < 1 || po->num_devices > GPU_PARTS_MAX_DEVICES)
         return csr_fail(cx->status, CSR_ERR_USAGE, "%d devices: 1 to %d", po ? po->num_devices : 0,
                         GPU_PARTS_MAX_DEVICES);
     reach_parts rp;
-    const double t = seconds_now();
-    TRY(reach_parts_build(y, po->parts, &rp, cx->status));
-    cx->stats.partition_s += seconds_now() - t;
-    cx->stats.parts = po->parts;
-    for (uint32_t i = 0; i < rp.partition.parts; i++)
-        cx->stats.foreign += rp.partition.part[i].num_foreign;
-    cx->stats.span_mecs += rp.span_mecs;
+    TRY(reach_parts_open(y, o, cx, &rp));
     int rc = iterate_over_parts(y, &rp, o, eps, lower, upper, iterations, difference, cx);
     reach_parts_free(&rp);
     return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "mec.h"
 #include "tool.h"
 
 /* The CUDA context, created while the tool reads its input. */
@@ -243,6 +244,43 @@ int gpu_tool_parts_devices(gpu_tool_parts *x)
             return EXIT_DEVICE;
         }
     return 0;
+}
+
+int gpu_tool_mec_parts(const csr_model *m, const gpu_parts_options *po, int use_cpu, uint64_t *mec,
+                       ref_mec_stats *rst, gpu_parts_stats *pst, csr_status *st)
+{
+    const uint64_t n = m->num_states;
+    int rc;
+    if (use_cpu) { /* the MEC rounds over the parts, as the GPUs run them */
+        csr_partition p;
+        ref_mec_parts_stats ps;
+        memset(&ps, 0, sizeof ps);
+        rc = csr_partition_build(m, po->parts, &p, st);
+        if (!rc) {
+            rc = ref_mec_partitioned(m, &p, mec, &ps);
+            csr_partition_free(&p);
+        }
+        rst->mecs = ps.mecs;
+        rst->states_in_mecs = ps.states_in_mecs;
+        rst->rounds = ps.rounds;
+        rst->removed_states = ps.removed_states;
+        rst->removed_choices = ps.removed_choices;
+        pst->phases = ps.phases;
+        pst->rounds = ps.lp_rounds;
+        pst->attractor_rounds = ps.attractor_rounds;
+        return rc;
+    }
+    uint32_t *ids = (uint32_t *)malloc((n ? n : 1) * sizeof *ids);
+    rc = ids ? gpu_mec_partitioned(m, po, ids, pst, st) : CSR_ERR_NOMEM;
+    for (uint64_t s = 0; !rc && s < n; s++)
+        mec[s] = ids[s] == GPU_MEC_NONE ? REF_NONE : ids[s];
+    free(ids);
+    rst->mecs = pst->mecs;
+    rst->states_in_mecs = pst->states_in_mecs;
+    rst->rounds = pst->mec_rounds;
+    rst->removed_states = pst->removed_states;
+    rst->removed_choices = pst->removed_choices;
+    return rc;
 }
 
 void gpu_tool_parts_usage(FILE *out)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "multi.h"
+#include "ref.h"
 #include "scc.h"
 #include "tool.h"
 
@@ -128,6 +129,15 @@ void gpu_tool_parts_finish(gpu_tool_parts *parts, gpu_tool_options *options);
  * present) devices; every device named must be there.  Returns 0, or prints
  * "no CUDA device N (M present)" and returns EXIT_DEVICE. */
 int gpu_tool_parts_devices(gpu_tool_parts *parts);
+
+/* The MECs of model over the parts of po (gpu-mec -g, gpu-vi -g): the MEC
+ * rounds on the GPUs (gpu_mec_partitioned), or with use_cpu on the CPU
+ * (csr_partition_build, ref_mec_partitioned).  mec (u64[n]): the smallest
+ * state of each state's MEC or REF_NONE, as ref_mec_basic gives it; *rst
+ * the counts; *pst the parts' (on the CPU only phases, rounds and attractor
+ * rounds).  Errors: those of the functions named. */
+int gpu_tool_mec_parts(const csr_model *model, const gpu_parts_options *po, int use_cpu, uint64_t *mec,
+                       ref_mec_stats *rst, gpu_parts_stats *pst, csr_status *status);
 
 /* The usage lines of the parts' options. */
 void gpu_tool_parts_usage(FILE *out);

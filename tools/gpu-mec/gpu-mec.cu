@@ -33,7 +33,6 @@
 #include "labels.h"
 #include "mec.h"
 #include "multi.h"
-#include "partition.h"
 #include "ref.h"
 #include "tool.h"
 
@@ -127,45 +126,19 @@ int main(int argc, char **argv)
     memset(&gst, 0, sizeof gst);
     gpu_parts_stats pst;
     memset(&pst, 0, sizeof pst);
-    if (!rc && parts && o.use_cpu) { /* the MEC rounds over the parts, as the GPUs run them */
-        csr_partition p;
-        rc = csr_partition_build(&m, x.options.parts, &p, &st);
-        ref_mec_parts_stats ps;
-        memset(&ps, 0, sizeof ps);
-        if (!rc) {
-            rc = ref_mec_partitioned(&m, &p, mec, &ps);
-            csr_partition_free(&p);
-        }
-        rst.mecs = ps.mecs;
-        rst.states_in_mecs = ps.states_in_mecs;
-        rst.rounds = ps.rounds;
-        rst.removed_states = ps.removed_states;
-        rst.removed_choices = ps.removed_choices;
-        pst.phases = ps.phases;
-        pst.rounds = ps.lp_rounds;
-        pst.attractor_rounds = ps.attractor_rounds;
-    } else if (!rc && parts) {
-        if (gpu_tool_parts_devices(&x)) {
+    if (!rc && parts) { /* the MEC rounds over the parts, on the GPUs or as they run them on the CPU */
+        if (!o.use_cpu && gpu_tool_parts_devices(&x)) {
             free(mec);
             csr_free(&m);
             return EXIT_DEVICE;
         }
-        uint32_t *ids = (uint32_t *)malloc((n ? n : 1) * sizeof *ids);
-        rc = ids ? gpu_mec_partitioned(&m, &x.options, ids, &pst, &st) : CSR_ERR_NOMEM;
-        for (uint64_t s = 0; !rc && s < n; s++)
-            mec[s] = ids[s] == GPU_MEC_NONE ? REF_NONE : ids[s];
-        free(ids);
+        rc = gpu_tool_mec_parts(&m, &x.options, o.use_cpu, mec, &rst, &pst, &st);
         if (rc == CSR_ERR_USAGE) {
             tool_error("%s", st.detail);
             free(mec);
             csr_free(&m);
             return EXIT_USAGE;
         }
-        rst.mecs = pst.mecs;
-        rst.states_in_mecs = pst.states_in_mecs;
-        rst.rounds = pst.mec_rounds;
-        rst.removed_states = pst.removed_states;
-        rst.removed_choices = pst.removed_choices;
     } else if (!rc && o.use_cpu) {
         rc = ref_mec_basic(&m, mec, &rst);
     } else if (!rc) {

@@ -44,10 +44,8 @@
 
 #include "gpu.h"
 #include "multi.h"
-#include "partition.h"
 #include "reach.h"
 #include "reach_parts.h"
-#include "ref.h"
 #include "props.h"
 #include "reach_vi.h"
 #include "textin.h"
@@ -413,36 +411,20 @@ static int cmp_pair(const void *a, const void *b)
 typedef struct vi_parts {
     reach_parts_context pcx;
     int use_cpu;
-    gpu_parts_stats mec; /* the last MEC decomposition's */
+    uint64_t mec_rounds; /* of the MEC decompositions of a property */
 } vi_parts;
 
 static int parts_mecs(const csr_model *g, uint64_t *mec, void *ctx)
 {
     vi_parts *vp = (vi_parts *)ctx;
-    const gpu_parts_options *po = (const gpu_parts_options *)vp->pcx.gpus;
-    if (vp->use_cpu) {
-        csr_partition p;
-        int rc = csr_partition_build(g, po->parts, &p, vp->pcx.status);
-        if (rc)
-            return rc;
-        ref_mec_parts_stats ps;
-        memset(&ps, 0, sizeof ps);
-        rc = ref_mec_partitioned(g, &p, mec, &ps);
-        csr_partition_free(&p);
-        vp->mec.mec_rounds += ps.rounds;
-        return rc;
-    }
-    const uint64_t n = g->num_states;
-    uint32_t *ids = (uint32_t *)malloc((n ? n : 1) * sizeof *ids);
-    if (!ids)
-        return CSR_ERR_NOMEM;
-    gpu_parts_stats st;
-    int rc = gpu_mec_partitioned(g, po, ids, &st, vp->pcx.status);
-    for (uint64_t s = 0; !rc && s < n; s++)
-        mec[s] = ids[s] == GPU_MEC_NONE ? REF_NONE : ids[s];
-    free(ids);
+    ref_mec_stats rst;
+    gpu_parts_stats pst;
+    memset(&rst, 0, sizeof rst);
+    memset(&pst, 0, sizeof pst);
+    int rc = gpu_tool_mec_parts(g, (const gpu_parts_options *)vp->pcx.gpus, vp->use_cpu, mec, &rst, &pst,
+                                vp->pcx.status);
     if (!rc)
-        vp->mec.mec_rounds += st.mec_rounds;
+        vp->mec_rounds += rst.rounds;
     return rc;
 }
 
@@ -743,7 +725,7 @@ int main(int argc, char **argv)
         cx.workspace = workspace;
         memset(&rs, 0, sizeof rs);
         memset(&vp.pcx.stats, 0, sizeof vp.pcx.stats);
-        memset(&vp.mec, 0, sizeof vp.mec);
+        vp.mec_rounds = 0;
     }
     if ((status_code = property_flags(&m, prop, props.bare, tflags, aflags, &st)))
         goto done;
@@ -893,7 +875,7 @@ int main(int argc, char **argv)
             pst.download_s = ps->download_s;
             gpu_stats_json_parts(j, &x, &pst, o.use_cpu);
             json_object_set_new(j, "span_mecs", json_integer((json_int_t)ps->span_mecs));
-            json_object_set_new(j, "mec_rounds", json_integer((json_int_t)vp.mec.mec_rounds));
+            json_object_set_new(j, "mec_rounds", json_integer((json_int_t)vp.mec_rounds));
             if (!o.use_cpu)
                 json_object_set_new(j, "resident_s", json_real(ps->resident_s));
         } else if (!o.use_cpu) {
