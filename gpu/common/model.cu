@@ -1,6 +1,7 @@
 /*
  * model.cu - the model on the device, transposes, canonical ids (model.h).
  */
+#include <cooperative_groups.h>
 #include <cub/cub.cuh>
 
 #include "cuda_check.h"
@@ -11,6 +12,7 @@ namespace gpu {
 
 namespace {
 
+namespace cg = cooperative_groups;
 constexpr int kThreads = 256;
 
 static __global__ void derive_state_offsets(uint64_t n, const uint64_t *__restrict__ state_choices,
@@ -21,28 +23,30 @@ static __global__ void derive_state_offsets(uint64_t n, const uint64_t *__restri
         row[s] = choice_transitions[state_choices[s]];
 }
 
-/* Calls f(source state, choice, target) for the transitions of state s. */
-template <typename F>
-__device__ __forceinline__ void for_each_transition(uint64_t s, const uint64_t *__restrict__ state_choices,
+/* Calls f(choice, target) for each transition of state s, the transitions
+ * of the state shared by the kRowLanes lanes of the group (model.h): with
+ * choices, the state's transitions are offsets[state_choices[s]] ..
+ * offsets[state_choices[s + 1]], else offsets[s] .. offsets[s + 1]; the
+ * choice is looked up only with want_choice (else 0). */
+template <typename G, typename F>
+__device__ __forceinline__ void for_each_transition(const G &group, uint64_t s, const uint64_t *__restrict__ state_choices,
                                                     const uint64_t *__restrict__ offsets,
-                                                    const uint32_t *__restrict__ targets, F f)
+                                                    const uint32_t *__restrict__ targets, bool want_choice, F f)
 {
-    if (state_choices) {
-        for (uint64_t k = state_choices[s]; k < state_choices[s + 1]; k++)
-            for (uint64_t i = offsets[k]; i < offsets[k + 1]; i++)
-                f((uint32_t)k, targets[i]);
-    } else {
-        for (uint64_t i = offsets[s]; i < offsets[s + 1]; i++)
-            f((uint32_t)s, targets[i]);
-    }
+    const uint64_t first = offsets[state_choices ? state_choices[s] : s];
+    const uint64_t last = offsets[state_choices ? state_choices[s + 1] : s + 1];
+    for (uint64_t i = first + group.thread_rank(); i < last; i += kRowLanes)
+        f(state_choices && want_choice ? (uint32_t)choice_of(state_choices, offsets, s, i) : 0u, targets[i]);
 }
 
 static __global__ void transpose_count(uint64_t n, const uint64_t *__restrict__ state_choices,
                                        const uint64_t *__restrict__ offsets, const uint32_t *__restrict__ targets,
                                        unsigned long long *__restrict__ count)
 {
-    for (uint64_t s = thread_index(); s < n; s += thread_count())
-        for_each_transition(s, state_choices, offsets, targets,
+    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const uint64_t groups = thread_count() / kRowLanes;
+    for (uint64_t s = thread_index() / kRowLanes; s < n; s += groups)
+        for_each_transition(group, s, state_choices, offsets, targets, false,
                             [&](uint32_t, uint32_t v) { atomicAdd(&count[v], 1ull); });
 }
 
@@ -51,20 +55,33 @@ static __global__ void transpose_scatter(uint64_t n, const uint64_t *__restrict_
                                          unsigned long long *__restrict__ fill, uint32_t *__restrict__ source,
                                          uint32_t *__restrict__ choice)
 {
-    for (uint64_t s = thread_index(); s < n; s += thread_count())
-        for_each_transition(s, state_choices, offsets, targets, [&](uint32_t k, uint32_t v) {
-            unsigned long long at = atomicAdd(&fill[v], 1ull);
-            source[at] = (uint32_t)s;
-            if (choice)
-                choice[at] = k;
-        });
+    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const uint64_t groups = thread_count() / kRowLanes;
+    for (uint64_t s = thread_index() / kRowLanes; s < n; s += groups)
+        for_each_transition(group, s, state_choices, offsets, targets, choice != nullptr, [&](uint32_t k, uint32_t v) {
+                                unsigned long long at = atomicAdd(&fill[v], 1ull);
+                                source[at] = (uint32_t)s;
+                                if (choice)
+                                    choice[at] = k;
+                            });
 }
 
+/* smallest[id] = the smallest u with ids[u] == id.  The lanes of a warp
+ * with the same id take their minimum first (__match_any_sync), and the
+ * smallest such lane tries the atomic only where its value is below the
+ * one it reads: one component of all 9M states of phil7 made every thread
+ * of the grid wait on one address (6.6 ms, ncu on the H100, issue 13). */
 static __global__ void smallest_member(uint64_t n, const uint32_t *__restrict__ ids, uint32_t *__restrict__ smallest)
 {
-    for (uint64_t u = thread_index(); u < n; u += thread_count())
-        if (ids[u] != UINT32_MAX)
-            atomicMin(&smallest[ids[u]], (uint32_t)u);
+    const unsigned lane = threadIdx.x % 32;
+    for (uint64_t first = thread_index() - lane; first < n; first += thread_count()) { /* the same trips in a warp */
+        const uint64_t u = first + lane;
+        const uint32_t id = u < n ? ids[u] : UINT32_MAX;
+        const unsigned peers = __match_any_sync(0xffffffffu, id);
+        const uint32_t least = __reduce_min_sync(peers, (uint32_t)u);
+        if (id != UINT32_MAX && lane == (unsigned)__ffs(peers) - 1 && least < __ldcg(&smallest[id]))
+            atomicMin(&smallest[id], least);
+    }
 }
 
 static __global__ void rename_to_smallest(uint64_t n, uint32_t *__restrict__ ids, const uint32_t *__restrict__ smallest)
@@ -135,7 +152,7 @@ int graph_transpose::build_over(uint64_t n, uint64_t vertices, const uint64_t *s
 {
     CUDA_TRY(cudaMemsetAsync(fill, 0, (vertices + 1) * sizeof(unsigned long long)));
     if (n) {
-        transpose_count<<<grid_for(n, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill);
+        transpose_count<<<grid_for(n * kRowLanes, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill);
         CUDA_TRY_LAUNCH();
     }
     size_t bytes = scan_bytes;
@@ -143,7 +160,7 @@ int graph_transpose::build_over(uint64_t n, uint64_t vertices, const uint64_t *s
     CUDA_TRY(cudaMemcpyAsync(fill, first, (vertices + 1) * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
     if (!n)
         return CSR_OK;
-    transpose_scatter<<<grid_for(n, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill, source,
+    transpose_scatter<<<grid_for(n * kRowLanes, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill, source,
                                                            state_choices ? choice : nullptr);
     CUDA_TRY_LAUNCH();
     return CSR_OK;

@@ -72,6 +72,29 @@ struct graph_transpose {
                    const uint32_t *targets, csr_status *status);
 };
 
+/* Kernels that read every transition of the live states take a state per
+ * group of kRowLanes lanes, the lanes over the state's row (its transitions
+ * row[s] .. row[s + 1], all choices together), so that a warp's loads of
+ * targets are consecutive words; a thread a state walking its own row read
+ * 32 rows at once a word each (issue 13).  For device_model::row. */
+constexpr int kRowLanes = 8;
+
+/* The choice of state s that holds transition i (row[s] <= i < row[s + 1]):
+ * a binary search over the state's choices. */
+__device__ __forceinline__ uint64_t choice_of(const uint64_t *__restrict__ state_choices,
+                                              const uint64_t *__restrict__ choice_transitions, uint64_t s, uint64_t i)
+{
+    uint64_t lo = state_choices[s], hi = state_choices[s + 1] - 1;
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi + 1) / 2;
+        if (choice_transitions[mid] <= i)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* Replace every id in ids[0..n) (UINT32_MAX: none, left alone) by the
  * smallest state with that id: canonical labels, comparable byte for byte.
  * smallest: n scratch entries. */

@@ -17,6 +17,7 @@
  *   hints of the contract), over the enabled choices of the states in play.
  */
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -39,60 +40,69 @@ struct mec_counters {
 };
 
 /* Every state in play (live: only those with live[s]; NULL: all), its
- * choices enabled and counted, in no MEC yet. */
+ * choices enabled and counted, in no MEC yet; a state a group of kRowLanes
+ * lanes over its choices (model.h). */
 static __global__ void init_state(uint64_t n, const uint64_t *__restrict__ state_choices,
                                   const uint8_t *__restrict__ live, uint8_t *__restrict__ alive,
                                   uint32_t *__restrict__ choices_left, uint32_t *__restrict__ enabled,
                                   uint32_t *__restrict__ mec)
 {
-    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const uint64_t groups = thread_count() / kRowLanes;
+    for (uint64_t s = thread_index() / kRowLanes; s < n; s += groups) {
         const uint8_t in_play = !live || live[s];
-        alive[s] = in_play;
-        choices_left[s] = (uint32_t)(state_choices[s + 1] - state_choices[s]);
-        for (uint64_t k = state_choices[s]; k < state_choices[s + 1]; k++)
+        for (uint64_t k = state_choices[s] + group.thread_rank(); k < state_choices[s + 1]; k += kRowLanes)
             enabled[k] = in_play;
-        mec[s] = GPU_MEC_NONE;
+        if (group.thread_rank() == 0) {
+            alive[s] = in_play;
+            choices_left[s] = (uint32_t)(state_choices[s + 1] - state_choices[s]);
+            mec[s] = GPU_MEC_NONE;
+        }
     }
 }
 
 /* Algorithm 7, with the choices: each enabled choice of a state in play with
  * a transition out of the state's SCC is removed; a state left without
  * choices is in U, leaves play and starts the attractor.  The targets of an
- * enabled choice are all in play (they were in its SCC's region). */
+ * enabled choice are all in play (they were in its SCC's region).  A state a
+ * group of kRowLanes lanes over its row (model.h); a choice with several
+ * leaving transitions is removed once (the lane whose exchange takes it). */
 static __global__ void remove_leaving_choices(uint64_t n, const uint64_t *__restrict__ state_choices,
                                               const uint64_t *__restrict__ choice_transitions,
-                                              const uint32_t *__restrict__ targets, const uint32_t *__restrict__ scc,
-                                              uint32_t *__restrict__ enabled, uint32_t *__restrict__ choices_left,
-                                              uint8_t *__restrict__ alive, uint8_t *__restrict__ changed,
-                                              uint8_t *__restrict__ lost_choice, uint32_t *__restrict__ queue,
-                                              mec_counters *__restrict__ counters)
+                                              const uint64_t *__restrict__ row, const uint32_t *__restrict__ targets,
+                                              const uint32_t *__restrict__ scc, uint32_t *__restrict__ enabled,
+                                              uint32_t *__restrict__ choices_left, uint8_t *__restrict__ alive,
+                                              uint8_t *__restrict__ changed, uint8_t *__restrict__ lost_choice,
+                                              uint32_t *__restrict__ queue, mec_counters *__restrict__ counters)
 {
+    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const uint64_t groups = thread_count() / kRowLanes;
     unsigned long long removed = 0;
-    for (uint64_t s = thread_index(); s < n; s += thread_count()) {
+    for (uint64_t s = thread_index() / kRowLanes; s < n; s += groups) {
         if (!alive[s])
             continue;
         const uint32_t c = scc[s];
-        uint32_t left = choices_left[s];
-        for (uint64_t k = state_choices[s]; k < state_choices[s + 1]; k++) {
-            if (!enabled[k])
+        uint32_t lost = 0;
+        for (uint64_t i = row[s] + group.thread_rank(); i < row[s + 1]; i += kRowLanes) {
+            if (scc[targets[i]] == c)
                 continue;
-            for (uint64_t i = choice_transitions[k]; i < choice_transitions[k + 1]; i++) {
-                if (scc[targets[i]] != c) {
-                    enabled[k] = 0;
-                    left--;
-                    removed++;
-                    break;
-                }
-            }
+            const uint64_t k = choice_of(state_choices, choice_transitions, s, i);
+            if (enabled[k] && atomicExch(&enabled[k], 0u))
+                lost++;
         }
-        if (left != choices_left[s]) {
+        lost = cg::reduce(group, lost, cg::plus<uint32_t>());
+        if (group.thread_rank() != 0)
+            continue;
+        removed += lost;
+        const uint32_t left = choices_left[s] - lost;
+        if (lost) {
             choices_left[s] = left;
             changed[c] = 1;
             lost_choice[s] = 1;
         }
-        if (left == 0) {
-            alive[s] = 0;
+        if (left == 0) { /* also a state without any choice */
             changed[c] = 1;
+            alive[s] = 0;
             queue[atomicAdd(&counters->queued, 1ull)] = (uint32_t)s;
         }
     }
@@ -233,8 +243,10 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
     const device_model &m = J.model;
     const uint64_t n = m.n;
     const unsigned grid_n = grid_for(n, kThreads);
-    TRY(J.tr.build(n, m.state_choices, m.choice_transitions, m.targets, status));
-    init_state<<<grid_n, kThreads>>>(n, m.state_choices, live, J.alive, J.choices_left, J.enabled, J.mec);
+    bool transposed = false; /* the transpose (only the attractor reads it) is built the first time U is not empty:
+                                where it never is (phil7: 82M transitions) it is never paid for */
+    const unsigned grid_rows = grid_for(n * kRowLanes, kThreads);
+    init_state<<<grid_rows, kThreads>>>(n, m.state_choices, live, J.alive, J.choices_left, J.enabled, J.mec);
     CUDA_TRY_LAUNCH();
     attractor_params A = {J.tr.first, J.tr.source, J.tr.choice, scc, J.enabled, J.choices_left,
                           J.alive, J.changed, J.lost_choice, J.counters};
@@ -262,13 +274,17 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
         CUDA_TRY(cudaMemsetAsync(J.counters, 0, sizeof(mec_counters)));
         if (drain_grid) /* the slots past U must read as empty */
             CUDA_TRY(cudaMemsetAsync(J.queue_a, 0xff, n * sizeof(uint32_t)));
-        remove_leaving_choices<<<grid_n, kThreads>>>(n, m.state_choices, m.choice_transitions, m.targets, scc,
+        remove_leaving_choices<<<grid_rows, kThreads>>>(n, m.state_choices, m.choice_transitions, m.row, m.targets, scc,
                                                      J.enabled, J.choices_left, J.alive, J.changed, J.lost_choice,
                                                      J.queue_a, J.counters);
         CUDA_TRY_LAUNCH();
         mec_counters got;
         CUDA_TRY(cudaMemcpy(&got, J.counters, sizeof got, cudaMemcpyDeviceToHost));
         unsigned long long size = got.queued, host_levels = 0;
+        if (size && !transposed) {
+            TRY(J.tr.build(n, m.state_choices, m.choice_transitions, m.targets, status));
+            transposed = true;
+        }
         if (drain_grid && size) {
             /* The worklist holds U: head = done = 0, tail = |U|.  (U as one
              * level at the grid's full width first, its pushes then drained,

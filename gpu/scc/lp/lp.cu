@@ -82,28 +82,41 @@ static __global__ void edge_counts(uint64_t n, const uint32_t *__restrict__ flag
 /* The live edges between different states of the live states, at the
  * offsets of the scan of their out-counts: SCC goal, of enabled choices
  * (enabled NULL: all) to live states of the same class; MEC goal, of enabled
- * choices (their targets are all live), with the choice. */
+ * choices (their targets are all live), with the choice.  A state a group of
+ * kRowLanes lanes over its row (peel.h), the kept edges of each step of the
+ * group placed by a ballot: a warp writes runs of consecutive edges. */
 static __global__ void write_edges(peel_params p, const uint64_t *__restrict__ first, uint2 *__restrict__ edges,
                                    uint32_t *__restrict__ edge_choice)
 {
-    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const unsigned lane = group.thread_rank();
+    const uint64_t groups = thread_count() / kRowLanes;
+    for (uint64_t s = thread_index() / kRowLanes; s < p.n; s += groups) {
         if (p.flag[s] != kLive)
             continue;
         uint64_t at = first[s];
-        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++) {
-            if (p.enabled && !p.enabled[k])
-                continue;
-            for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1]; i++) {
-                uint32_t w = p.targets[i];
-                if (w == s)
-                    continue;
-                if (!edge_choice && (p.flag[w] != kLive || (p.cls && p.cls[w] != p.cls[s])))
-                    continue;
-                edges[at] = make_uint2((uint32_t)s, w);
-                if (edge_choice)
-                    edge_choice[at] = (uint32_t)k;
-                at++;
+        for (uint64_t base = p.row[s]; base < p.row[s + 1]; base += kRowLanes) {
+            const uint64_t i = base + lane;
+            bool keep = false;
+            uint32_t w = 0, k = 0;
+            if (i < p.row[s + 1]) {
+                w = p.targets[i];
+                keep = w != s;
+                if (keep && (p.enabled || edge_choice)) {
+                    k = (uint32_t)choice_of(p.state_choices, p.choice_transitions, s, i);
+                    keep = !p.enabled || p.enabled[k];
+                }
+                if (keep && !edge_choice)
+                    keep = p.flag[w] == kLive && (!p.cls || p.cls[w] == p.cls[s]);
             }
+            const unsigned kept = group.ballot(keep);
+            if (keep) {
+                const uint64_t e = at + __popc(kept & ((1u << lane) - 1));
+                edges[e] = make_uint2((uint32_t)s, w);
+                if (edge_choice)
+                    edge_choice[e] = k;
+            }
+            at += __popc(kept);
         }
     }
 }
@@ -467,7 +480,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     uint64_t ne = 0;
     CUDA_TRY(cudaMemcpy(&ne, edge_first_ + n, sizeof ne, cudaMemcpyDeviceToHost));
     int cur = 0;
-    write_edges<<<grid_for(n, kThreads), kThreads>>>(p, edge_first_, edges_[cur], mecs ? edge_choice_[cur] : nullptr);
+    write_edges<<<grid_for(n * kRowLanes, kThreads), kThreads>>>(p, edge_first_, edges_[cur], mecs ? edge_choice_[cur] : nullptr);
     CUDA_TRY_LAUNCH();
     st->prepare_s += timer.end();
 

@@ -2,6 +2,7 @@
  * peel.cu - asynchronous peeling and its MEC form (peel.h).
  */
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 
 #include "cuda_check.h"
 #include "launch.h"
@@ -10,6 +11,8 @@
 namespace gpu {
 
 namespace {
+
+namespace cg = cooperative_groups;
 
 constexpr int kThreads = 256;      /* the asynchronous drain and the grid-stride kernels */
 constexpr int kLevelThreads = 512; /* the drain by levels */
@@ -167,24 +170,28 @@ __device__ void remove_state(const peel_params &p, const push_target &out, uint3
 
 /* ---- counting and seeding ---------------------------------------------- */
 
+/* SCC goal: each live state's out-count and its successors' in-counts, a
+ * state a group of kRowLanes lanes (peel.h). */
 static __global__ void count_sccs(peel_params p)
 {
-    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const uint64_t groups = thread_count() / kRowLanes;
+    for (uint64_t s = thread_index() / kRowLanes; s < p.n; s += groups) {
         if (p.flag[s] != kLive)
             continue;
         uint32_t out = 0;
-        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++) {
-            if (p.enabled && !p.enabled[k])
+        for (uint64_t i = p.row[s] + group.thread_rank(); i < p.row[s + 1]; i += kRowLanes) {
+            if (p.enabled && !p.enabled[choice_of(p.state_choices, p.choice_transitions, s, i)])
                 continue;
-            for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1]; i++) {
-                uint32_t w = p.targets[i];
-                if (w != s && p.flag[w] == kLive && same_class(p, s, w)) {
-                    out++;
-                    atomicAdd(&p.in_left[w], 1u);
-                }
+            const uint32_t w = p.targets[i];
+            if (w != s && p.flag[w] == kLive && same_class(p, s, w)) {
+                out++;
+                atomicAdd(&p.in_left[w], 1u);
             }
         }
-        p.out_left[s] = out;
+        out = cg::reduce(group, out, cg::plus<uint32_t>());
+        if (group.thread_rank() == 0)
+            p.out_left[s] = out;
     }
 }
 
@@ -192,43 +199,45 @@ static __global__ void count_sccs(peel_params p)
  * states of its state's class can be in no end component of the subsystem. */
 static __global__ void disable_leaving(peel_params p)
 {
-    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const uint64_t groups = thread_count() / kRowLanes;
+    for (uint64_t s = thread_index() / kRowLanes; s < p.n; s += groups) {
         if (p.flag[s] != kLive)
             continue;
-        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++) {
-            if (!p.enabled[k])
-                continue;
-            for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1]; i++) {
-                uint32_t w = p.targets[i];
-                if (p.flag[w] != kLive || !same_class(p, s, w)) {
-                    p.enabled[k] = 0;
-                    break;
-                }
-            }
+        for (uint64_t i = p.row[s] + group.thread_rank(); i < p.row[s + 1]; i += kRowLanes) {
+            const uint32_t w = p.targets[i];
+            if (p.flag[w] != kLive || !same_class(p, s, w))
+                p.enabled[choice_of(p.state_choices, p.choice_transitions, s, i)] = 0;
         }
     }
 }
 
+/* MEC goal: each live state's enabled choices and the transitions of those
+ * to other states (out-count, and the targets' in-counts), a state a group
+ * of kRowLanes lanes (peel.h). */
 static __global__ void count_mecs(peel_params p)
 {
-    for (uint64_t s = thread_index(); s < p.n; s += thread_count()) {
+    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const uint64_t groups = thread_count() / kRowLanes;
+    for (uint64_t s = thread_index() / kRowLanes; s < p.n; s += groups) {
         if (p.flag[s] != kLive)
             continue;
         uint32_t out = 0, choices = 0;
-        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++) {
-            if (!p.enabled[k])
-                continue;
-            choices++;
-            for (uint64_t i = p.choice_transitions[k]; i < p.choice_transitions[k + 1]; i++) {
-                uint32_t w = p.targets[i];
-                if (w != s) {
-                    out++;
-                    atomicAdd(&p.in_left[w], 1u);
-                }
+        for (uint64_t k = p.state_choices[s] + group.thread_rank(); k < p.state_choices[s + 1]; k += kRowLanes)
+            choices += p.enabled[k] != 0;
+        for (uint64_t i = p.row[s] + group.thread_rank(); i < p.row[s + 1]; i += kRowLanes) {
+            const uint32_t w = p.targets[i];
+            if (w != s && p.enabled[choice_of(p.state_choices, p.choice_transitions, s, i)]) {
+                out++;
+                atomicAdd(&p.in_left[w], 1u);
             }
         }
-        p.out_left[s] = out;
-        p.choices_left[s] = choices;
+        out = cg::reduce(group, out, cg::plus<uint32_t>());
+        choices = cg::reduce(group, choices, cg::plus<uint32_t>());
+        if (group.thread_rank() == 0) {
+            p.out_left[s] = out;
+            p.choices_left[s] = choices;
+        }
     }
 }
 
@@ -280,7 +289,6 @@ template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain_
  * head = done = its first slot, tail its end, drained when it is empty. */
 template <peel_goal G> static __global__ void __launch_bounds__(kLevelThreads) drain_levels(peel_params p)
 {
-    namespace cg = cooperative_groups;
     cg::grid_group grid = cg::this_grid();
     unsigned long long *ring = p.queue.counter + PEEL_RING;
     const unsigned long long narrow = kNarrowLevel;
@@ -362,15 +370,14 @@ int peel_buffers::reset(uint64_t n, csr_status *status)
 
 int peel_count(const peel_params &p, peel_goal goal, csr_status *status)
 {
-    const unsigned grid = grid_for(p.n, kThreads);
     if (goal == PEEL_SCCS) {
-        count_sccs<<<grid, kThreads>>>(p);
+        count_sccs<<<grid_for(p.n * kRowLanes, kThreads), kThreads>>>(p);
         CUDA_TRY_LAUNCH();
         return CSR_OK;
     }
-    disable_leaving<<<grid, kThreads>>>(p);
+    disable_leaving<<<grid_for(p.n * kRowLanes, kThreads), kThreads>>>(p);
     CUDA_TRY_LAUNCH();
-    count_mecs<<<grid, kThreads>>>(p);
+    count_mecs<<<grid_for(p.n * kRowLanes, kThreads), kThreads>>>(p);
     CUDA_TRY_LAUNCH();
     return CSR_OK;
 }
