@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "hugepages.h"
 #include "parallel.h"
 #include "reach.h"
@@ -840,13 +840,6 @@ out:
 
 /* ---- the whole query ---------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The phases' seconds from their boundaries: Prob0/Prob1 [t0, t1), MECs
  * [t1, t2), SCCs of the split [t2, t3), iteration [t3, t4). */
 static void phase_seconds(reach_stats *st, double t0, double t1, double t2, double t3, double t4)
@@ -881,7 +874,7 @@ static int solve_whole_or_split(const csr_model *m, const uint8_t *fixed, const 
     int rc = !scc      ? CSR_ERR_NOMEM
              : b->sccs ? b->sccs(m, budget, scc, b->ctx)
                        : ref_scc_tarjan(m, NULL, NULL, scc, &ss);
-    *t3 = now_s();
+    *t3 = monotonic_seconds();
     if (!rc)
         rc = reach_solve_split(m, fixed, scc, budget, mec32, num_mecs, leaving, maximize, reward, o, b->solve, b->ctx,
                                lower, upper, st);
@@ -901,7 +894,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
     uint64_t *ids = NULL; /* MEC ids of the maybe graph, then SCC ids */
     double *lower = malloc((n ? n : 1) * sizeof *lower), *upper = malloc((n ? n : 1) * sizeof *upper);
     int rc = cls && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
-    double t0 = now_s(), t1 = t0, t2 = t0, t3 = t0;
+    double t0 = monotonic_seconds(), t1 = t0, t2 = t0, t3 = t0;
     /* Pmax by interval iteration on an MDP: the MECs of the maybe states */
     const int want_mecs = q->maximize && o->method != REACH_VI && m->model_type == CSR_MDP;
     int have_mecs = 0; /* ids hold them (from prob01_mecs) */
@@ -927,7 +920,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
         rc = b->prob01 ? b->prob01(m, q, cls, b->prob01_ctx ? b->prob01_ctx : b->ctx) : ref_reach_prob01(m, q, cls);
     if (!rc)
         reach_count_classes(n, cls, st);
-    t1 = now_s();
+    t1 = monotonic_seconds();
     if (!rc && want_mecs && st->maybe) {
         if (!have_mecs) {
             csr_model sub;
@@ -941,7 +934,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
         if (!rc)
             st->mecs = reach_mec_arrays(m, ids, mec32, leaving, &st->mec_states);
     }
-    t2 = t3 = now_s();
+    t2 = t3 = monotonic_seconds();
     st->bytes_needed = reach_system_bytes(n, c, m->num_transitions);
     if (!rc) {
         reach_initial_bounds(n, cls, lower, upper);
@@ -951,7 +944,7 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
         if (rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
             reach_answer(n, o->method, lower, upper, values);
     }
-    phase_seconds(st, t0, t1, t2, t3, now_s());
+    phase_seconds(st, t0, t1, t2, t3, monotonic_seconds());
     free(cls);
     free(leaving);
     free(mec32);
@@ -1087,7 +1080,7 @@ int reach_solve_reward(const csr_model *m, const reach_query *q, const double *s
     reach_options ro = *o;
     if (ro.method != REACH_VI)
         ro.method = REACH_OVI; /* no a-priori upper bound: optimistic value iteration */
-    double t0 = now_s(), t1 = t0, t2 = t0, t3 = t0;
+    double t0 = monotonic_seconds(), t1 = t0, t2 = t0, t3 = t0;
     /* 1. Finite values: Rmin where some scheduler reaches the target almost
      * surely (Prob1E), Rmax where all do (Prob1A); the rest is infinite. */
     reach_query pq = {q->target, NULL, !q->maximize};
@@ -1106,7 +1099,7 @@ int reach_solve_reward(const csr_model *m, const reach_query *q, const double *s
             upper[s] = cls[s] == REACH_YES ? 0.0 : INFINITY;
         }
     }
-    t1 = now_s();
+    t1 = monotonic_seconds();
     /* 2. Rmin on an MDP: collapse the zero-reward MECs of the finite states. */
     if (!rc && !q->maximize && m->model_type == CSR_MDP && st->maybe) {
         csr_model sub;
@@ -1129,7 +1122,7 @@ int reach_solve_reward(const csr_model *m, const reach_query *q, const double *s
             solved = &quotient;
         }
     }
-    t2 = t3 = now_s();
+    t2 = t3 = monotonic_seconds();
     const double *solved_reward = solved == m ? reward : qreward;
     st->bytes_needed = reach_system_bytes(n, solved->num_choices, solved->num_transitions) + 8 * solved->num_choices;
     if (!rc) {
@@ -1147,7 +1140,7 @@ int reach_solve_reward(const csr_model *m, const reach_query *q, const double *s
                 values[s] = ro.method == REACH_VI || isinf(upper[s]) ? lower[s] : 0.5 * (lower[s] + upper[s]);
         }
     }
-    phase_seconds(st, t0, t1, t2, t3, now_s());
+    phase_seconds(st, t0, t1, t2, t3, monotonic_seconds());
     csr_free(&quotient);
     free(qreward);
     free(cls);
@@ -1199,11 +1192,11 @@ int ref_reach_bounded(const csr_model *m, const reach_query *q, uint64_t steps, 
 int reach_solve_bounded(const csr_model *m, const reach_query *q, uint64_t steps, const reach_backend *b,
                         double *values, reach_stats *st)
 {
-    double t0 = now_s();
+    double t0 = monotonic_seconds();
     int rc = b && b->bounded ? b->bounded(m, q, steps, values, b->ctx) : ref_reach_bounded(m, q, steps, values);
     st->iterations = steps;
     st->groups = 1;
-    st->iterate_s = st->total_s = now_s() - t0;
+    st->iterate_s = st->total_s = monotonic_seconds() - t0;
     return rc;
 }
 

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "reach_parts.h"
 
 void reach_parts_free(reach_parts *rp)
@@ -345,22 +345,15 @@ out:
     return rc;
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int reach_parts_open(const reach_system *y, const reach_options *o, reach_parts_context *cx, reach_parts *rp)
 {
     if (o->method == REACH_OVI || y->choice_reward)
         return csr_fail(cx->status, CSR_ERR_USAGE, "the iteration over parts takes interval or value iteration");
-    const double t = seconds_now();
+    const double t = monotonic_seconds();
     int rc = reach_parts_build(y, cx->parts, rp, cx->status);
     if (rc)
         return rc;
-    cx->stats.partition_s += seconds_now() - t;
+    cx->stats.partition_s += monotonic_seconds() - t;
     cx->stats.parts = cx->parts;
     for (uint32_t i = 0; i < rp->partition.parts; i++)
         cx->stats.foreign += rp->partition.part[i].num_foreign;

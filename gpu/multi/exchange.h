@@ -15,11 +15,11 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <memory>
 #include <vector>
 
+#include "clock.h"
 #include "cuda_check.h"
 #include "launch.h"
 #include "memory.h"
@@ -34,13 +34,6 @@ using gpu::thread_count;
 using gpu::thread_index;
 
 constexpr int kThreads = 256;
-
-inline double seconds_now()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- NCCL, loaded when asked for ---------------------------------------------- */
 
@@ -328,7 +321,7 @@ int open_exchange(const gpu_parts_options *o, const csr_partition *p, parted<Par
             return csr_fail(status, CSR_ERR_USAGE, "NCCL: libnccl.so.2 cannot be loaded: %s", dlerror());
     }
     *exchange = x.nccl ? "nccl" : "copies";
-    double t = seconds_now();
+    double t = monotonic_seconds();
     for (uint32_t i = 0; i < P; i++) {
         x.part.emplace_back(new (std::nothrow) Part);
         if (!x.part.back())
@@ -342,7 +335,7 @@ int open_exchange(const gpu_parts_options *o, const csr_partition *p, parted<Par
         x.comm.assign(P, nullptr);
         NCCL_TRY(x.api, x.api.comm_init_all(x.comm.data(), (int)P, devs.data()));
     }
-    *upload_s = seconds_now() - t;
+    *upload_s = monotonic_seconds() - t;
     return CSR_OK;
 }
 

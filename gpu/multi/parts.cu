@@ -689,7 +689,7 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
  * largest state of each component to its smallest (none kept). */
 int download_ids(parted &x, uint64_t n, uint32_t *ids, gpu_parts_stats *st, csr_status *status)
 {
-    double t = seconds_now();
+    double t = monotonic_seconds();
     for (auto &q : x.part) {
         if (!q->ns)
             continue;
@@ -703,7 +703,7 @@ int download_ids(parted &x, uint64_t n, uint32_t *ids, gpu_parts_stats *st, csr_
     for (uint64_t s = 0; s < n; s++)
         if (ids[s] != UINT32_MAX)
             ids[s] = smallest[ids[s]];
-    st->download_s = seconds_now() - t;
+    st->download_s = monotonic_seconds() - t;
     st->exchanged_bytes = x.exchanged;
     return CSR_OK;
 }
@@ -713,10 +713,10 @@ int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
 {
     parted x;
     TRY(open_parts(m, o, p, false, x, st, status));
-    double t = seconds_now();
+    double t = monotonic_seconds();
     TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, status));
     TRY(phases_over_parts(x, m->num_states - st->trimmed, false, st, status));
-    st->resident_s = seconds_now() - t;
+    st->resident_s = monotonic_seconds() - t;
     return download_ids(x, m->num_states, scc, st, status);
 }
 
@@ -725,7 +725,7 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
 {
     parted x;
     TRY(open_parts(m, o, p, true, x, st, status));
-    double t = seconds_now();
+    double t = monotonic_seconds();
     auto live_of = [](part_device &q) { return (void *)q.live.p; };
     auto cls_of = [](part_device &q) { return (void *)q.cls.p; };
     auto tflag_of = [](part_device &q) { return (void *)q.tflag.p; };
@@ -823,7 +823,7 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
         CUDA_TRY_LAUNCH();
     }
     TRY(x.sync_all(status));
-    st->resident_s = seconds_now() - t;
+    st->resident_s = monotonic_seconds() - t;
     TRY(download_ids(x, m->num_states, mec, st, status));
     for (uint64_t s = 0; s < m->num_states; s++)
         if (mec[s] != UINT32_MAX) {
@@ -850,11 +850,11 @@ int run_partitioned(const csr_model *m, const gpu_parts_options *o, uint32_t *id
     if (m->num_choices >= UINT32_MAX)
         return csr_fail(status, CSR_ERR_TOO_LARGE, "%llu choices: the partitioned decompositions take fewer than 2^32 - 1",
                         (unsigned long long)m->num_choices);
-    double t = seconds_now();
+    double t = monotonic_seconds();
     csr_partition p;
     memset(&p, 0, sizeof p);
     TRY(csr_partition_build(m, o->parts, &p, status));
-    st.partition_s = seconds_now() - t;
+    st.partition_s = monotonic_seconds() - t;
     int rc = over_parts(m, o, &p, ids, &st, status);
     csr_partition_free(&p);
     if (stats)

@@ -328,7 +328,7 @@ int iterate_over_parts(const reach_system *y, const reach_parts *rp, const reach
                       },
                       status));
     cx->stats.upload_s += upload_s;
-    const double t = seconds_now();
+    const double t = monotonic_seconds();
     auto next_of = [](vi_part &q) { return (void *)q.next; };
     uint64_t it = 0;
     double diff = INFINITY;
@@ -376,8 +376,8 @@ int iterate_over_parts(const reach_system *y, const reach_parts *rp, const reach
         }
     }
     TRY(x.sync_all(status));
-    cx->stats.resident_s += seconds_now() - t;
-    const double t2 = seconds_now();
+    cx->stats.resident_s += monotonic_seconds() - t;
+    const double t2 = monotonic_seconds();
     for (auto &q : x.part) {
         if (!q->ns)
             continue;
@@ -389,7 +389,7 @@ int iterate_over_parts(const reach_system *y, const reach_parts *rp, const reach
             upper[q->first_state + j] = b[j].y;
         }
     }
-    cx->stats.download_s += seconds_now() - t2;
+    cx->stats.download_s += monotonic_seconds() - t2;
     cx->stats.exchanged += x.exchanged;
     *iterations = it;
     *out_difference = diff;

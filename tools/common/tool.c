@@ -5,9 +5,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "tool.h"
 
 const char *tool_name = "tool";
@@ -99,7 +99,5 @@ int tool_refuse_terminal(void)
 
 double tool_seconds(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return monotonic_seconds();
 }
