@@ -36,6 +36,8 @@ if [ "${1:-}" = --prepare-large ]; then
     WAIT_FOR="$PWD/build/.built" bash bench/large.sh --prepare $2
     shift 2
 fi
+# stormpy unpacked by an earlier call of this machine (--prepare-large) serves later calls too
+case ":${PYTHONPATH:-}:" in *:/tmp/site:*) ;; *) [ -d /tmp/site/stormpy ] && export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}" ;; esac
 make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch build/test-bin/randmdp build/test-bin/oracle build/test-bin/csrcat build/test-bin/tracmp build/test-bin/peakrss build/test-bin/induce build/test-bin/partcheck || exit 1
 touch build/.built
 what=${1:-all}
