@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hugepages.h"
+#include "parallel.h"
 #include "prism_text.h"
 #include "umb.h"
 
@@ -895,18 +896,25 @@ static int compare_branches(const void *a, const void *b)
     return (x->position > y->position) - (x->position < y->position);
 }
 
-/*
- * Each choice's branches in ascending order of target, the order of PRISM's
- * .tra (its UMB export keeps the order of the model's construction: herman7),
- * so that both exports of a model give the same CSR file.  Equal targets keep
- * their order.
- */
-static int sort_branches(reader *r, csr_model *model, uint32_t *targets, double *probabilities)
+/* One task of sort_branches: the choices [first, last). */
+typedef struct {
+    const csr_model *model;
+    uint32_t *targets;
+    double *probabilities;
+    uint64_t first, last;
+    int nomem;
+} sort_task;
+
+static void *sort_choices(void *arg)
 {
+    sort_task *k = arg;
+    const uint64_t *ct = k->model->choice_transitions;
+    uint32_t *targets = k->targets;
+    double *probabilities = k->probabilities;
     branch *tmp = NULL;
     size_t cap = 0;
-    for (uint64_t j = 0; j < model->num_choices; j++) {
-        uint64_t b = model->choice_transitions[j], e = model->choice_transitions[j + 1], i;
+    for (uint64_t j = k->first; j < k->last; j++) {
+        uint64_t b = ct[j], e = ct[j + 1], i;
         for (i = b + 1; i < e && targets[i - 1] <= targets[i]; i++)
             ;
         if (i >= e)
@@ -915,8 +923,8 @@ static int sort_branches(reader *r, csr_model *model, uint32_t *targets, double 
             cap = e - b;
             branch *bigger = realloc(tmp, cap * sizeof *tmp);
             if (!bigger) {
-                free(tmp);
-                return csr_fail(r->st, CSR_ERR_NOMEM, "sorting branches");
+                k->nomem = 1;
+                break;
             }
             tmp = bigger;
         }
@@ -929,7 +937,62 @@ static int sort_branches(reader *r, csr_model *model, uint32_t *targets, double 
         }
     }
     free(tmp);
+    return NULL;
+}
+
+/*
+ * Each choice's branches in ascending order of target, the order of PRISM's
+ * .tra (its UMB export keeps the order of the model's construction: herman7),
+ * so that both exports of a model give the same CSR file.  Equal targets keep
+ * their order.  A task per CPU over ranges of choices (parallel.h): the check
+ * that a choice is sorted already reads every target.
+ */
+static int sort_branches(reader *r, csr_model *model, uint32_t *targets, double *probabilities)
+{
+    const uint64_t c = model->num_choices;
+    const unsigned tasks = parallel_tasks(model->num_transitions, parallel_grain(1u << 20));
+    sort_task task[PARALLEL_MAX_TASKS];
+    for (unsigned i = 0; i < tasks; i++)
+        task[i] = (sort_task){model, targets, probabilities, c * i / tasks, c * (i + 1) / tasks, 0};
+    parallel_run(sort_choices, task, sizeof task[0], tasks);
+    for (unsigned i = 0; i < tasks; i++)
+        if (task[i].nomem)
+            return csr_fail(r->st, CSR_ERR_NOMEM, "sorting branches");
     return CSR_OK;
+}
+
+/* One task of the targets' range check: the first branch of [first, last)
+ * whose target is n or more (last: none). */
+typedef struct {
+    const uint64_t *wide;
+    uint64_t n, first, last, bad;
+} range_task;
+
+static void *check_targets(void *arg)
+{
+    range_task *k = arg;
+    k->bad = k->last;
+    for (uint64_t i = k->first; i < k->last; i++)
+        if (k->wide[i] >= k->n) {
+            k->bad = i;
+            break;
+        }
+    return NULL;
+}
+
+/* The first branch whose target is n or more, t when there is none; a task
+ * per CPU over ranges of branches. */
+static uint64_t first_bad_target(const uint64_t *wide, uint64_t t, uint64_t n)
+{
+    const unsigned tasks = parallel_tasks(t, parallel_grain(1u << 20));
+    range_task task[PARALLEL_MAX_TASKS];
+    for (unsigned i = 0; i < tasks; i++)
+        task[i] = (range_task){wide, n, t * i / tasks, t * (i + 1) / tasks, 0};
+    parallel_run(check_targets, task, sizeof task[0], tasks);
+    for (unsigned i = 0; i < tasks; i++)
+        if (task[i].bad < task[i].last)
+            return task[i].bad;
+    return t;
 }
 
 /* The csr_model from the members and the index. */
@@ -1048,15 +1111,15 @@ static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
         return rc;
     uint64_t *wide = take(r, m);
     uint32_t *targets = (uint32_t *)wide;
-    for (uint64_t i = 0; i < t; i++) {
-        uint64_t target = wide[i];
-        if (target >= n) {
-            drop(r, wide);
-            return csr_fail(r->st, CSR_ERR_TARGET_RANGE, "branch-to-target.bin: branch %llu goes to state %llu of %llu",
-                            (unsigned long long)i, (unsigned long long)target, (unsigned long long)n);
-        }
-        targets[i] = (uint32_t)target;
+    const uint64_t bad_branch = first_bad_target(wide, t, n);
+    if (bad_branch < t) {
+        const uint64_t target = wide[bad_branch];
+        drop(r, wide);
+        return csr_fail(r->st, CSR_ERR_TARGET_RANGE, "branch-to-target.bin: branch %llu goes to state %llu of %llu",
+                        (unsigned long long)bad_branch, (unsigned long long)target, (unsigned long long)n);
     }
+    for (uint64_t i = 0; i < t; i++) /* in place, in order: targets[i] overwrites no wide[j] with j > i */
+        targets[i] = (uint32_t)wide[i];
     if (!in_memory(r, wide)) {
         uint32_t *shrunk = realloc(wide, (t ? t : 1) * sizeof *targets);
         if (shrunk)
