@@ -1,7 +1,6 @@
 /*
  * model.cu - the model on the device, transposes, canonical ids (model.h).
  */
-#include <cooperative_groups.h>
 #include <cub/cub.cuh>
 
 #include "cuda_check.h"
@@ -12,7 +11,6 @@ namespace gpu {
 
 namespace {
 
-namespace cg = cooperative_groups;
 constexpr int kThreads = 256;
 
 static __global__ void derive_state_offsets(uint64_t n, const uint64_t *__restrict__ state_choices,
@@ -43,9 +41,8 @@ static __global__ void transpose_count(uint64_t n, const uint64_t *__restrict__ 
                                        const uint64_t *__restrict__ offsets, const uint32_t *__restrict__ targets,
                                        unsigned long long *__restrict__ count)
 {
-    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
-    const uint64_t groups = thread_count() / kRowLanes;
-    for (uint64_t s = thread_index() / kRowLanes; s < n; s += groups)
+    const auto group = row_group();
+    for (uint64_t s = group_index(); s < n; s += group_count())
         for_each_transition(group, s, state_choices, offsets, targets, false,
                             [&](uint32_t, uint32_t v) { atomicAdd(&count[v], 1ull); });
 }
@@ -55,9 +52,8 @@ static __global__ void transpose_scatter(uint64_t n, const uint64_t *__restrict_
                                          unsigned long long *__restrict__ fill, uint32_t *__restrict__ source,
                                          uint32_t *__restrict__ choice)
 {
-    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
-    const uint64_t groups = thread_count() / kRowLanes;
-    for (uint64_t s = thread_index() / kRowLanes; s < n; s += groups)
+    const auto group = row_group();
+    for (uint64_t s = group_index(); s < n; s += group_count())
         for_each_transition(group, s, state_choices, offsets, targets, choice != nullptr, [&](uint32_t k, uint32_t v) {
                                 unsigned long long at = atomicAdd(&fill[v], 1ull);
                                 source[at] = (uint32_t)s;
@@ -152,7 +148,7 @@ int graph_transpose::build_over(uint64_t n, uint64_t vertices, const uint64_t *s
 {
     CUDA_TRY(cudaMemsetAsync(fill, 0, (vertices + 1) * sizeof(unsigned long long)));
     if (n) {
-        transpose_count<<<grid_for(n * kRowLanes, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill);
+        transpose_count<<<grid_for_rows(n, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill);
         CUDA_TRY_LAUNCH();
     }
     size_t bytes = scan_bytes;
@@ -160,7 +156,7 @@ int graph_transpose::build_over(uint64_t n, uint64_t vertices, const uint64_t *s
     CUDA_TRY(cudaMemcpyAsync(fill, first, (vertices + 1) * sizeof(uint64_t), cudaMemcpyDeviceToDevice));
     if (!n)
         return CSR_OK;
-    transpose_scatter<<<grid_for(n * kRowLanes, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill, source,
+    transpose_scatter<<<grid_for_rows(n, kThreads), kThreads>>>(n, state_choices, offsets, targets, fill, source,
                                                            state_choices ? choice : nullptr);
     CUDA_TRY_LAUNCH();
     return CSR_OK;

@@ -12,7 +12,10 @@
 
 #include <stdint.h>
 
+#include <cooperative_groups.h>
+
 #include "csr.h"
+#include "launch.h"
 #include "memory.h"
 
 namespace gpu {
@@ -78,6 +81,17 @@ struct graph_transpose {
  * targets are consecutive words; a thread a state walking its own row read
  * 32 rows at once a word each (issue 13).  For device_model::row. */
 constexpr int kRowLanes = 8;
+
+/* The row group of this thread, and the grid-stride loop over states by
+ * groups: for (s = group_index(); s < n; s += group_count()); launched with
+ * grid_for_rows(n, threads) blocks. */
+__device__ __forceinline__ cooperative_groups::thread_block_tile<kRowLanes> row_group()
+{
+    return cooperative_groups::tiled_partition<kRowLanes>(cooperative_groups::this_thread_block());
+}
+__device__ __forceinline__ uint64_t group_index() { return thread_index() / kRowLanes; }
+__device__ __forceinline__ uint64_t group_count() { return thread_count() / kRowLanes; }
+inline unsigned grid_for_rows(uint64_t n, int threads) { return grid_for(n * kRowLanes, threads); }
 
 /* The choice of state s that holds transition i (row[s] <= i < row[s + 1]):
  * a binary search over the state's choices. */

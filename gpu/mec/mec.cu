@@ -47,9 +47,8 @@ static __global__ void init_state(uint64_t n, const uint64_t *__restrict__ state
                                   uint32_t *__restrict__ choices_left, uint32_t *__restrict__ enabled,
                                   uint32_t *__restrict__ mec)
 {
-    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
-    const uint64_t groups = thread_count() / kRowLanes;
-    for (uint64_t s = thread_index() / kRowLanes; s < n; s += groups) {
+    const auto group = row_group();
+    for (uint64_t s = group_index(); s < n; s += group_count()) {
         const uint8_t in_play = !live || live[s];
         for (uint64_t k = state_choices[s] + group.thread_rank(); k < state_choices[s + 1]; k += kRowLanes)
             enabled[k] = in_play;
@@ -75,10 +74,9 @@ static __global__ void remove_leaving_choices(uint64_t n, const uint64_t *__rest
                                               uint8_t *__restrict__ changed, uint8_t *__restrict__ lost_choice,
                                               uint32_t *__restrict__ queue, mec_counters *__restrict__ counters)
 {
-    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
-    const uint64_t groups = thread_count() / kRowLanes;
+    const auto group = row_group();
     unsigned long long removed = 0;
-    for (uint64_t s = thread_index() / kRowLanes; s < n; s += groups) {
+    for (uint64_t s = group_index(); s < n; s += group_count()) {
         if (!alive[s])
             continue;
         const uint32_t c = scc[s];
@@ -245,7 +243,7 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
     const unsigned grid_n = grid_for(n, kThreads);
     bool transposed = false; /* the transpose (only the attractor reads it) is built the first time U is not empty:
                                 where it never is (phil7: 82M transitions) it is never paid for */
-    const unsigned grid_rows = grid_for(n * kRowLanes, kThreads);
+    const unsigned grid_rows = grid_for_rows(n, kThreads);
     init_state<<<grid_rows, kThreads>>>(n, m.state_choices, live, J.alive, J.choices_left, J.enabled, J.mec);
     CUDA_TRY_LAUNCH();
     attractor_params A = {J.tr.first, J.tr.source, J.tr.choice, scc, J.enabled, J.choices_left,

@@ -83,15 +83,14 @@ static __global__ void edge_counts(uint64_t n, const uint32_t *__restrict__ flag
  * offsets of the scan of their out-counts: SCC goal, of enabled choices
  * (enabled NULL: all) to live states of the same class; MEC goal, of enabled
  * choices (their targets are all live), with the choice.  A state a group of
- * kRowLanes lanes over its row (peel.h), the kept edges of each step of the
+ * kRowLanes lanes over its row (model.h), the kept edges of each step of the
  * group placed by a ballot: a warp writes runs of consecutive edges. */
 static __global__ void write_edges(peel_params p, const uint64_t *__restrict__ first, uint2 *__restrict__ edges,
                                    uint32_t *__restrict__ edge_choice)
 {
-    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
+    const auto group = row_group();
     const unsigned lane = group.thread_rank();
-    const uint64_t groups = thread_count() / kRowLanes;
-    for (uint64_t s = thread_index() / kRowLanes; s < p.n; s += groups) {
+    for (uint64_t s = group_index(); s < p.n; s += group_count()) {
         if (p.flag[s] != kLive)
             continue;
         uint64_t at = first[s];
@@ -480,7 +479,7 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     uint64_t ne = 0;
     CUDA_TRY(cudaMemcpy(&ne, edge_first_ + n, sizeof ne, cudaMemcpyDeviceToHost));
     int cur = 0;
-    write_edges<<<grid_for(n * kRowLanes, kThreads), kThreads>>>(p, edge_first_, edges_[cur], mecs ? edge_choice_[cur] : nullptr);
+    write_edges<<<grid_for_rows(n, kThreads), kThreads>>>(p, edge_first_, edges_[cur], mecs ? edge_choice_[cur] : nullptr);
     CUDA_TRY_LAUNCH();
     st->prepare_s += timer.end();
 

@@ -171,12 +171,11 @@ __device__ void remove_state(const peel_params &p, const push_target &out, uint3
 /* ---- counting and seeding ---------------------------------------------- */
 
 /* SCC goal: each live state's out-count and its successors' in-counts, a
- * state a group of kRowLanes lanes (peel.h). */
+ * state a group of kRowLanes lanes (model.h). */
 static __global__ void count_sccs(peel_params p)
 {
-    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
-    const uint64_t groups = thread_count() / kRowLanes;
-    for (uint64_t s = thread_index() / kRowLanes; s < p.n; s += groups) {
+    const auto group = row_group();
+    for (uint64_t s = group_index(); s < p.n; s += group_count()) {
         if (p.flag[s] != kLive)
             continue;
         uint32_t out = 0;
@@ -199,9 +198,8 @@ static __global__ void count_sccs(peel_params p)
  * states of its state's class can be in no end component of the subsystem. */
 static __global__ void disable_leaving(peel_params p)
 {
-    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
-    const uint64_t groups = thread_count() / kRowLanes;
-    for (uint64_t s = thread_index() / kRowLanes; s < p.n; s += groups) {
+    const auto group = row_group();
+    for (uint64_t s = group_index(); s < p.n; s += group_count()) {
         if (p.flag[s] != kLive)
             continue;
         for (uint64_t i = p.row[s] + group.thread_rank(); i < p.row[s + 1]; i += kRowLanes) {
@@ -214,12 +212,11 @@ static __global__ void disable_leaving(peel_params p)
 
 /* MEC goal: each live state's enabled choices and the transitions of those
  * to other states (out-count, and the targets' in-counts), a state a group
- * of kRowLanes lanes (peel.h). */
+ * of kRowLanes lanes (model.h). */
 static __global__ void count_mecs(peel_params p)
 {
-    const cg::thread_block_tile<kRowLanes> group = cg::tiled_partition<kRowLanes>(cg::this_thread_block());
-    const uint64_t groups = thread_count() / kRowLanes;
-    for (uint64_t s = thread_index() / kRowLanes; s < p.n; s += groups) {
+    const auto group = row_group();
+    for (uint64_t s = group_index(); s < p.n; s += group_count()) {
         if (p.flag[s] != kLive)
             continue;
         uint32_t out = 0, choices = 0;
@@ -371,13 +368,13 @@ int peel_buffers::reset(uint64_t n, csr_status *status)
 int peel_count(const peel_params &p, peel_goal goal, csr_status *status)
 {
     if (goal == PEEL_SCCS) {
-        count_sccs<<<grid_for(p.n * kRowLanes, kThreads), kThreads>>>(p);
+        count_sccs<<<grid_for_rows(p.n, kThreads), kThreads>>>(p);
         CUDA_TRY_LAUNCH();
         return CSR_OK;
     }
-    disable_leaving<<<grid_for(p.n * kRowLanes, kThreads), kThreads>>>(p);
+    disable_leaving<<<grid_for_rows(p.n, kThreads), kThreads>>>(p);
     CUDA_TRY_LAUNCH();
-    count_mecs<<<grid_for(p.n * kRowLanes, kThreads), kThreads>>>(p);
+    count_mecs<<<grid_for_rows(p.n, kThreads), kThreads>>>(p);
     CUDA_TRY_LAUNCH();
     return CSR_OK;
 }
