@@ -898,7 +898,7 @@ static int compare_branches(const void *a, const void *b)
 
 /* One task of sort_branches: the choices [first, last). */
 typedef struct {
-    const csr_model *model;
+    const uint64_t *choice_transitions;
     uint32_t *targets;
     double *probabilities;
     uint64_t first, last;
@@ -908,7 +908,7 @@ typedef struct {
 static void *sort_choices(void *arg)
 {
     sort_task *k = arg;
-    const uint64_t *ct = k->model->choice_transitions;
+    const uint64_t *ct = k->choice_transitions;
     uint32_t *targets = k->targets;
     double *probabilities = k->probabilities;
     branch *tmp = NULL;
@@ -953,7 +953,7 @@ static int sort_branches(reader *r, csr_model *model, uint32_t *targets, double 
     const unsigned tasks = parallel_tasks(model->num_transitions, parallel_grain(1u << 20));
     sort_task task[PARALLEL_MAX_TASKS];
     for (unsigned i = 0; i < tasks; i++)
-        task[i] = (sort_task){model, targets, probabilities, c * i / tasks, c * (i + 1) / tasks, 0};
+        task[i] = (sort_task){model->choice_transitions, targets, probabilities, c * i / tasks, c * (i + 1) / tasks, 0};
     parallel_run(sort_choices, task, sizeof task[0], tasks);
     for (unsigned i = 0; i < tasks; i++)
         if (task[i].nomem)
