@@ -63,7 +63,7 @@ HEADERS    := $(wildcard format/*.h ref/*.h gpu/*.h gpu/*/*.h gpu/*/*/*.cuh gpu/
 DEPS_STAMP := $(BUILD)/deps.ok
 
 .PHONY: all test test-gpu demo bench deps clean install uninstall
-all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier
+all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier $(BUILD)/bench/csr2egr
 
 # ---- packages ---------------------------------------------------------------
 deps: $(DEPS_STAMP)
@@ -135,6 +135,11 @@ $(OBJ)/%.cu.o: %.cu $(OBJ)/%.cu.d | $(DEPS_STAMP)
 $(BUILD)/bench/grid_barrier: bench/grid_barrier.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -o $@ $<
+
+# A model's state graph in ECL-SCC's input format (bench/large.sh, ECL=).
+$(BUILD)/bench/csr2egr: bench/csr2egr.c $(LIBFORMAT) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBFORMAT) $(LDLIBS)
 
 test: all $(TEST_TOOLS)
 	bats tests/

@@ -17,8 +17,14 @@
 # prism2csr (--prepare starts them early, so that other work overlaps them; a
 # later run waits for them).  STORM=1 times Storm's MEC decomposition of
 # NAME.umb.  RUNS (default 3).  CONFIGS=default: only the default engine and
-# scheme and their nearest rivals (lp, lp --no-peel; rounds, interleave).  Results: a markdown table on stdout, one
-# JSON line per measurement in $OUT/large.jsonl (or bench/out/large.jsonl).
+# scheme and their nearest rivals (lp, lp --no-peel; rounds, interleave).
+# ECL=DIR: also ECL-SCC (Alabandi et al., SC'23; DIR holds its ECL-SCC_10.cu
+# and ECLgraph.h, fetched by the user: never part of this tree), built here
+# with -O3 for this device, on each model's state graph (build/bench/csr2egr),
+# its "compute time" (edge list, propagation, no upload) best of RUNS, and
+# its SCC count checked against Tarjan's.  Results: a markdown table on
+# stdout, one JSON line per measurement in $OUT/large.jsonl (or
+# bench/out/large.jsonl).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
@@ -91,8 +97,17 @@ lscpu | grep -E 'Model name|^CPU\(s\)' >&2
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >&2 || true
 echo "commit ${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, $(date -u +%Y-%m-%d), runs $runs" >&2
 
+ecl=
+if [ -n "${ECL:-}" ]; then # ECL-SCC for this device; CUDA 13 has no clock rates in cudaDeviceProp
+    ecl="$out/ecl-scc"
+    sed 's/deviceProp\.clockRate \* 0\.001, deviceProp\.memoryClockRate \* 0\.001/0.0, 0.0/' \
+        "$ECL/ECL-SCC_10.cu" > "$out/ecl-scc.cu" && cp "$ECL/ECLgraph.h" "$out/" &&
+        nvcc -O3 -arch="${ECL_ARCH:-sm_90}" "$out/ecl-scc.cu" -o "$ecl" || { echo "ECL-SCC: build failed" >&2; ecl=; }
+fi
+
 header="| model | states | transitions | Tarjan s |"
 rule="|---|---:|---:|---:|"
+[ -n "$ecl" ] && { header+=" ECL-SCC s |"; rule+="---:|"; }
 for c in "${scc_configs[@]}"; do header+=" ${c%%|*} resident s (x Tarjan) / with upload s / e2e s |"; rule+="---|"; done
 header+=" basic MEC s | Storm MEC s |"
 rule+="---:|---:|"
@@ -104,11 +119,23 @@ for name in "${names[@]}"; do
     [ -f "$csr" ] || { echo "$name: no $csr (build failed? $large/build.log)" >&2; continue; }
     j=$(tool gpu-scc --cpu --stats=json "$csr" 2>&1 > "$out/$name.sccs")
     record "$j" "model=$name"
-    read -r states trans tarjan < <(echo "$j" | jget states transitions decompose_s)
+    read -r states trans tarjan tsccs < <(echo "$j" | jget states transitions decompose_s sccs)
     j=$(tool gpu-mec --cpu --stats=json "$csr" 2>&1 > "$out/$name.mecs")
     record "$j" "model=$name"
     basic=$(echo "$j" | jget decompose_s)
     row="| $name | $states | $trans | $tarjan |"
+    if [ -n "$ecl" ]; then
+        [ -f "$large/$name.egr" ] || "$root/build/bench/csr2egr" "$csr" "$large/$name.egr"
+        best=- sccs=-
+        for i in $(seq "$runs"); do
+            r=$(timeout "${TIMEOUT:-600}" "$ecl" "$large/$name.egr" 2>&1)
+            t=$(echo "$r" | sed -n 's/^compute time: \([0-9.]*\) s$/\1/p')
+            sccs=$(echo "$r" | sed -n 's/^number of SCCs: \([0-9]*\)$/\1/p')
+            [ -n "$t" ] && { [ "$best" = - ] || awk "BEGIN { exit !($t < $best) }"; } && best=$t
+        done
+        echo "{\"tool\":\"ecl-scc\",\"model\":\"$name\",\"compute_s\":\"$best\",\"sccs\":\"$sccs\"}" >> "$jsonl"
+        row+=" $best$([ "$sccs" = "$tsccs" ] || echo " (SCCs $sccs, Tarjan $tsccs)") |"
+    fi
     for c in "${scc_configs[@]}"; do
         read -r res gpu e2e bad < <(best_of gpu-scc "$csr" "$out/$name.sccs" ${c#*|})
         row+=" $res ($(awk "BEGIN { printf \"%.1f\", $tarjan / $res }")x) / $gpu / $e2e$([ "$bad" = 0 ] || echo ' WRONG') |"

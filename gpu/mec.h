@@ -38,7 +38,8 @@ typedef enum gpu_mec_scheme { GPU_MEC_AUTO = 0, GPU_MEC_INTERLEAVE = 1, GPU_MEC_
 
 typedef struct gpu_mec_options {
     gpu_scc_options scc;   /* the SCC engine and its options */
-    gpu_mec_scheme scheme; /* AUTO: rounds (measured fastest on most paper-scale models) */
+    gpu_mec_scheme scheme; /* AUTO: by the model's class: interleave below 3 transitions a state (and
+                              neither fb nor j_set), else rounds (mec.cu, kSparseTransitions) */
     int j_set;             /* rounds: a round's first pivots from J, the states that lost a choice in the
                               round before (FMSD sections 2.4 and 5.3, optimisation 2; fb only) */
 } gpu_mec_options;

@@ -8,9 +8,10 @@
 
 load helper
 
-# The round-based scheme on the lp engine (the default), the interleaved one,
-# and the round-based one on the fb engine in the article's configurations.
-LP_CONFIGS=("" "--scheme interleave" "--scheme interleave --blocks 2" "--scheme interleave --peel-schedule async"
+# The default (by the model's class), the round-based scheme on the lp
+# engine, the interleaved one, and the round-based one on the fb engine in the
+# article's configurations.
+LP_CONFIGS=("" "--scheme rounds" "--scheme interleave" "--scheme interleave --blocks 2" "--scheme interleave --peel-schedule async"
             "--scheme rounds --engine lp --no-peel" "--scheme interleave --tile-iterations 1")
 FB_CONFIGS=("--engine fb" "--j-set" "--bfbt" "--nh" "--no-warp-aggregation" "--no-transpose" "-c 3" "--host-loop"
             "--sweep-trim" "--engine fb --peel" "--j-set --bfbt -c 3" "--host-loop --j-set --no-transpose")
@@ -136,9 +137,23 @@ gpu_mecs_equal() {
         [[ "$stderr" == *"8 states, 13 choices, 21 transitions: 3 MECs with 5 states; "*" rounds"* ]] || fail "$stderr"
         [[ "$stderr" == *"scheme "*"upload"*"resident"*"download"*"engine "*"peeled"*"passes"* ]] || fail "$stderr"
     done
-    run --separate-stderr gpu-mec --stats=json "$BATS_TEST_TMPDIR/f.csr"
+    run --separate-stderr gpu-mec --scheme rounds --stats=json "$BATS_TEST_TMPDIR/f.csr"
     run python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(j["scheme"], j["mecs"], j["states_in_mecs"], j["scc"]["engine"], j["device_bytes_planned"] >= j["device_bytes_allocated"] > 0)' "$stderr"
     assert_output "rounds 3 5 lp True"
+}
+
+@test "GPU: gpu-mec's default scheme is the interleaved one below 3 transitions a state and the round-based one from 3 on or with the fb engine or J sets" {
+    scheme_of() {
+        gpu-mec "$@" --stats=json 2>&1 >/dev/null | python3 -c 'import json, sys; print(json.loads(sys.stdin.read().strip().splitlines()[-1])["scheme"])'
+    }
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr" # 8 states, 21 transitions
+    prism2csr "$MODELS/mutual3.tra" > "$BATS_TEST_TMPDIR/m.csr"   # 2,368 states, 8,272 transitions
+    assert_equal "$(scheme_of "$BATS_TEST_TMPDIR/f.csr")" interleave
+    assert_equal "$(scheme_of "$BATS_TEST_TMPDIR/m.csr")" rounds
+    assert_equal "$(scheme_of --engine fb "$BATS_TEST_TMPDIR/f.csr")" rounds
+    assert_equal "$(scheme_of --j-set "$BATS_TEST_TMPDIR/f.csr")" rounds
+    assert_equal "$(scheme_of --scheme rounds "$BATS_TEST_TMPDIR/f.csr")" rounds
+    assert_equal "$(scheme_of --scheme interleave "$BATS_TEST_TMPDIR/m.csr")" interleave
 }
 
 @test "GPU: the device memory each MEC scheme plans before allocating is at least what it allocates" {

@@ -194,10 +194,19 @@ static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc
     block_add<kThreads>(&counters->remaining, remaining);
 }
 
-/* AUTO is the round-based scheme: measured fastest on coin6_4 and leader7 with
- * the lp engine, the interleaved one only on wlan6_2500 (bench/RESULTS.md,
- * issue 13). */
-bool interleaved(const gpu_mec_options *o) { return o->scheme == GPU_MEC_INTERLEAVE; }
+/* AUTO by the model's class: the interleaved scheme on sparse models, fewer
+ * than kSparseTransitions transitions a state (chains of trivial SCCs, where
+ * its peeling does what rounds of attractors would: wlan6_2500, 2.1 a state,
+ * 0.117 against 0.167 s), the round-based one on the others (coin6_4,
+ * leader7, leader8, phil7, 3.7-9 a state: 4-34 % faster), and wherever an
+ * option asks for it (the fb engine, J sets); bench/RESULTS.md, issue 13. */
+constexpr uint64_t kSparseTransitions = 3;
+bool interleaved(const gpu_mec_options *o, const model_shape &s)
+{
+    if (o->scheme == GPU_MEC_AUTO)
+        return o->scc.engine != GPU_SCC_FB && !o->j_set && s.t < kSparseTransitions * s.n;
+    return o->scheme == GPU_MEC_INTERLEAVE;
+}
 
 /* The device buffers of one MEC decomposition besides the SCC engine's. */
 struct mec_job {
@@ -325,8 +334,12 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
 int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const uint8_t *live, uint32_t *mec,
                        gpu_mec_stats *st, csr_status *status)
 {
-    const bool inter = interleaved(opt);
     const model_shape shape = {m.n, m.c, m.t, 0, 0}; /* the job plans no model */
+    /* Always the round-based scheme: the lp engine's MEC goal does not disable
+     * the choices that leave a live subsystem (its edge list assumes every
+     * target live), and over one it found other MECs than the rounds on a
+     * random MDP of tests/110 (seed 3, -l 90): 89 MECs against 91. */
+    const bool inter = false;
     arena job_arena;
     mec_job job;
     scc_decomposer dec;
@@ -379,7 +392,7 @@ extern "C" int gpu_mec_scheme_by_name(const char *name)
 extern "C" uint64_t gpu_mec_bytes_needed(const csr_model *m, const gpu_mec_options *o)
 {
     const gpu::model_shape s = gpu::shape_of(m);
-    const bool inter = gpu::interleaved(o);
+    const bool inter = gpu::interleaved(o, s);
     uint64_t engine =
         gpu::scc_decomposer::bytes_needed(&o->scc, s, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter);
     if (!engine)
@@ -396,7 +409,7 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
     gpu_mec_stats st;
     memset(&st, 0, sizeof st);
     const uint64_t n = m->num_states, c = m->num_choices;
-    const bool inter = gpu::interleaved(opt);
+    const bool inter = gpu::interleaved(opt, gpu::shape_of(m));
     st.scheme = inter ? "interleave" : "rounds";
     if (n >= UINT32_MAX - 1 || c >= UINT32_MAX)
         return csr_fail(status, CSR_ERR_TOO_LARGE,

@@ -18,14 +18,14 @@ namespace gpu {
  * The MECs of the subsystem of m (on the device) given by live (device,
  * u8[n], nonzero: the state takes part): the sub-MDP of the live states
  * whose choices are those of live states with every transition into a live
- * state (FMSD Definitions 4-5 on that sub-MDP), by options' scheme and
- * engine as gpu_mec_decompose.  mec (device, u32[n]): the smallest state of
+ * state (FMSD Definitions 4-5 on that sub-MDP), by the round-based scheme
+ * whatever options' scheme (mec.cu says why) on options' engine.  mec
+ * (device, u32[n]): the smallest state of
  * s's MEC, or GPU_MEC_NONE (not live, or in no MEC).  Adds rounds and the
  * SCC engine's counts to *stats.  Device memory: what gpu_mec_bytes_needed
  * counts for a model of m's shape less the model itself, allocated here and
  * freed on return.  Errors: CSR_ERR_NOMEM (device memory),
- * CSR_ERR_DEVICE (CUDA, text in status), CSR_ERR_USAGE (interleave with an
- * engine that does not find MECs).
+ * CSR_ERR_DEVICE (CUDA, text in status).
  */
 int mec_decompose_live(const gpu_mec_options *options, const device_model &m, const uint8_t *live, uint32_t *mec,
                        gpu_mec_stats *stats, csr_status *status);

@@ -47,9 +47,10 @@ static void usage(FILE *out)
             "state in no MEC, one per line.  The CPU reference is the basic MEC\n"
             "algorithm; the other options set the GPU's SCC engine, as in gpu-scc.\n"
             "  --scheme S             rounds: FMSD Algorithm 7, one SCC decomposition a\n"
-            "                         round (auto, the default); interleave (lp engine):\n"
-            "                         leaving choices and attractors removed inside the\n"
-            "                         SCC computation by peeling\n"
+            "                         round; interleave (lp engine): leaving choices and\n"
+            "                         attractors removed inside the SCC computation by\n"
+            "                         peeling; auto (the default): interleave below 3\n"
+            "                         transitions a state, else rounds\n"
             "  --j-set                rounds, fb: from the second round on, first pivots\n"
             "                         only among the states that lost a choice (FMSD 5.3)\n",
             tool_name);
