@@ -402,7 +402,8 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
     gpu_mec_stats st;
     memset(&st, 0, sizeof st);
     const uint64_t n = m->num_states, c = m->num_choices;
-    const bool inter = gpu::interleaved(opt, gpu::shape_of(m));
+    const gpu::model_shape shape = gpu::shape_of(m);
+    const bool inter = gpu::interleaved(opt, shape);
     st.scheme = inter ? "interleave" : "rounds";
     if (n >= UINT32_MAX - 1 || c >= UINT32_MAX)
         return csr_fail(status, CSR_ERR_TOO_LARGE,
@@ -414,7 +415,6 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
             *stats = st;
         return CSR_OK;
     }
-    const gpu::model_shape shape = gpu::shape_of(m);
     const uint64_t base = gpu::device_bytes_now();
     gpu::reset_peak();
     gpu::arena job_arena;

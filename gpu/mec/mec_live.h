@@ -23,8 +23,9 @@ namespace gpu {
  * (device, u32[n]): the smallest state of
  * s's MEC, or GPU_MEC_NONE (not live, or in no MEC).  Adds rounds and the
  * SCC engine's counts to *stats.  Device memory: what gpu_mec_bytes_needed
- * counts for a model of m's shape less the model itself, allocated here and
- * freed on return.  Errors: CSR_ERR_NOMEM (device memory),
+ * counts for a model of m's shape with the round-based scheme (options'
+ * scheme GPU_MEC_ROUNDS; AUTO may count the interleaved one's) less the
+ * model itself, allocated here and freed on return.  Errors: CSR_ERR_NOMEM (device memory),
  * CSR_ERR_DEVICE (CUDA, text in status).
  */
 int mec_decompose_live(const gpu_mec_options *options, const device_model &m, const uint8_t *live, uint32_t *mec,
