@@ -148,14 +148,51 @@ static __global__ void prob01_expand(prob01_search P, const uint32_t *__restrict
 }
 
 /* The whole search asynchronously: each state taken from the worklist
- * pushes the predecessors that join (grid: all blocks resident). */
+ * pushes the predecessors that join (grid: all blocks resident).  The
+ * predecessors go kJoinBatch at a time, the loads, then the atomics of the
+ * closure's rule, then the pushes of a batch in flight together (joins()
+ * one predecessor at a time, each push on its own: the asynchronous drains of
+ * peeling and of the MEC attractor were 1.4-3.4x slower so, issue 13).  A
+ * state that two choices of one batch bring to JOIN_ALL's count 0 has it
+ * taken once more; the count is this closure's and read no more. */
+constexpr int kJoinBatch = 8;
 static __global__ void __launch_bounds__(256) prob01_drain(prob01_search P, gpu::worklist q)
 {
     gpu::worklist_drain(q, [&](uint32_t v, const gpu::push_target &out) {
-        for (uint64_t e = P.first[v]; e < P.first[v + 1]; e++) {
-            uint32_t s = P.source[e];
-            if (joins(P, e, s))
-                gpu::worklist_push(out, s);
+        const uint64_t end = P.first[v + 1];
+        for (uint64_t e = P.first[v]; e < end; e += kJoinBatch) {
+            uint32_t s[kJoinBatch], k[kJoinBatch];
+            bool may[kJoinBatch];
+#pragma unroll
+            for (int j = 0; j < kJoinBatch; j++) {
+                may[j] = e + j < end;
+                s[j] = may[j] ? P.source[e + j] : 0;
+                k[j] = may[j] ? P.choice[e + j] : 0;
+            }
+#pragma unroll
+            for (int j = 0; j < kJoinBatch; j++)
+                may[j] = may[j] && P.allowed[s[j]] && !*(volatile uint32_t *)&P.in[s[j]];
+            unsigned joined = 0;
+            if (P.mode == JOIN_ALL) {
+#pragma unroll
+                for (int j = 0; j < kJoinBatch; j++)
+                    may[j] = may[j] && !bit_set(P.choice_bits, k[j]);
+#pragma unroll
+                for (int j = 0; j < kJoinBatch; j++)
+                    if (may[j] && atomicSub(&P.remaining[s[j]], 1u) == 1u)
+                        joined |= 1u << j;
+            } else {
+#pragma unroll
+                for (int j = 0; j < kJoinBatch; j++)
+                    if (may[j] && (P.mode != JOIN_INSIDE || (P.choice_bits[k[j] >> 5] >> (k[j] & 31) & 1u)) &&
+                        atomicExch(&P.in[s[j]], 1u) == 0u)
+                        joined |= 1u << j;
+            }
+#pragma unroll
+            for (int j = 0; j < kJoinBatch; j++)
+                if (joined >> j & 1u)
+                    P.in[s[j]] = 1u;
+            gpu::worklist_push_batch(out, s, joined);
         }
     });
 }

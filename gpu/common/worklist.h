@@ -26,6 +26,7 @@
 #define GPU_WORKLIST_H
 
 #include <cooperative_groups.h>
+#include <cooperative_groups/scan.h>
 #include <stdint.h>
 
 namespace gpu {
@@ -79,6 +80,32 @@ __device__ __forceinline__ unsigned long long worklist_add(unsigned long long *c
 __device__ __forceinline__ void worklist_push(const push_target &t, uint32_t v)
 {
     *(volatile uint32_t *)&t.at[worklist_add(t.count)] = v;
+}
+
+/* Push v[j] for each bit j of `mask` (N items at most a thread), the pushes
+ * of every thread doing it at the same time with one atomicAdd on the count.
+ * Pushing each item on its own, with the threads that happen to push at the
+ * same step, made the one counter's atomics what limits a wide drain:
+ * about 1.1 ns an item, whatever the parallelism (leader7's peeling by
+ * levels, 1.37M states in 1.58 ms; coin6_4's attractor, 2.38M in 2.6 ms). */
+template <int N>
+__device__ __forceinline__ void worklist_push_batch(const push_target &t, const uint32_t (&v)[N], unsigned mask)
+{
+    namespace cg = cooperative_groups;
+    if (mask == 0) /* the threads with something to push do it together */
+        return;
+    cg::coalesced_group g = cg::coalesced_threads();
+    const unsigned mine = __popc(mask);
+    const unsigned before = cg::exclusive_scan(g, mine);
+    const unsigned total = g.shfl(before + mine, g.size() - 1);
+    unsigned long long base = 0;
+    if (g.thread_rank() == 0)
+        base = atomicAdd(t.count, (unsigned long long)total);
+    base = g.shfl(base, 0) + before;
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        if (mask >> j & 1u)
+            *(volatile uint32_t *)&t.at[base++] = v[j];
 }
 
 /* Asynchronous: claim the next slot and wait for its item: returns it, or

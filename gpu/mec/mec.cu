@@ -120,22 +120,52 @@ struct attractor_params {
 /* The attractor step from a removed state v (Lemma 1): the choices into v
  * are removed, and a state whose last choice goes is pushed to `out`.  Such
  * choices stay inside their SCC (the others went in remove_leaving_choices),
- * so the attractor stays inside it too.  Returns the choices removed. */
+ * so the attractor stays inside it too.  Returns the choices removed.  The
+ * choices into v go kAttractBatch at a time, the loads, then the exchanges,
+ * then the counts, then the pushes of a batch in flight together: a step
+ * costs a few rounds of dependent memory operations, not a few for each
+ * choice into v (coin6_4's attractor, 2.38M states in 88 levels: 6.5 ms one
+ * choice at a time, 2.6 ms batched, 1.9 ms with the pushes batched too;
+ * H100, issue 13). */
+constexpr int kAttractBatch = 8;
 __device__ __forceinline__ unsigned long long attract(const attractor_params &P, uint32_t v, const push_target &out)
 {
     unsigned long long removed = 0;
     P.changed[P.scc[v]] = 1;
-    for (uint64_t r = P.rev_first[v]; r < P.rev_first[v + 1]; r++) {
-        const uint32_t k = P.rev_choice[r];
-        if (!__ldcg(&P.enabled[k]) || atomicExch(&P.enabled[k], 0u) == 0u)
-            continue;
-        removed++;
-        const uint32_t s = P.rev_source[r];
-        P.lost_choice[s] = 1;
-        if (atomicSub(&P.choices_left[s], 1u) == 1u) {
-            P.alive[s] = 0;
-            worklist_push(out, s);
+    const uint64_t end = P.rev_first[v + 1];
+    for (uint64_t r = P.rev_first[v]; r < end; r += kAttractBatch) {
+        uint32_t k[kAttractBatch], s[kAttractBatch];
+        bool on[kAttractBatch];
+#pragma unroll
+        for (int j = 0; j < kAttractBatch; j++) {
+            on[j] = r + j < end;
+            k[j] = on[j] ? P.rev_choice[r + j] : 0;
+            s[j] = on[j] ? P.rev_source[r + j] : 0;
         }
+#pragma unroll
+        for (int j = 0; j < kAttractBatch; j++)
+            on[j] = on[j] && __ldcg(&P.enabled[k[j]]);
+#pragma unroll
+        for (int j = 0; j < kAttractBatch; j++)
+            on[j] = on[j] && atomicExch(&P.enabled[k[j]], 0u) != 0u;
+        unsigned left[kAttractBatch];
+#pragma unroll
+        for (int j = 0; j < kAttractBatch; j++) {
+            left[j] = 0;
+            if (on[j]) {
+                removed++;
+                P.lost_choice[s[j]] = 1;
+                left[j] = atomicSub(&P.choices_left[s[j]], 1u);
+            }
+        }
+        unsigned freed = 0;
+#pragma unroll
+        for (int j = 0; j < kAttractBatch; j++)
+            if (left[j] == 1u) {
+                P.alive[s[j]] = 0;
+                freed |= 1u << j;
+            }
+        worklist_push_batch(out, s, freed);
     }
     return removed;
 }

@@ -47,6 +47,20 @@ __device__ __forceinline__ void make_ready(const peel_params &p, const push_targ
         worklist_push(out, w);
 }
 
+/* make_ready for a batch: the states v[j] whose count reached 0 (old[j] ==
+ * 1) that this thread claims, pushed together (worklist_push_batch). */
+template <int N>
+__device__ __forceinline__ void make_ready_batch(const peel_params &p, const push_target &out, const uint32_t (&v)[N],
+                                                 const unsigned (&old)[N])
+{
+    unsigned claimed = 0;
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        if (old[j] == 1u && atomicCAS(&p.flag[v[j]], kLive, kQueued) == kLive)
+            claimed |= 1u << j;
+    worklist_push_batch(out, v, claimed);
+}
+
 /* Neighbours are visited in batches of kBatch: their loads, then their
  * atomics, are in flight together, so a state of many neighbours costs a few
  * round trips to memory instead of a few per neighbour (the removals on the
@@ -67,10 +81,38 @@ __device__ __forceinline__ void take_off_targets(const peel_params &p, const pus
 #pragma unroll
         for (int j = 0; j < kBatch; j++)
             old[j] = v[j] != s && same_class(p, s, v[j]) ? atomicSub(&counter[v[j]], 1u) : 0u;
+        make_ready_batch(p, out, v, old);
+    }
+}
+
+/* SCC goal, every choice enabled: take one off in_left of the successors
+ * fwd[0..nf) and one off out_left of the predecessors rev[0..nr) of s (those
+ * other than s, of s's class), kBatch of each list in one round of loads and
+ * atomics.  A removal then costs ceil(max(nf, nr) / kBatch) rounds of
+ * dependent memory operations instead of those of both lists one after the
+ * other.  Measured with make_ready_batch's pushes (H100, leader7 after its
+ * first phase, 1.37M states in 30 levels by levels): 1.58 -> 1.05 ms, of
+ * which the pushes made most; the combined rounds alone moved nothing
+ * beyond the noise. */
+__device__ __forceinline__ void take_off_both(const peel_params &p, const push_target &out, uint32_t s,
+                                              const uint32_t *__restrict__ fwd, uint64_t nf,
+                                              const uint32_t *__restrict__ rev, uint64_t nr)
+{
+    const uint64_t own = p.cls ? p.cls[s] : 0;
+    for (uint64_t b = 0; b < nf || b < nr; b += kBatch) {
+        uint32_t v[2 * kBatch];
+        unsigned old[2 * kBatch];
 #pragma unroll
-        for (int j = 0; j < kBatch; j++)
-            if (old[j] == 1u)
-                make_ready(p, out, v[j]);
+        for (int j = 0; j < kBatch; j++) {
+            v[j] = b + j < nf ? fwd[b + j] : s;
+            v[kBatch + j] = b + j < nr ? rev[b + j] : s;
+        }
+#pragma unroll
+        for (int j = 0; j < 2 * kBatch; j++) {
+            const bool counts = v[j] != s && (!p.cls || p.cls[v[j]] == own);
+            old[j] = counts ? atomicSub(j < kBatch ? &p.in_left[v[j]] : &p.out_left[v[j]], 1u) : 0u;
+        }
+        make_ready_batch(p, out, v, old);
     }
 }
 
@@ -102,17 +144,13 @@ __device__ void remove_state(const peel_params &p, const push_target &out, uint3
         p.component[s] = s;
         p.flag[s] = kRemoved;
         if (!p.enabled) {
-            take_off_targets(p, out, s, p.targets + p.row[s], p.row[s + 1] - p.row[s], p.in_left);
-        } else {
-            for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++)
-                if (p.enabled[k])
-                    take_off_targets(p, out, s, p.targets + p.choice_transitions[k],
-                                     p.choice_transitions[k + 1] - p.choice_transitions[k], p.in_left);
-        }
-        if (!p.enabled) {
-            take_off_targets(p, out, s, p.rsource + rb, re - rb, p.out_left);
+            take_off_both(p, out, s, p.targets + p.row[s], p.row[s + 1] - p.row[s], p.rsource + rb, re - rb);
             return;
         }
+        for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++)
+            if (p.enabled[k])
+                take_off_targets(p, out, s, p.targets + p.choice_transitions[k],
+                                 p.choice_transitions[k + 1] - p.choice_transitions[k], p.in_left);
         for (uint64_t b = rb; b < re; b += kBatch) {
             uint32_t q[kBatch];
             unsigned old[kBatch];
@@ -122,10 +160,7 @@ __device__ void remove_state(const peel_params &p, const push_target &out, uint3
 #pragma unroll
             for (int j = 0; j < kBatch; j++)
                 old[j] = q[j] != s && same_class(p, s, q[j]) ? atomicSub(&p.out_left[q[j]], 1u) : 0u;
-#pragma unroll
-            for (int j = 0; j < kBatch; j++)
-                if (old[j] == 1u)
-                    make_ready(p, out, q[j]);
+            make_ready_batch(p, out, q, old);
         }
         return;
     }
@@ -327,10 +362,9 @@ static __global__ void cut_sccs(peel_params p, const uint2 *__restrict__ edges, 
         uint2 uv = edges[e];
         if (same_labels(p.labels[uv.x], p.labels[uv.y]))
             continue;
-        if (atomicSub(&p.out_left[uv.x], 1u) == 1u)
-            make_ready(p, out, uv.x);
-        if (atomicSub(&p.in_left[uv.y], 1u) == 1u)
-            make_ready(p, out, uv.y);
+        const uint32_t v[2] = {uv.x, uv.y};
+        const unsigned old[2] = {atomicSub(&p.out_left[uv.x], 1u), atomicSub(&p.in_left[uv.y], 1u)};
+        make_ready_batch(p, out, v, old);
     }
 }
 
