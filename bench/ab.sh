@@ -39,6 +39,7 @@ echo "| model | command | old ms | new ms | labels |"
 echo "|---|---|---:|---:|---|"
 for m in "$@"; do
     csr=$m
+    while [ -f "$large/$m.building" ]; do sleep 2; done # on-device.sh --prepare-large
     [ -f "$csr" ] || csr="$large/$m.csr"
     [ -f "$csr" ] || { echo "$m: no $csr" >&2; continue; }
     for c in "${cmds[@]}"; do
