@@ -1,7 +1,7 @@
 #!/bin/bash
 # The lp engine's one tunable, measured: gpu-scc and gpu-mec resident times
 # (--stats=json decompose_s, best of RUNS, default 3) for each
-# --tile-iterations of TILES (default "4 8 16 32 64"), on NAME.csr of
+# --sweeps of SWEEPS (default "1 2 3 4 16"), on NAME.csr of
 # $LARGE (default /tmp/large; bench/large.sh --prepare builds them), and the
 # per-kernel GPU times of one default gpu-scc run under ncu when ncu is there
 # (NCU=0 skips it).  Prints a Markdown table and the ncu summary.
@@ -10,7 +10,7 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
 large=${LARGE:-/tmp/large}
-tiles=${TILES:-"4 8 16 32 64"}
+sweeps=${SWEEPS:-"1 2 3 4 16"}
 best() { # tool args...: the best decompose_s of RUNS runs
     local b="" i s
     for i in $(seq "$runs"); do
@@ -20,7 +20,7 @@ best() { # tool args...: the best decompose_s of RUNS runs
     echo "$b"
 }
 head="| model | tool |"; rule="|---|---|"
-for t in $tiles; do head+=" tiles $t |"; rule+="---:|"; done
+for t in $sweeps; do head+=" sweeps $t |"; rule+="---:|"; done
 echo "$head"; echo "$rule"
 for name in "$@"; do
     while [ -f "$large/$name.building" ]; do sleep 2; done
@@ -28,7 +28,7 @@ for name in "$@"; do
     [ -f "$csr" ] || { echo "$name: no $csr" >&2; continue; }
     for tool in gpu-scc gpu-mec; do
         row="| $name | $tool |"
-        for t in $tiles; do row+=" $(best $tool --tile-iterations "$t" "$csr") |"; done
+        for t in $sweeps; do row+=" $(best $tool --sweeps "$t" "$csr") |"; done
         echo "$row"
     done
 done

@@ -38,7 +38,7 @@ typedef struct gpu_scc_options {
                             wide, then asynchronously (the default) */
     int blocks;          /* blocks of the persistent kernels; 0: as many as are resident on the device */
     /* lp */
-    int tile_iterations; /* rounds a block iterates its tile of edges locally; 0: the default (16) */
+    int sweeps;          /* lp: sweeps of a block over its share of the edges in a pass; 0: the default (2) */
     /* fb: the article's configurations */
     int hybrid;           /* 1: one kernel advances forward and backward search (default); 0: "nh" */
     int bounding;         /* 1: BFBT (Algorithm 2) */

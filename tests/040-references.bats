@@ -114,9 +114,9 @@ mecs_equal() {
     run --separate-stderr gpu-scc --engine tarjan "$BATS_TEST_TMPDIR/f.csr"
     assert_failure 2
     assert_equal "$stderr" "gpu-scc: unknown engine 'tarjan' (lp, fb or auto)"
-    run --separate-stderr gpu-scc --tile-iterations 4 -c 3 "$BATS_TEST_TMPDIR/f.csr"
+    run --separate-stderr gpu-scc --sweeps 4 -c 3 "$BATS_TEST_TMPDIR/f.csr"
     assert_failure 2
-    assert_equal "$stderr" "gpu-scc: -c is an option of the fb engine and --tile-iterations one of the lp engine"
+    assert_equal "$stderr" "gpu-scc: -c is an option of the fb engine and --sweeps one of the lp engine"
     run --separate-stderr gpu-mec --scheme interleave --engine fb "$BATS_TEST_TMPDIR/f.csr"
     assert_failure 2
     assert_equal "$stderr" "gpu-mec: the interleaved scheme needs the lp engine (the fb engine finds SCCs only: --scheme rounds)"

@@ -142,9 +142,9 @@ int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
             return -1;
         }
         return 1;
-    case GPU_OPT_TILE:
-        o->lp_option = "--tile-iterations";
-        return gpu_tool_parse_count(arg, 1, 1024, "tile iteration count", &o->scc.tile_iterations);
+    case GPU_OPT_SWEEPS:
+        o->lp_option = "--sweeps";
+        return gpu_tool_parse_count(arg, 1, 1024, "sweep count", &o->scc.sweeps);
     case GPU_OPT_NH: o->scc.hybrid = 0; o->fb_option = "--nh"; return 1;
     case GPU_OPT_BFBT: o->scc.bounding = 1; o->fb_option = "--bfbt"; return 1;
     case GPU_OPT_NO_WARP: o->scc.warp_aggregation = 0; o->fb_option = "--no-warp-aggregation"; return 1;
@@ -328,7 +328,8 @@ void gpu_tool_usage(FILE *out)
           "                         drain the peeling by levels (a grid barrier a level)\n"
           "                         while levels are wide, then asynchronously (the\n"
           "                         default), or asynchronously throughout\n"
-          "  --tile-iterations N    lp: local rounds of a block over its edges (default 16)\n"
+          "  --sweeps N             lp: sweeps of a block over its share of the edges\n"
+          "                         in a propagation pass (default 2)\n"
           "  --blocks N             blocks of the persistent kernels (default: as many as\n"
           "                         are resident on the GPU at once)\n"
           "Options of the fb engine (each selects it):\n"

@@ -52,7 +52,7 @@ int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int
 
 /* Option codes of the shared options (getopt_long's val). */
 enum {
-    GPU_OPT_CPU = 256, GPU_OPT_STATS, GPU_OPT_ENGINE, GPU_OPT_PEEL, GPU_OPT_NO_PEEL, GPU_OPT_TILE, GPU_OPT_NH,
+    GPU_OPT_CPU = 256, GPU_OPT_STATS, GPU_OPT_ENGINE, GPU_OPT_PEEL, GPU_OPT_NO_PEEL, GPU_OPT_SWEEPS, GPU_OPT_NH,
     GPU_OPT_BFBT, GPU_OPT_NO_WARP, GPU_OPT_NO_TRANSPOSE, GPU_OPT_HOST_LOOP, GPU_OPT_SWEEP_TRIM, GPU_OPT_BLOCKS,
     GPU_OPT_PEEL_SCHEDULE, GPU_OPT_GPUS, GPU_OPT_EXCHANGE,
     GPU_OPT_TOOL /* first code free for a tool */
@@ -63,7 +63,7 @@ enum {
 #define GPU_LONG_OPTIONS                                                                                     \
     {"cpu", no_argument, 0, GPU_OPT_CPU}, {"stats", optional_argument, 0, GPU_OPT_STATS},                    \
         {"engine", required_argument, 0, GPU_OPT_ENGINE}, {"peel", no_argument, 0, GPU_OPT_PEEL},            \
-        {"no-peel", no_argument, 0, GPU_OPT_NO_PEEL}, {"tile-iterations", required_argument, 0, GPU_OPT_TILE}, \
+        {"no-peel", no_argument, 0, GPU_OPT_NO_PEEL}, {"sweeps", required_argument, 0, GPU_OPT_SWEEPS}, \
         {"nh", no_argument, 0, GPU_OPT_NH}, {"bfbt", no_argument, 0, GPU_OPT_BFBT},                          \
         {"no-warp-aggregation", no_argument, 0, GPU_OPT_NO_WARP},                                            \
         {"no-transpose", no_argument, 0, GPU_OPT_NO_TRANSPOSE}, {"host-loop", no_argument, 0, GPU_OPT_HOST_LOOP}, \

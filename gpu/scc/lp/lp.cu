@@ -13,10 +13,11 @@
  *          edge (u, v), with one-hop compression (in[in[u]], out[out[v]])
  *          and the representatives' labels too (out[in[u]], in[out[v]]:
  *          relax()), by atomicMax where the plain read says it grows, each
- *          block iterating its tile of edges locally until it stops changing
- *          (__syncthreads_or), passes separated by grid barriers until a pass
- *          changes nothing (the list ascending and descending in turn, so
- *          that chains numbered in exploration order go far both ways).
+ *          block sweeping its share of the edges up to `sweeps` times in a
+ *          pass until a sweep changes nothing (__syncthreads_or), passes
+ *          separated by grid barriers until a pass changes nothing (the list
+ *          ascending and descending in turn, so that chains numbered in
+ *          exploration order go far both ways).
  *          Then in[v] is the largest state that
  *          reaches v, out[v] the largest v reaches, and in[v] == out[v] iff v
  *          is in the SCC of that state; states of different (in, out) pairs
@@ -149,13 +150,15 @@ __device__ __forceinline__ bool raise(uint32_t *words, uint64_t word, uint32_t s
  * read each, took more time than it saved on leader7 and coin6_4).  Every
  * value raised is a true ancestor or descendant, so
  * the labels never pass the largest one, and a pass that raises nothing
- * leaves in[w] >= in[v] and out[v] >= out[w] on every edge: the fixpoint. */
-__device__ __forceinline__ bool relax(uint2 *labels, uint32_t v, uint32_t w)
+ * leaves in[w] >= in[v] and out[v] >= out[w] on every edge: the fixpoint.
+ * through_l1: the labels loaded through L1 (possibly stale), else through L2. */
+__device__ __forceinline__ bool relax(uint2 *labels, uint32_t v, uint32_t w, bool through_l1)
 {
     uint32_t *words = reinterpret_cast<uint32_t *>(labels);
-    const uint2 a = __ldcg(&labels[v]), b = __ldcg(&labels[w]);
-    const uint2 ra = a.x != v ? __ldcg(&labels[a.x]) : a;
-    const uint2 rb = b.y != w ? __ldcg(&labels[b.y]) : b;
+    const auto load = [labels, through_l1](uint32_t s) { return through_l1 ? labels[s] : __ldcg(&labels[s]); };
+    const uint2 a = load(v), b = load(w);
+    const uint2 ra = a.x != v ? load(a.x) : a;
+    const uint2 rb = b.y != w ? load(b.y) : b;
     const uint32_t in = a.x > ra.x ? a.x : ra.x;
     const uint32_t out = b.y > rb.y ? b.y : rb.y;
     bool changed = raise(words, 2 * (uint64_t)w, b.x, in);
@@ -174,18 +177,30 @@ struct propagate_params {
     uint64_t ne;
     uint2 *labels;
     unsigned long long *counters; /* C_RING.. (3 slots, zero on entry), C_PASSES */
-    int tile_iterations;
+    int sweeps;
 };
 
-/* All passes of a phase in one cooperative kernel (see the file comment); a
- * thread relaxes one edge of its tile, the list ascending in even passes and
- * descending in odd ones, so that chains numbered in exploration order go
- * far both ways.  Measured against relaxing edges e and ne - 1 - e in every
- * pass (H200, resident gpu-scc, best of 3): phil7 15.5 -> 12.3 ms, leader7
- * 6.9 -> 6.4 ms, coin6_4 9.9 -> 12.1 ms, leader8 44 -> 46 ms (more passes,
- * each half the loads); a separate in-only and out-only rule on the two
- * edges (the engine before, on packed labels) gave 13.2, 6.6, 15.1 and
- * 44.8 ms.  Four blocks an SM: 32 registers. */
+/* All passes of a phase in one cooperative kernel (see the file comment).
+ * In a pass each block sweeps its share of the edges (its tiles of
+ * kPropagateThreads edges, grid-stride: the whole list, ascending in even
+ * passes and descending in odd ones, so that chains numbered in exploration
+ * order go far both ways) up to P.sweeps times, until a sweep changes
+ * nothing in the block.  The first sweep of a pass loads the labels through
+ * L2 (__ldcg: what other blocks raised), the later ones through L1 (what
+ * this block raised and, stale at worst, the rest: a stale label is smaller
+ * and only raises less).  A pass that changes nothing read every label fresh
+ * in its one sweep, so the fixpoint test holds.  Against the kernel before,
+ * which iterated each tile of 512 edges up to 16 times with fresh loads
+ * (the lent H100, 2026-11-25, resident ms, old and new in one call, labels
+ * equal to Tarjan's and the basic algorithm's; bench/RESULTS.md):
+ *   SCCs: leader7 6.3-6.8 -> 5.6-5.8, phil7 10.9-11.3 -> 8.6-9.7, coin6_4
+ *         12.6-13.3 -> 12.3-13.4, leader8 36-38 -> 37-43, wlan6_2500 122 -> 124;
+ *   MECs: leader7 8.3-8.7 -> 7.2-7.5, phil7 11.8-13.4 -> 9.6-10.3, coin6_4
+ *         14.2-15.5 -> 14.7-17.3, leader8 49-51 -> 50-51.
+ * (ncu, leader7: the propagation 3.5 -> 2.4 ms.)  On leader7 and coin6_4,
+ * SCCs: 3 sweeps 5.2-6.1 and 14.0-16.1 ms; 16 (ECL-SCC's way: its share until
+ * it stops changing) 5.5-6.6 and 19.2-21.1; 2 sweeps both through L2 5.7-6.5
+ * and 13.4-13.8.  Four blocks an SM (32 registers, no spills). */
 static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThreads) propagate(propagate_params P)
 {
     cg::grid_group grid = cg::this_grid();
@@ -197,16 +212,18 @@ static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThr
         if (grid.thread_rank() == 0)
             ring[(pass + 1) % 3] = 0;
         bool block_changed = false;
-        for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            const uint64_t e = tile * blockDim.x + threadIdx.x;
-            const bool valid = e < P.ne;
-            const uint2 vw = valid ? P.edges[pass & 1 ? P.ne - 1 - e : e] : make_uint2(0, 0);
-            for (int it = 0; it < P.tile_iterations; it++) {
-                const bool changed = valid && relax(P.labels, vw.x, vw.y);
-                if (!__syncthreads_or(changed))
-                    break;
-                block_changed = true;
+        for (int sweep = 0; sweep < P.sweeps; sweep++) {
+            bool changed = false;
+            for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                const uint64_t e = tile * blockDim.x + threadIdx.x;
+                if (e >= P.ne)
+                    continue;
+                const uint2 vw = P.edges[pass & 1 ? P.ne - 1 - e : e];
+                changed |= relax(P.labels, vw.x, vw.y, sweep > 0);
             }
+            if (!__syncthreads_or(changed))
+                break;
+            block_changed = true;
         }
         if (block_changed && threadIdx.x == 0)
             atomicAdd(&ring[slot], 1ull);
@@ -292,8 +309,8 @@ class lp_engine : public scc_engine {
   public:
     explicit lp_engine(const gpu_scc_options *o) : opt_(*o)
     {
-        if (opt_.tile_iterations <= 0)
-            opt_.tile_iterations = 16;
+        if (opt_.sweeps <= 0)
+            opt_.sweeps = 2;
     }
     const char *name() const override { return "lp"; }
     bool finds_mecs() const override { return true; }
@@ -370,7 +387,7 @@ int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, csr_status *stat
     if (ne == 0)
         return CSR_OK;
     CUDA_TRY(cudaMemsetAsync(counters_ + C_RING, 0, 3 * sizeof(unsigned long long)));
-    propagate_params P = {edges, ne, labels_, counters_, opt_.tile_iterations};
+    propagate_params P = {edges, ne, labels_, counters_, opt_.sweeps};
     const void *kernel = (const void *)propagate;
     unsigned grid = resident_blocks(kernel, kPropagateThreads, opt_.blocks > 0 ? opt_.blocks : 0);
     if (grid == 0)
