@@ -113,23 +113,46 @@ struct prob01_search {
     int mode;
 };
 
-/* Whether predecessor s joins `in` through the transpose entry e (it is
- * then marked in): the rule of the closure's mode, each state at most once. */
-static __device__ __forceinline__ bool joins(const prob01_search &P, uint64_t e, uint32_t s)
+/* The predecessors s[j] of a state through its transpose entries e + j
+ * (those below end, j < kJoinBatch) that join `in` by the rule of the
+ * closure's mode, each state at most once: bit j of the result (they are
+ * then marked in).  The loads, then the atomics of the rule, of the whole
+ * batch are in flight together: one predecessor at a time, each pushed on
+ * its own, coin6_4's Prob0/Prob1 took 62-64 ms for Pmin and 87-94 ms for
+ * Pmax, against 49-51 and 71-81 ms (drained, H100).  A state that two
+ * choices of one batch bring to JOIN_ALL's count 0 has it taken once more;
+ * the count is this closure's and read no more. */
+constexpr int kJoinBatch = 8;
+static __device__ __forceinline__ unsigned join_batch(const prob01_search &P, uint64_t e, uint64_t end,
+                                                      uint32_t (&s)[kJoinBatch])
 {
-    if (!P.allowed[s] || *(volatile uint32_t *)&P.in[s])
-        return false;
-    const uint32_t k = P.choice[e];
-    bool join;
-    if (P.mode == JOIN_ALL)
-        join = !bit_set(P.choice_bits, k) && atomicSub(&P.remaining[s], 1u) == 1u;
-    else if (P.mode == JOIN_INSIDE)
-        join = (P.choice_bits[k >> 5] >> (k & 31) & 1u) && atomicExch(&P.in[s], 1u) == 0u;
-    else
-        join = atomicExch(&P.in[s], 1u) == 0u;
-    if (join)
-        P.in[s] = 1u;
-    return join;
+    uint32_t k[kJoinBatch];
+    bool may[kJoinBatch];
+    gpu::load_transpose_batch(P.source, P.choice, e, end, s, k, may);
+#pragma unroll
+    for (int j = 0; j < kJoinBatch; j++)
+        may[j] = may[j] && P.allowed[s[j]] && !*(volatile uint32_t *)&P.in[s[j]];
+    unsigned joined = 0;
+    if (P.mode == JOIN_ALL) {
+#pragma unroll
+        for (int j = 0; j < kJoinBatch; j++)
+            may[j] = may[j] && !bit_set(P.choice_bits, k[j]);
+#pragma unroll
+        for (int j = 0; j < kJoinBatch; j++)
+            if (may[j] && atomicSub(&P.remaining[s[j]], 1u) == 1u)
+                joined |= 1u << j;
+    } else {
+#pragma unroll
+        for (int j = 0; j < kJoinBatch; j++)
+            if (may[j] && (P.mode != JOIN_INSIDE || (P.choice_bits[k[j] >> 5] >> (k[j] & 31) & 1u)) &&
+                atomicExch(&P.in[s[j]], 1u) == 0u)
+                joined |= 1u << j;
+    }
+#pragma unroll
+    for (int j = 0; j < kJoinBatch; j++)
+        if (joined >> j & 1u)
+            P.in[s[j]] = 1u;
+    return joined;
 }
 
 /* One level of the backward search: the predecessors of the level's states
@@ -138,61 +161,29 @@ static __global__ void prob01_expand(prob01_search P, const uint32_t *__restrict
                                      uint32_t *next, unsigned *count)
 {
     for (uint64_t i = thread_index(); i < size; i += thread_count()) {
-        uint32_t v = level[i];
-        for (uint64_t e = P.first[v]; e < P.first[v + 1]; e++) {
-            uint32_t s = P.source[e];
-            if (joins(P, e, s))
-                next[atomicAdd(count, 1u)] = s;
+        const uint32_t v = level[i];
+        const uint64_t end = P.first[v + 1];
+        for (uint64_t e = P.first[v]; e < end; e += kJoinBatch) {
+            uint32_t s[kJoinBatch];
+            const unsigned joined = join_batch(P, e, end, s);
+#pragma unroll
+            for (int j = 0; j < kJoinBatch; j++)
+                if (joined >> j & 1u)
+                    next[atomicAdd(count, 1u)] = s[j];
         }
     }
 }
 
 /* The whole search asynchronously: each state taken from the worklist
- * pushes the predecessors that join (grid: all blocks resident).  The
- * predecessors go kJoinBatch at a time, the loads, then the atomics of the
- * closure's rule, then the pushes of a batch in flight together (joins()
- * one predecessor at a time, each push on its own: coin6_4's Prob0/Prob1
- * 62-64 -> 49-51 ms for Pmin, 87-94 -> 71-81 ms for Pmax, H100).  A
- * state that two choices of one batch bring to JOIN_ALL's count 0 has it
- * taken once more; the count is this closure's and read no more. */
-constexpr int kJoinBatch = 8;
+ * pushes the predecessors that join (grid: all blocks resident), a batch's
+ * together. */
 static __global__ void __launch_bounds__(256) prob01_drain(prob01_search P, gpu::worklist q)
 {
     gpu::worklist_drain(q, [&](uint32_t v, const gpu::push_target &out) {
         const uint64_t end = P.first[v + 1];
         for (uint64_t e = P.first[v]; e < end; e += kJoinBatch) {
-            uint32_t s[kJoinBatch], k[kJoinBatch];
-            bool may[kJoinBatch];
-#pragma unroll
-            for (int j = 0; j < kJoinBatch; j++) {
-                may[j] = e + j < end;
-                s[j] = may[j] ? P.source[e + j] : 0;
-                k[j] = may[j] ? P.choice[e + j] : 0;
-            }
-#pragma unroll
-            for (int j = 0; j < kJoinBatch; j++)
-                may[j] = may[j] && P.allowed[s[j]] && !*(volatile uint32_t *)&P.in[s[j]];
-            unsigned joined = 0;
-            if (P.mode == JOIN_ALL) {
-#pragma unroll
-                for (int j = 0; j < kJoinBatch; j++)
-                    may[j] = may[j] && !bit_set(P.choice_bits, k[j]);
-#pragma unroll
-                for (int j = 0; j < kJoinBatch; j++)
-                    if (may[j] && atomicSub(&P.remaining[s[j]], 1u) == 1u)
-                        joined |= 1u << j;
-            } else {
-#pragma unroll
-                for (int j = 0; j < kJoinBatch; j++)
-                    if (may[j] && (P.mode != JOIN_INSIDE || (P.choice_bits[k[j] >> 5] >> (k[j] & 31) & 1u)) &&
-                        atomicExch(&P.in[s[j]], 1u) == 0u)
-                        joined |= 1u << j;
-            }
-#pragma unroll
-            for (int j = 0; j < kJoinBatch; j++)
-                if (joined >> j & 1u)
-                    P.in[s[j]] = 1u;
-            gpu::worklist_push_batch(out, s, joined);
+            uint32_t s[kJoinBatch];
+            gpu::worklist_push_batch(out, s, join_batch(P, e, end, s));
         }
     });
 }

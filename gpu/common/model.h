@@ -75,6 +75,25 @@ struct graph_transpose {
                    const uint32_t *targets, csr_status *status);
 };
 
+/* A batch of N entries of a choice-level transpose (graph_transpose's
+ * source and choice, or the like), those of [e, end): on[j] whether entry
+ * e + j is one, s[j] its predecessor and k[j] that predecessor's choice (0
+ * where on[j] is false).  The drains go through the entries into a state a
+ * batch at a time, the batch's loads, then its atomics, in flight together
+ * (the MEC attractor, Prob0/Prob1 and the peeling's reverse loops). */
+template <int N>
+__device__ __forceinline__ void load_transpose_batch(const uint32_t *__restrict__ source,
+                                                     const uint32_t *__restrict__ choice, uint64_t e, uint64_t end,
+                                                     uint32_t (&s)[N], uint32_t (&k)[N], bool (&on)[N])
+{
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        on[j] = e + j < end;
+        s[j] = on[j] ? source[e + j] : 0;
+        k[j] = on[j] ? choice[e + j] : 0;
+    }
+}
+
 /* Kernels that read every transition of the live states take a state per
  * group of kRowLanes lanes, the lanes over the state's row (its transitions
  * row[s] .. row[s + 1], all choices together), so that a warp's loads of

@@ -136,12 +136,7 @@ __device__ __forceinline__ unsigned long long attract(const attractor_params &P,
     for (uint64_t r = P.rev_first[v]; r < end; r += kAttractBatch) {
         uint32_t k[kAttractBatch], s[kAttractBatch];
         bool on[kAttractBatch];
-#pragma unroll
-        for (int j = 0; j < kAttractBatch; j++) {
-            on[j] = r + j < end;
-            k[j] = on[j] ? P.rev_choice[r + j] : 0;
-            s[j] = on[j] ? P.rev_source[r + j] : 0;
-        }
+        load_transpose_batch(P.rev_source, P.rev_choice, r, end, s, k, on);
 #pragma unroll
         for (int j = 0; j < kAttractBatch; j++)
             on[j] = on[j] && __ldcg(&P.enabled[k[j]]);

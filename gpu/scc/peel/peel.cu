@@ -67,48 +67,35 @@ __device__ __forceinline__ void make_ready_batch(const peel_params &p, const pus
  * critical path of a deep DAG are made of these). */
 constexpr int kBatch = 8;
 
-/* Take one off counter[w] for the targets w = nb[0..count) other than s that
- * count for s (same class); a count reaching 0 makes w ready. */
-__device__ __forceinline__ void take_off_targets(const peel_params &p, const push_target &out, uint32_t s,
-                                                 const uint32_t *__restrict__ nb, uint64_t count, uint32_t *counter)
+/* Take one off in_left of the successors fwd[0..nf) of s and, kBoth, one
+ * off out_left of its predecessors rev[0..nr) (those other than s, of s's
+ * class); a count reaching 0 makes that state ready.  kBatch of each list go
+ * in one round of loads and atomics, so a removal costs ceil(max(nf, nr) /
+ * kBatch) rounds of dependent memory operations instead of those of both
+ * lists one after the other.  Measured with make_ready_batch's pushes (H100,
+ * leader7 after its first phase, 1.37M states in 30 levels by levels): 1.58
+ * -> 1.05 ms, of which the pushes made most; the combined rounds alone moved
+ * nothing beyond the noise.  (Loading a batch's classes in a loop of their
+ * own before its atomics made wlan6_2500's SCCs 16 % slower and nothing
+ * faster.) */
+template <bool kBoth>
+__device__ __forceinline__ void take_off(const peel_params &p, const push_target &out, uint32_t s,
+                                         const uint32_t *__restrict__ fwd, uint64_t nf,
+                                         const uint32_t *__restrict__ rev = nullptr, uint64_t nr = 0)
 {
-    for (uint64_t b = 0; b < count; b += kBatch) {
-        uint32_t v[kBatch];
-        unsigned old[kBatch];
-#pragma unroll
-        for (int j = 0; j < kBatch; j++)
-            v[j] = b + j < count ? nb[b + j] : s;
-#pragma unroll
-        for (int j = 0; j < kBatch; j++)
-            old[j] = v[j] != s && same_class(p, s, v[j]) ? atomicSub(&counter[v[j]], 1u) : 0u;
-        make_ready_batch(p, out, v, old);
-    }
-}
-
-/* SCC goal, every choice enabled: take one off in_left of the successors
- * fwd[0..nf) and one off out_left of the predecessors rev[0..nr) of s (those
- * other than s, of s's class), kBatch of each list in one round of loads and
- * atomics.  A removal then costs ceil(max(nf, nr) / kBatch) rounds of
- * dependent memory operations instead of those of both lists one after the
- * other.  Measured with make_ready_batch's pushes (H100, leader7 after its
- * first phase, 1.37M states in 30 levels by levels): 1.58 -> 1.05 ms, of
- * which the pushes made most; the combined rounds alone moved nothing
- * beyond the noise. */
-__device__ __forceinline__ void take_off_both(const peel_params &p, const push_target &out, uint32_t s,
-                                              const uint32_t *__restrict__ fwd, uint64_t nf,
-                                              const uint32_t *__restrict__ rev, uint64_t nr)
-{
+    constexpr int kWidth = kBoth ? 2 * kBatch : kBatch;
     const uint64_t own = p.cls ? p.cls[s] : 0;
-    for (uint64_t b = 0; b < nf || b < nr; b += kBatch) {
-        uint32_t v[2 * kBatch];
-        unsigned old[2 * kBatch];
+    for (uint64_t b = 0; b < nf || (kBoth && b < nr); b += kBatch) {
+        uint32_t v[kWidth];
+        unsigned old[kWidth];
 #pragma unroll
         for (int j = 0; j < kBatch; j++) {
             v[j] = b + j < nf ? fwd[b + j] : s;
-            v[kBatch + j] = b + j < nr ? rev[b + j] : s;
+            if (kBoth)
+                v[kBatch + j] = b + j < nr ? rev[b + j] : s;
         }
 #pragma unroll
-        for (int j = 0; j < 2 * kBatch; j++) {
+        for (int j = 0; j < kWidth; j++) {
             const bool counts = v[j] != s && (!p.cls || p.cls[v[j]] == own);
             old[j] = counts ? atomicSub(j < kBatch ? &p.in_left[v[j]] : &p.out_left[v[j]], 1u) : 0u;
         }
@@ -130,7 +117,7 @@ __device__ __forceinline__ void disable_choice(const peel_params &p, const push_
     uint32_t leaving = 0;
     for (uint64_t i = first; i < last; i++)
         leaving += p.targets[i] != owner;
-    take_off_targets(p, out, owner, p.targets + first, last - first, p.in_left);
+    take_off<false>(p, out, owner, p.targets + first, last - first);
     if (leaving && atomicSub(&p.out_left[owner], leaving) == leaving)
         make_ready(p, out, owner);
 }
@@ -144,19 +131,21 @@ __device__ void remove_state(const peel_params &p, const push_target &out, uint3
         p.component[s] = s;
         p.flag[s] = kRemoved;
         if (!p.enabled) {
-            take_off_both(p, out, s, p.targets + p.row[s], p.row[s + 1] - p.row[s], p.rsource + rb, re - rb);
+            take_off<true>(p, out, s, p.targets + p.row[s], p.row[s + 1] - p.row[s], p.rsource + rb, re - rb);
             return;
         }
         for (uint64_t k = p.state_choices[s]; k < p.state_choices[s + 1]; k++)
             if (p.enabled[k])
-                take_off_targets(p, out, s, p.targets + p.choice_transitions[k],
-                                 p.choice_transitions[k + 1] - p.choice_transitions[k], p.in_left);
+                take_off<false>(p, out, s, p.targets + p.choice_transitions[k],
+                                p.choice_transitions[k + 1] - p.choice_transitions[k]);
         for (uint64_t b = rb; b < re; b += kBatch) {
-            uint32_t q[kBatch];
+            uint32_t q[kBatch], k[kBatch];
             unsigned old[kBatch];
+            bool on[kBatch];
+            load_transpose_batch(p.rsource, p.rchoice, b, re, q, k, on);
 #pragma unroll
             for (int j = 0; j < kBatch; j++)
-                q[j] = b + j < re && p.enabled[p.rchoice[b + j]] ? p.rsource[b + j] : s;
+                q[j] = on[j] && p.enabled[k[j]] ? q[j] : s;
 #pragma unroll
             for (int j = 0; j < kBatch; j++)
                 old[j] = q[j] != s && same_class(p, s, q[j]) ? atomicSub(&p.out_left[q[j]], 1u) : 0u;
@@ -172,14 +161,10 @@ __device__ void remove_state(const peel_params &p, const push_target &out, uint3
     for (uint64_t b = rb; b < re; b += kBatch) {
         uint32_t q[kBatch], k[kBatch];
         bool on[kBatch];
-#pragma unroll
-        for (int j = 0; j < kBatch; j++) {
-            q[j] = b + j < re ? p.rsource[b + j] : s;
-            k[j] = b + j < re ? p.rchoice[b + j] : 0;
-        }
+        load_transpose_batch(p.rsource, p.rchoice, b, re, q, k, on);
 #pragma unroll
         for (int j = 0; j < kBatch; j++)
-            on[j] = q[j] != s && load_cg(&p.enabled[k[j]]);
+            on[j] = on[j] && q[j] != s && load_cg(&p.enabled[k[j]]);
 #pragma unroll
         for (int j = 0; j < kBatch; j++)
             if (on[j])
