@@ -200,7 +200,7 @@ struct propagate_params {
  * (ncu, leader7: the propagation 3.5 -> 2.4 ms.)  On leader7 and coin6_4,
  * SCCs: 3 sweeps 5.2-6.1 and 14.0-16.1 ms; 16 (ECL-SCC's way: its share until
  * it stops changing) 5.5-6.6 and 19.2-21.1; 2 sweeps both through L2 5.7-6.5
- * and 13.4-13.8.  Four blocks an SM (32 registers, no spills). */
+ * and 12.1-14.1.  Four blocks an SM (32 registers, no spills). */
 static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThreads) propagate(propagate_params P)
 {
     cg::grid_group grid = cg::this_grid();
