@@ -220,8 +220,16 @@ static __global__ void disable_leaving(peel_params p)
 {
     const auto group = row_group();
     for (uint64_t s = group_index(); s < p.n; s += group_count()) {
-        if (p.flag[s] != kLive)
+        if (p.flag[s] != kLive) {
+            /* A state outside the subsystem has no choice in it.  Left
+             * enabled, a removal that disables such a choice would take its
+             * transitions off the in-counts of live targets, which
+             * count_mecs never counted (only live states' choices are):
+             * live states would leave too early. */
+            for (uint64_t k = p.state_choices[s] + group.thread_rank(); k < p.state_choices[s + 1]; k += kRowLanes)
+                p.enabled[k] = 0;
             continue;
+        }
         for (uint64_t i = p.row[s] + group.thread_rank(); i < p.row[s + 1]; i += kRowLanes) {
             const uint32_t w = p.targets[i];
             if (p.flag[w] != kLive || !same_class(p, s, w))
