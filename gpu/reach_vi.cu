@@ -1931,6 +1931,7 @@ static int backend_prob01_mecs(const csr_model *m, const reach_query *q, uint8_t
     gpu_mec_options mo;
     gpu_mec_default_options(&mo);
     mo.scc = cx->scc;
+    mo.scheme = cx->mec_scheme;
     gpu_mec_stats gs;
     memset(&gs, 0, sizeof gs);
     int rc = gpu_reach_prob01_mecs(m, q, &mo, cls, maybe_mec, &cx->prob01_sweeps, &gs, cx->status);
@@ -1953,6 +1954,7 @@ static int backend_mecs(const csr_model *g, uint64_t *mec, void *ctx)
     gpu_mec_options mo;
     gpu_mec_default_options(&mo);
     mo.scc = cx->scc;
+    mo.scheme = cx->mec_scheme;
     gpu_mec_stats gs;
     uint32_t *ids = (uint32_t *)malloc((g->num_states ? g->num_states : 1) * sizeof *ids);
     int rc = ids ? gpu_mec_decompose(g, &mo, ids, &gs, cx->status) : CSR_ERR_NOMEM;

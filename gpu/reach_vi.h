@@ -32,6 +32,7 @@ typedef struct gpu_reach_context {
     uint64_t memory_limit;  /* device bytes the iteration may take (0: what is free): the sweep classes only
                                when their renumbering fits */
     gpu_scc_options scc;   /* the SCC and MEC decompositions (gpu_reach_backend) */
+    gpu_mec_scheme mec_scheme; /* the MEC decompositions' scheme (GPU_MEC_AUTO, 0: by the model's class) */
     csr_status *status;    /* where a CUDA failure is described */
     uint64_t prob01_sweeps;       /* filled by the backend's Prob0/Prob1: its backward searches (their levels
                                      with scc.persistent == 0, --host-loop) */

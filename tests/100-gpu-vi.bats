@@ -147,7 +147,9 @@ setup() {
     for bad in "-m max" "-t s3" "-t s3 -m maybe" "-t s3 -m max -e 0" "-t s3 -m max -e x" \
                "-t s3 -m max --threads-per-state 3" "-t s3 -m max --mem-limit lots" "-t s3 -m max --max-iters 0" \
                "-t s3 -m max --bogus" "-t s3 -m max --method gs" "-t s3 -m max --method ovi" \
-               "-t s3 -m max --sweep-classes 0" "-t s3 -m max --sweep-classes 65" "-t s3 -m max --sweep-classes 2x"; do
+               "-t s3 -m max --sweep-classes 0" "-t s3 -m max --sweep-classes 65" "-t s3 -m max --sweep-classes 2x" \
+               "-t s3 -m max --scheme fast" "-t s3 -m max --scheme interleave --engine fb" \
+               "-t s3 -m max --scheme rounds -g 2"; do
         run --separate-stderr gpu-vi --cpu $bad "$csr"
         [ "$status" -eq 2 ] || fail "$bad: status $status"
         assert_output ""

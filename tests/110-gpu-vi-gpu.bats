@@ -89,15 +89,15 @@ setup() {
     done
 }
 
-@test "GPU: gpu-vi's Prob1E by the MEC quotient finds --cpu's yes, no and maybe states and MECs on random MDPs, with either SCC engine" {
+@test "GPU: gpu-vi's Prob1E by the MEC quotient finds --cpu's yes, no and maybe states and MECs on random MDPs, with either SCC engine and either MEC scheme" {
     local seed l engine ref got n=0
     for seed in 1 2 3 4 5 6 7 8; do
         for l in 60 90; do
             randmdp -n 2000 -c 3 -k 2 -e 5 -l "$l" -g 1 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
             ref=$(gpu-vi --cpu -t goal -m max -o "$BATS_TEST_TMPDIR/cpu" --stats=json "$BATS_TEST_TMPDIR/r.csr" 2>&1 >/dev/null |
                 stats_fields yes no maybe mecs mec_states)
-            for engine in lp fb; do
-                got=$(gpu-vi --engine "$engine" -t goal -m max -o "$BATS_TEST_TMPDIR/gpu" --stats=json "$BATS_TEST_TMPDIR/r.csr" 2>&1 >/dev/null |
+            for engine in lp fb "lp --scheme interleave"; do
+                got=$(gpu-vi --engine $engine -t goal -m max -o "$BATS_TEST_TMPDIR/gpu" --stats=json "$BATS_TEST_TMPDIR/r.csr" 2>&1 >/dev/null |
                     stats_fields yes no maybe mecs mec_states prob1e_by_mecs)
                 [ "$got" = "$ref True" ] || fail "seed $seed -l $l $engine: yes no maybe mecs mec_states by_mecs $got, --cpu $ref"
                 run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"

@@ -359,19 +359,28 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
 int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const uint8_t *live, uint32_t *mec,
                        gpu_mec_stats *st, csr_status *status)
 {
-    /* Always the round-based scheme: the MEC goal of the SCC contract is the
-     * whole model's (engine.h); over a live subsystem the lp engine's would
-     * not disable the choices that leave it (its edge list assumes every
-     * target live), and found other MECs than the rounds on a random MDP of
-     * tests/110 (seed 3, -l 90: 89 MECs against 91). */
+    /* The scheme as gpu_mec_decompose picks it: the MEC goal of the SCC
+     * contract over the live subsystem (its peeling disables the choices
+     * that leave it and those of the states outside it), or the rounds. */
     const model_shape shape = {m.n, m.c, m.t, 0, 0}; /* the job plans no model */
+    const bool inter = interleaved(opt, shape);
     arena job_arena;
     mec_job job;
     scc_decomposer dec;
-    TRY(plan_and_allocate(job_arena, [&](arena &a) { job.plan(a, shape, true, false); }, nullptr, status));
+    TRY(plan_and_allocate(job_arena, [&](arena &a) { job.plan(a, shape, !inter, false); }, nullptr, status));
     job.model = m;
-    TRY(dec.init(&opt->scc, shape, scc_goal::sccs, true, status));
-    TRY(mec_rounds(opt, job, dec, job.scratch, live, st, status));
+    TRY(dec.init(&opt->scc, shape, inter ? scc_goal::mecs : scc_goal::sccs, !inter, status));
+    if (inter) {
+        const gpu_scc_stats before = st->scc;
+        scc_subsystem sub;
+        sub.live = live;
+        TRY(dec.decompose(m, sub, job.mec, &st->scc, status));
+        st->rounds += st->scc.phases - before.phases;
+        st->removed_states += st->scc.peeled - before.peeled;
+        st->removed_choices += st->scc.removed_choices - before.removed_choices;
+    } else {
+        TRY(mec_rounds(opt, job, dec, job.scratch, live, st, status));
+    }
     TRY(canonical_ids(job.mec, job.scratch, m.n, status));
     CUDA_TRY(cudaMemcpyAsync(mec, job.mec, m.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
     CUDA_TRY(cudaDeviceSynchronize());

@@ -18,13 +18,13 @@ namespace gpu {
  * The MECs of the subsystem of m (on the device) given by live (device,
  * u8[n], nonzero: the state takes part): the sub-MDP of the live states
  * whose choices are those of live states with every transition into a live
- * state (FMSD Definitions 4-5 on that sub-MDP), by the round-based scheme
- * whatever options' scheme (mec.cu says why) on options' engine.  mec
- * (device, u32[n]): the smallest state of
- * s's MEC, or GPU_MEC_NONE (not live, or in no MEC).  Adds rounds and the
- * SCC engine's counts to *stats.  Device memory: what gpu_mec_bytes_needed
- * counts for a model of m's shape with the round-based scheme (options'
- * scheme GPU_MEC_ROUNDS; AUTO may count the interleaved one's) less the
+ * state (FMSD Definitions 4-5 on that sub-MDP), by the scheme and engine of
+ * options as gpu_mec_decompose picks them (the interleaved scheme: the MEC
+ * goal of the SCC contract over the live states; the round-based one).  mec
+ * (device, u32[n]): the smallest state of s's MEC, or GPU_MEC_NONE (not
+ * live, or in no MEC).  Adds rounds, removed states and choices and the SCC
+ * engine's counts to *stats.  Device memory: what gpu_mec_bytes_needed
+ * counts for a model of m's shape with the same options, less the
  * model itself, allocated here and freed on return.  Errors: CSR_ERR_NOMEM (device memory),
  * CSR_ERR_DEVICE (CUDA, text in status).
  */

@@ -10,10 +10,9 @@
  *
  * Edges of the subgraph: the transitions of enabled choices between live
  * states (self-loops included; they never join two states).  MEC goal: the
- * maximal end components of the subgraph (FMSD Definitions 4-5), for engines
- * that find them (finds_mecs), with live NULL (lp does not disable the
- * choices that leave a live subsystem: gpu/mec/mec.cu's mec_decompose_live
- * takes the rounds); the others serve the round-based scheme.
+ * maximal end components of the subgraph (FMSD Definitions 4-5; a choice
+ * with a transition out of the live states is in none), for engines that
+ * find them (finds_mecs); the others serve the round-based scheme.
  */
 #ifndef GPU_SCC_ENGINE_H
 #define GPU_SCC_ENGINE_H

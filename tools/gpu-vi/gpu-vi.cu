@@ -3,7 +3,7 @@
  * DTMC by interval (or value) iteration on the GPU.
  *
  *   gpu-vi -t LABEL [-a LABEL] -m max|min [-e EPS] [--abs|--rel] [--vi]
- *          [--max-iters N] [--mem-limit BYTES] [--threads-per-state N] [--sweep-classes N]
+ *          [--max-iters N] [--mem-limit BYTES] [--threads-per-state N] [--sweep-classes N] [--scheme S]
  *          [-o FILE] [--stats] [--cpu] [-d N] [-g N] [--gpus LIST] [--exchange WAY] [file | -]
  *   gpu-vi -p PROPERTY... | -P FILE [--json] [--export-scheduler FILE] [options] [file | -]
  *
@@ -18,7 +18,7 @@
  * order; -o FILE: every state's value, one per line, in PRISM's original
  * numbering (for labelcmp -n).
  * Algorithm (ref/reach.h, gpu/reach_vi.h): Prob0/Prob1 (Baier & Katoen
- * 10.6) on the GPU; for Pmax the MECs of the maybe states (gpu_mec_fb);
+ * 10.6) on the GPU; for Pmax the MECs (gpu/mec.h, --scheme);
  * interval iteration (default; the answer is within eps of the exact value,
  * relative or absolute) or plain value iteration (--vi) on the GPU, after
  * Berger 2014 chapter 3.  When the system needs more device memory than is
@@ -53,7 +53,7 @@
 
 enum {
     OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS, OPT_JSON,
-    OPT_SCHEDULER, OPT_SWEEP_CLASSES
+    OPT_SCHEDULER, OPT_SWEEP_CLASSES, OPT_SCHEME
 };
 
 static void usage(FILE *out)
@@ -94,6 +94,9 @@ static void usage(FILE *out)
             "                         classes by distance to the fixed states (mod N),\n"
             "                         swept one after the other; 1: Jacobi (1..%u,\n"
             "                         default %u)\n"
+            "  --scheme S             the MEC decompositions' scheme, as gpu-mec's:\n"
+            "                         rounds, interleave (lp engine) or auto (the\n"
+            "                         default: interleave below 3 transitions a state)\n"
             "  -o FILE                every state's value, one per line, original numbering\n"
             "  --export-scheduler FILE  an optimal memoryless scheduler of the (one,\n"
             "                         unbounded) property: per state in original numbering\n"
@@ -454,6 +457,7 @@ int main(int argc, char **argv)
     uint64_t mem_limit = 0;
     int have_limit = 0, threads = 0, json_out = 0;
     unsigned sweep_classes = 0;
+    gpu_mec_scheme scheme = GPU_MEC_AUTO;
     static const struct option longopts[] = {GPU_LONG_OPTIONS, GPU_PARTS_LONG_OPTIONS,
                                              {"abs", no_argument, 0, OPT_ABS},
                                              {"rel", no_argument, 0, OPT_REL},
@@ -463,6 +467,7 @@ int main(int argc, char **argv)
                                              {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
                                              {"threads-per-state", required_argument, 0, OPT_THREADS},
                                              {"sweep-classes", required_argument, 0, OPT_SWEEP_CLASSES},
+                                             {"scheme", required_argument, 0, OPT_SCHEME},
                                              {"json", no_argument, 0, OPT_JSON},
                                              {"export-scheduler", required_argument, 0, OPT_SCHEDULER},
                                              {0, 0, 0, 0}};
@@ -559,6 +564,15 @@ int main(int argc, char **argv)
             sweep_classes = (unsigned)v;
             break;
         }
+        case OPT_SCHEME: {
+            const int sch = gpu_mec_scheme_by_name(optarg);
+            if (sch < 0) {
+                tool_error("unknown scheme '%s' (interleave, rounds or auto)", optarg);
+                return EXIT_USAGE;
+            }
+            scheme = (gpu_mec_scheme)sch;
+            break;
+        }
         case 'h': usage(stdout); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
@@ -569,6 +583,14 @@ int main(int argc, char **argv)
     if (x.parts && (ro.method == REACH_OVI || have_limit || threads || sweep_classes)) {
         tool_error("-g: the iteration over parts takes --method ii or vi, and neither --mem-limit, "
                    "--threads-per-state nor --sweep-classes");
+        return EXIT_USAGE;
+    }
+    if (scheme == GPU_MEC_INTERLEAVE && o.scc.engine == GPU_SCC_FB) {
+        tool_error("the interleaved scheme needs the lp engine (the fb engine finds SCCs only: --scheme rounds)");
+        return EXIT_USAGE;
+    }
+    if (x.parts && scheme != GPU_MEC_AUTO) {
+        tool_error("-g: the MECs over parts take their own rounds; --scheme is for one GPU");
         return EXIT_USAGE;
     }
     if (o.use_cpu && ro.method == REACH_OVI) {
@@ -680,6 +702,7 @@ int main(int argc, char **argv)
     cx.sweep_classes = sweep_classes;
     cx.memory_limit = have_limit ? mem_limit : 0;
     cx.scc = o.scc;
+    cx.mec_scheme = scheme;
     cx.status = &st;
     reach_backend gpu, cpu, cached;
     gpu_reach_backend(&cx, &gpu);

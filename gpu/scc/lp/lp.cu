@@ -181,9 +181,9 @@ struct propagate_params {
 };
 
 /* All passes of a phase in one cooperative kernel (see the file comment).
- * In a pass each block sweeps its share of the edges (its tiles of
- * kPropagateThreads edges, grid-stride: the whole list, ascending in even
- * passes and descending in odd ones, so that chains numbered in exploration
+ * In a pass each block sweeps its share of the edges (grid-stride: its
+ * kPropagateThreads edges of every grid's width; the whole list, ascending
+ * in even passes and descending in odd ones, so that chains numbered in exploration
  * order go far both ways) up to P.sweeps times, until a sweep changes
  * nothing in the block.  The first sweep of a pass loads the labels through
  * L2 (__ldcg: what other blocks raised), the later ones through L1 (what
@@ -204,7 +204,6 @@ struct propagate_params {
 static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThreads) propagate(propagate_params P)
 {
     cg::grid_group grid = cg::this_grid();
-    const uint64_t tiles = (P.ne + blockDim.x - 1) / blockDim.x;
     unsigned long long *ring = P.counters + C_RING;
     uint64_t pass = 0;
     for (;; pass++) {
@@ -214,10 +213,7 @@ static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThr
         bool block_changed = false;
         for (int sweep = 0; sweep < P.sweeps; sweep++) {
             bool changed = false;
-            for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                const uint64_t e = tile * blockDim.x + threadIdx.x;
-                if (e >= P.ne)
-                    continue;
+            for (uint64_t e = grid.thread_rank(); e < P.ne; e += grid.size()) {
                 const uint2 vw = P.edges[pass & 1 ? P.ne - 1 - e : e];
                 changed |= relax(P.labels, vw.x, vw.y, sweep > 0);
             }
