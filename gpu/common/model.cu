@@ -162,6 +162,15 @@ int graph_transpose::build_over(uint64_t n, uint64_t vertices, const uint64_t *s
     return CSR_OK;
 }
 
+int model_transpose::build_for(const device_model &m, csr_status *status)
+{
+    if (built_for_ == m.targets)
+        return CSR_OK;
+    TRY(tr.build(m.n, m.state_choices, m.choice_transitions, m.targets, status));
+    built_for_ = m.targets;
+    return CSR_OK;
+}
+
 int canonical_ids(uint32_t *ids, uint32_t *smallest, uint64_t n, csr_status *status)
 {
     CUDA_TRY(cudaMemsetAsync(smallest, 0xff, n * sizeof(uint32_t)));

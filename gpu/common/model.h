@@ -75,6 +75,28 @@ struct graph_transpose {
                    const uint32_t *targets, csr_status *status);
 };
 
+/* The choice-level transpose of a model on the device, one for a whole job
+ * (Storm's `cache` of performSccDecomposition): the SCC engines' peeling
+ * and the MEC attractor of the round-based scheme read the same one, which
+ * is built the first time one of them asks (where nothing asks, phil7's 82M
+ * transitions, it is never paid for) and kept while the model is the same.
+ * leader7's MECs built it twice before (0.64 ms of ncu time for both). */
+struct model_transpose {
+    graph_transpose tr; /* with choices */
+
+    void plan(arena &a, const model_shape &s)
+    {
+        tr.plan(a, s.n, s.t, true);
+        built_for_ = nullptr;
+    }
+    /* Build tr for m unless it already holds m's transpose.  Errors:
+     * CSR_ERR_DEVICE. */
+    int build_for(const device_model &m, csr_status *status);
+
+  private:
+    const uint32_t *built_for_ = nullptr; /* the targets tr was built from */
+};
+
 /* A batch of N entries of a choice-level transpose (graph_transpose's
  * source and choice, or the like), those of [e, end): on[j] whether entry
  * e + j is one, s[j] its predecessor and k[j] that predecessor's choice (0

@@ -233,12 +233,13 @@ bool interleaved(const gpu_mec_options *o, const model_shape &s)
     return o->scheme == GPU_MEC_INTERLEAVE;
 }
 
-/* The device buffers of one MEC decomposition besides the SCC engine's. */
+/* The device buffers of one MEC decomposition besides the SCC engine's
+ * (the round-based scheme's attractor reads the model's transpose that the
+ * decomposer shares with its engine: scc_decomposer::transpose). */
 struct mec_job {
     device_model model;
     uint32_t *mec = nullptr, *scratch = nullptr;
     /* rounds only */
-    graph_transpose tr;
     uint32_t *enabled = nullptr, *choices_left = nullptr, *region = nullptr, *queue_a = nullptr, *queue_b = nullptr;
     uint8_t *alive = nullptr, *changed = nullptr, *lost_choice = nullptr;
     unsigned long long *queue_counters = nullptr; /* the worklist of queue_a (WL_WORDS) */
@@ -253,7 +254,6 @@ struct mec_job {
         scratch = a.take<uint32_t>(s.n);
         if (!rounds)
             return;
-        tr.plan(a, s.n, s.t, true);
         enabled = a.take<uint32_t>(s.c);
         choices_left = a.take<uint32_t>(s.n);
         region = a.take<uint32_t>(s.n);
@@ -275,12 +275,12 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
     const device_model &m = J.model;
     const uint64_t n = m.n;
     const unsigned grid_n = grid_for(n, kThreads);
-    bool transposed = false; /* the transpose (only the attractor reads it) is built the first time U is not empty:
-                                where it never is (phil7: 82M transitions) it is never paid for */
+    bool transposed = false; /* the attractor's transpose, asked for the first time U is not empty: where it
+                                never is and the engine peels nothing (phil7: 82M transitions) it is never built */
     const unsigned grid_rows = grid_for_rows(n, kThreads);
     init_state<<<grid_rows, kThreads>>>(n, m.state_choices, live, J.alive, J.choices_left, J.enabled, J.mec);
     CUDA_TRY_LAUNCH();
-    attractor_params A = {J.tr.first, J.tr.source, J.tr.choice, scc, J.enabled, J.choices_left,
+    attractor_params A = {nullptr, nullptr, nullptr, scc, J.enabled, J.choices_left, /* rev_*: when transposed */
                           J.alive, J.changed, J.lost_choice, J.counters};
     const unsigned drain_grid = opt->scc.persistent ? resident_blocks((const void *)attractor_drain, kThreads, 0) : 0;
     if (opt->scc.persistent && drain_grid == 0)
@@ -314,7 +314,11 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
         CUDA_TRY(cudaMemcpy(&got, J.counters, sizeof got, cudaMemcpyDeviceToHost));
         unsigned long long size = got.queued, host_levels = 0;
         if (size && !transposed) {
-            TRY(J.tr.build(n, m.state_choices, m.choice_transitions, m.targets, status));
+            const graph_transpose *T = nullptr;
+            TRY(dec.transpose(m, &T, status));
+            A.rev_first = T->first;
+            A.rev_source = T->source;
+            A.rev_choice = T->choice;
             transposed = true;
         }
         if (drain_grid && size) {
@@ -369,7 +373,7 @@ int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const 
     scc_decomposer dec;
     TRY(plan_and_allocate(job_arena, [&](arena &a) { job.plan(a, shape, !inter, false); }, nullptr, status));
     job.model = m;
-    TRY(dec.init(&opt->scc, shape, inter ? scc_goal::mecs : scc_goal::sccs, !inter, status));
+    TRY(dec.init(&opt->scc, shape, inter ? scc_goal::mecs : scc_goal::sccs, !inter, !inter, status));
     if (inter) {
         const gpu_scc_stats before = st->scc;
         scc_subsystem sub;
@@ -421,7 +425,7 @@ extern "C" uint64_t gpu_mec_bytes_needed(const csr_model *m, const gpu_mec_optio
     const gpu::model_shape s = gpu::shape_of(m);
     const bool inter = gpu::interleaved(o, s);
     uint64_t engine =
-        gpu::scc_decomposer::bytes_needed(&o->scc, s, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter);
+        gpu::scc_decomposer::bytes_needed(&o->scc, s, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter, !inter);
     if (!engine)
         return 0;
     gpu::arena a;
@@ -461,7 +465,7 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
     TRY(gpu::plan_and_allocate(job_arena, [&](gpu::arena &a) { job.plan(a, shape, !inter); }, &job_bytes, status));
     TRY(job.model.upload(m, status));
     st.upload_s = timer.end();
-    TRY(dec.init(&opt->scc, shape, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter, status));
+    TRY(dec.init(&opt->scc, shape, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter, !inter, status));
 
     timer.begin();
     if (inter) {

@@ -21,7 +21,8 @@ std::unique_ptr<scc_engine> make_scc_engine(const gpu_scc_options *o)
     return make_lp_engine(o);
 }
 
-uint64_t scc_decomposer::bytes_needed(const gpu_scc_options *o, const model_shape &s, scc_goal goal, bool choices)
+uint64_t scc_decomposer::bytes_needed(const gpu_scc_options *o, const model_shape &s, scc_goal goal, bool choices,
+                                      bool caller_transpose)
 {
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess)
@@ -29,17 +30,28 @@ uint64_t scc_decomposer::bytes_needed(const gpu_scc_options *o, const model_shap
     std::unique_ptr<scc_engine> e = make_scc_engine(o);
     arena a;
     e->plan(a, s, goal, choices);
+    if (caller_transpose || e->reads_transpose(goal)) {
+        model_transpose tr;
+        tr.plan(a, s);
+    }
     return a.bytes();
 }
 
 int scc_decomposer::init(const gpu_scc_options *o, const model_shape &s, scc_goal goal, bool choices,
-                         csr_status *status)
+                         bool caller_transpose, csr_status *status)
 {
     engine_ = make_scc_engine(o);
     goal_ = goal;
     if (goal == scc_goal::mecs && !engine_->finds_mecs())
         return csr_fail(status, CSR_ERR_USAGE, "the %s engine does not find MECs", engine_->name());
-    return plan_and_allocate(arena_, [&](arena &a) { engine_->plan(a, s, goal, choices); }, &planned_, status);
+    has_transpose_ = caller_transpose || engine_->reads_transpose(goal);
+    return plan_and_allocate(arena_,
+                             [&](arena &a) {
+                                 engine_->plan(a, s, goal, choices);
+                                 if (has_transpose_)
+                                     transpose_.plan(a, s);
+                             },
+                             &planned_, status);
 }
 
 int scc_decomposer::decompose(const device_model &m, const scc_subsystem &sub, uint32_t *component,
@@ -48,9 +60,18 @@ int scc_decomposer::decompose(const device_model &m, const scc_subsystem &sub, u
     phase_timer whole;
     whole.begin();
     stats->engine = engine_->name();
-    TRY(engine_->decompose(m, sub, goal_, component, stats, status));
+    TRY(engine_->decompose(m, sub, goal_, component, has_transpose_ ? &transpose_ : nullptr, stats, status));
     CUDA_TRY(cudaGetLastError());
     stats->resident_s += whole.end();
+    return CSR_OK;
+}
+
+int scc_decomposer::transpose(const device_model &m, const graph_transpose **out, csr_status *status)
+{
+    if (!has_transpose_)
+        return csr_fail(status, CSR_ERR_USAGE, "scc_decomposer: the transpose was not planned (init's caller_transpose)");
+    TRY(transpose_.build_for(m, status));
+    *out = &transpose_.tr;
     return CSR_OK;
 }
 
@@ -151,7 +172,7 @@ extern "C" int gpu_scc_decompose(const csr_model *m, const gpu_scc_options *o, u
     TRY(gpu::plan_and_allocate(job_arena, [&](gpu::arena &a) { job.plan(a, shape); }, &job_bytes, status));
     TRY(job.model.upload(m, status));
     st.upload_s = timer.end();
-    TRY(dec.init(o, shape, gpu::scc_goal::sccs, false, status));
+    TRY(dec.init(o, shape, gpu::scc_goal::sccs, false, false, status));
     TRY(dec.decompose(job.model, gpu::scc_subsystem(), job.component, &st, status));
 
     timer.begin();

@@ -385,9 +385,10 @@ class fb_engine : public scc_engine {
     explicit fb_engine(const gpu_scc_options *o) : opt_(*o) {}
     const char *name() const override { return "fb"; }
     bool finds_mecs() const override { return false; }
+    bool reads_transpose(scc_goal) const override { return opt_.peel == 1; } /* --peel */
     void plan(arena &a, const model_shape &s, scc_goal goal, bool choices) override;
     int decompose(const device_model &m, const scc_subsystem &sub, scc_goal goal, uint32_t *component,
-                  gpu_scc_stats *stats, csr_status *status) override;
+                  model_transpose *transpose, gpu_scc_stats *stats, csr_status *status) override;
 
   private:
     gpu_scc_options opt_;
@@ -406,11 +407,9 @@ class fb_engine : public scc_engine {
     size_t scan_bytes_ = 0;
     graph_transpose tr_;
     /* peeling first */
-    graph_transpose peel_tr_;
     peel_buffers peel_buf_;
     uint32_t *flag_ = nullptr, *in_left_ = nullptr, *out_left_ = nullptr;
     uint64_t *cls_ = nullptr;
-    const uint32_t *peel_transposed_ = nullptr;
 
     int run_rounds(const round_params &P, gpu_scc_stats *st, csr_status *status);
 };
@@ -459,13 +458,11 @@ void fb_engine::plan(arena &a, const model_shape &s, scc_goal, bool choices)
         scan_temp_ = a.take<unsigned char>(scan_bytes_);
     }
     if (peel_) {
-        peel_tr_.plan(a, n, t, true);
         peel_buf_.plan(a, n);
         flag_ = a.take<uint32_t>(n);
         in_left_ = a.take<uint32_t>(n);
         out_left_ = a.take<uint32_t>(n);
         cls_ = a.take<uint64_t>(n);
-        peel_transposed_ = nullptr;
     }
 }
 
@@ -517,7 +514,7 @@ int fb_engine::run_rounds(const round_params &P, gpu_scc_stats *st, csr_status *
 }
 
 int fb_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_goal, uint32_t *component,
-                         gpu_scc_stats *st, csr_status *status)
+                         model_transpose *transpose, gpu_scc_stats *st, csr_status *status)
 {
     const uint64_t n = m.n;
     phase_timer timer;
@@ -530,12 +527,11 @@ int fb_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     if (peel_) {
         /* Asynchronous peeling first (gpu/scc/peel); fb gets what is left. */
         timer.begin();
-        if (peel_transposed_ != m.targets) {
-            TRY(peel_tr_.build(n, m.state_choices, m.choice_transitions, m.targets, status));
-            peel_transposed_ = m.targets;
-        }
+        if (!transpose)
+            return csr_fail(status, CSR_ERR_USAGE, "fb engine: peeling without the job's transpose");
+        TRY(transpose->build_for(m, status));
         TRY(peel_buf_.reset(n, status));
-        peel_params p = peel_params_of(m, peel_tr_);
+        peel_params p = peel_params_of(m, transpose->tr);
         p.enabled = const_cast<uint32_t *>(sub.enabled);
         p.cls = sub.region ? cls_ : nullptr;
         p.flag = flag_;

@@ -310,9 +310,11 @@ class lp_engine : public scc_engine {
     }
     const char *name() const override { return "lp"; }
     bool finds_mecs() const override { return true; }
+    /* the MEC goal always peels (its attractor), the SCC goal unless --no-peel */
+    bool reads_transpose(scc_goal goal) const override { return goal == scc_goal::mecs || opt_.peel != 0; }
     void plan(arena &a, const model_shape &s, scc_goal goal, bool choices) override;
     int decompose(const device_model &m, const scc_subsystem &sub, scc_goal goal, uint32_t *component,
-                  gpu_scc_stats *stats, csr_status *status) override;
+                  model_transpose *transpose, gpu_scc_stats *stats, csr_status *status) override;
 
   private:
     gpu_scc_options opt_;
@@ -321,7 +323,6 @@ class lp_engine : public scc_engine {
     uint2 *labels_ = nullptr; /* (in, out) of each state */
     uint64_t *cls_ = nullptr;
     uint8_t *changed_ = nullptr, *keep_ = nullptr;
-    graph_transpose tr_;
     peel_buffers peel_;
     uint2 *edges_[2] = {nullptr, nullptr};
     uint32_t *edge_choice_[2] = {nullptr, nullptr};
@@ -329,8 +330,8 @@ class lp_engine : public scc_engine {
     uint64_t *edge_first_ = nullptr;
     void *scan_temp_ = nullptr, *select_temp_ = nullptr;
     size_t scan_bytes_ = 0, select_bytes_ = 0;
-    const uint32_t *transposed_ = nullptr; /* the targets the transpose was built from */
-    const device_model *model_ = nullptr;  /* the model of the decomposition under way */
+    const device_model *model_ = nullptr; /* the model of the decomposition under way */
+    model_transpose *transpose_ = nullptr; /* its transpose (the job's) */
 
     int drain(const peel_params &p, peel_goal goal, csr_status *status);
     int propagate_phase(uint64_t ne, const uint2 *edges, csr_status *status);
@@ -354,7 +355,6 @@ void lp_engine::plan(arena &a, const model_shape &s, scc_goal goal, bool)
     enabled_ = mecs ? a.take<uint32_t>(c_) : nullptr;
     changed_ = mecs ? a.take<uint8_t>(n_) : nullptr;
     cls_ = a.take<uint64_t>(n_);
-    tr_.plan(a, n_, t_, true);
     peel_.plan(a, n_);
     for (int i = 0; i < 2; i++) {
         edges_[i] = a.take<uint2>(t_);
@@ -375,7 +375,6 @@ void lp_engine::plan(arena &a, const model_shape &s, scc_goal goal, bool)
                                    counters_ + C_SELECTED, (int64_t)t_);
     select_bytes_ = bytes_edges > bytes_choices ? bytes_edges : bytes_choices;
     select_temp_ = a.take<unsigned char>(select_bytes_);
-    transposed_ = nullptr;
 }
 
 int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, csr_status *status)
@@ -397,20 +396,16 @@ int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, csr_status *stat
     return CSR_OK;
 }
 
-/* Drain the peeling when something is queued, building the transpose (which
- * only peeling reads) the first time: where nothing is ever peeled (phil7:
- * 9M states, 82M transitions) neither is paid for. */
+/* Drain the peeling when something is queued, building the job's transpose
+ * (which only peeling reads here) unless it is built: where nothing is ever
+ * peeled (phil7: 9M states, 82M transitions) neither is paid for. */
 int lp_engine::drain(const peel_params &p, peel_goal goal, csr_status *status)
 {
     unsigned long long c[WL_DONE - WL_TAIL + 1]; /* tail .. done, one copy */
     CUDA_TRY(cudaMemcpy(c, &p.queue.counter[WL_TAIL], sizeof c, cudaMemcpyDeviceToHost));
     if (c[0] == c[WL_DONE - WL_TAIL])
         return CSR_OK;
-    const device_model &m = *model_;
-    if (transposed_ != m.targets) {
-        TRY(tr_.build(m.n, m.state_choices, m.choice_transitions, m.targets, status));
-        transposed_ = m.targets;
-    }
+    TRY(transpose_->build_for(*model_, status));
     return peel_drain(p, goal, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status);
 }
 
@@ -439,7 +434,7 @@ int lp_engine::compact(peel_params &p, uint64_t *ne, int *cur, bool mecs, csr_st
 }
 
 int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_goal goal, uint32_t *component,
-                         gpu_scc_stats *st, csr_status *status)
+                         model_transpose *transpose, gpu_scc_stats *st, csr_status *status)
 {
     const bool mecs = goal == scc_goal::mecs;
     const bool peel = mecs || opt_.peel != 0; /* the MEC goal needs it: peeling is its attractor */
@@ -458,9 +453,12 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
         enabled = enabled_;
     }
     model_ = &m;
+    transpose_ = transpose;
+    if (peel && !transpose)
+        return csr_fail(status, CSR_ERR_USAGE, "lp engine: peeling without the job's transpose");
     TRY(peel_.reset(n, status));
     CUDA_TRY(cudaMemsetAsync(counters_, 0, C_COUNT * sizeof(unsigned long long)));
-    peel_params p = peel_params_of(m, tr_);
+    peel_params p = peel_params_of(m, transpose ? transpose->tr : graph_transpose());
     p.enabled = enabled;
     p.cls = sub.region ? cls_ : nullptr; /* MEC goal: only to disable the choices that cross regions */
     p.flag = flag_;
