@@ -140,8 +140,10 @@ setup() {
     # MECs inside and outside Prob1E: the quotient's searches (Pmax)
     randmdp -n 300 -c 3 -k 2 -e 5 -l 90 -g 1 2 > "$BATS_TEST_TMPDIR/r.csr"
     for tool in memcheck racecheck; do
-        run compute-sanitizer --tool $tool --error-exitcode 9 gpu-vi -t goal -m max "$BATS_TEST_TMPDIR/r.csr"
-        [ "$status" -eq 0 ] || fail "$tool random MDP Pmax: $output"
+        for scheme in rounds interleave; do
+            run compute-sanitizer --tool $tool --error-exitcode 9 gpu-vi --scheme $scheme -t goal -m max "$BATS_TEST_TMPDIR/r.csr"
+            [ "$status" -eq 0 ] || fail "$tool random MDP Pmax, --scheme $scheme: $output"
+        done
     done
 }
 
