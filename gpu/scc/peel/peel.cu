@@ -21,10 +21,12 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 __device__ __forceinline__ uint32_t load_cg(const uint32_t *p) { return __ldcg(p); }
 
-/* Whether the transition s -> w counts for s's class. */
-__device__ __forceinline__ bool same_class(const peel_params &p, uint64_t s, uint32_t w)
+/* The class of s (0 without classes), loaded once a state, and whether a
+ * neighbour w of a state of class own counts for it (is in that class). */
+__device__ __forceinline__ uint64_t class_of(const peel_params &p, uint64_t s) { return p.cls ? p.cls[s] : 0; }
+__device__ __forceinline__ bool in_class(const peel_params &p, uint64_t own, uint32_t w)
 {
-    return !p.cls || p.cls[s] == p.cls[w];
+    return !p.cls || p.cls[w] == own;
 }
 
 __device__ __forceinline__ void mark_changed(const peel_params &p, uint32_t s)
@@ -84,7 +86,7 @@ __device__ __forceinline__ void take_off(const peel_params &p, const push_target
                                          const uint32_t *__restrict__ rev = nullptr, uint64_t nr = 0)
 {
     constexpr int kWidth = kBoth ? 2 * kBatch : kBatch;
-    const uint64_t own = p.cls ? p.cls[s] : 0;
+    const uint64_t own = class_of(p, s);
     for (uint64_t b = 0; b < nf || (kBoth && b < nr); b += kBatch) {
         uint32_t v[kWidth];
         unsigned old[kWidth];
@@ -96,7 +98,7 @@ __device__ __forceinline__ void take_off(const peel_params &p, const push_target
         }
 #pragma unroll
         for (int j = 0; j < kWidth; j++) {
-            const bool counts = v[j] != s && (!p.cls || p.cls[v[j]] == own);
+            const bool counts = v[j] != s && in_class(p, own, v[j]);
             old[j] = counts ? atomicSub(j < kBatch ? &p.in_left[v[j]] : &p.out_left[v[j]], 1u) : 0u;
         }
         make_ready_batch(p, out, v, old);
@@ -138,6 +140,7 @@ __device__ void remove_state(const peel_params &p, const push_target &out, uint3
             if (p.enabled[k])
                 take_off<false>(p, out, s, p.targets + p.choice_transitions[k],
                                 p.choice_transitions[k + 1] - p.choice_transitions[k]);
+        const uint64_t own = class_of(p, s);
         for (uint64_t b = rb; b < re; b += kBatch) {
             uint32_t q[kBatch], k[kBatch];
             unsigned old[kBatch];
@@ -148,7 +151,7 @@ __device__ void remove_state(const peel_params &p, const push_target &out, uint3
                 q[j] = on[j] && p.enabled[k[j]] ? q[j] : s;
 #pragma unroll
             for (int j = 0; j < kBatch; j++)
-                old[j] = q[j] != s && same_class(p, s, q[j]) ? atomicSub(&p.out_left[q[j]], 1u) : 0u;
+                old[j] = q[j] != s && in_class(p, own, q[j]) ? atomicSub(&p.out_left[q[j]], 1u) : 0u;
             make_ready_batch(p, out, q, old);
         }
         return;
@@ -199,11 +202,12 @@ static __global__ void count_sccs(peel_params p)
         if (p.flag[s] != kLive)
             continue;
         uint32_t out = 0;
+        const uint64_t own = class_of(p, s);
         for (uint64_t i = p.row[s] + group.thread_rank(); i < p.row[s + 1]; i += kRowLanes) {
             if (p.enabled && !p.enabled[choice_of(p.state_choices, p.choice_transitions, s, i)])
                 continue;
             const uint32_t w = p.targets[i];
-            if (w != s && p.flag[w] == kLive && same_class(p, s, w)) {
+            if (w != s && p.flag[w] == kLive && in_class(p, own, w)) {
                 out++;
                 atomicAdd(&p.in_left[w], 1u);
             }
@@ -230,9 +234,10 @@ static __global__ void disable_leaving(peel_params p)
                 p.enabled[k] = 0;
             continue;
         }
+        const uint64_t own = class_of(p, s);
         for (uint64_t i = p.row[s] + group.thread_rank(); i < p.row[s + 1]; i += kRowLanes) {
             const uint32_t w = p.targets[i];
-            if (p.flag[w] != kLive || !same_class(p, s, w))
+            if (p.flag[w] != kLive || !in_class(p, own, w))
                 p.enabled[choice_of(p.state_choices, p.choice_transitions, s, i)] = 0;
         }
     }
