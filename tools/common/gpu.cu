@@ -105,6 +105,26 @@ int gpu_tool_parse_count(const char *arg, long low, long high, const char *what,
     return 1;
 }
 
+int gpu_tool_parse_mec_scheme(const char *arg, gpu_mec_scheme *scheme)
+{
+    const int s = gpu_mec_scheme_by_name(arg);
+    if (s < 0) {
+        tool_error("unknown scheme '%s' (interleave, rounds or auto)", arg);
+        return -1;
+    }
+    *scheme = (gpu_mec_scheme)s;
+    return 1;
+}
+
+int gpu_tool_check_mec_scheme(gpu_mec_scheme scheme, const gpu_scc_options *scc)
+{
+    if (scheme == GPU_MEC_INTERLEAVE && scc->engine == GPU_SCC_FB) {
+        tool_error("the interleaved scheme needs the lp engine (the fb engine finds SCCs only: --scheme rounds)");
+        return -1;
+    }
+    return 0;
+}
+
 int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
 {
     switch (c) {

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "mec.h"
 #include "multi.h"
 #include "ref.h"
 #include "scc.h"
@@ -92,6 +93,14 @@ int gpu_tool_option(int c, const char *arg, gpu_tool_options *options); /* --ver
 /* A whole decimal number in [low, high] into *out: returns 1, or prints "bad
  * WHAT 'ARG' (LOW to HIGH)" and returns -1 (as gpu_tool_option). */
 int gpu_tool_parse_count(const char *arg, long low, long high, const char *what, int *out);
+
+/* --scheme S of the MEC tools (gpu-mec, gpu-vi): *scheme by its name;
+ * returns 1, or prints "unknown scheme 'S' (...)" and returns -1. */
+int gpu_tool_parse_mec_scheme(const char *arg, gpu_mec_scheme *scheme);
+
+/* After the options: 0, or prints why and returns -1 where the scheme cannot
+ * run on the engine the options chose (interleave needs lp). */
+int gpu_tool_check_mec_scheme(gpu_mec_scheme scheme, const gpu_scc_options *scc);
 
 /* After the options: an option of the fb engine (-c, --nh, --bfbt, ...)
  * chooses that engine unless --engine named another, which is a usage error

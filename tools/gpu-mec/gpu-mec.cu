@@ -86,12 +86,8 @@ int main(int argc, char **argv)
             opt.j_set = 1;
             o.fb_option = "--j-set";
         } else if (c == OPT_SCHEME) {
-            int sch = gpu_mec_scheme_by_name(optarg);
-            if (sch < 0) {
-                tool_error("unknown scheme '%s' (interleave, rounds or auto)", optarg);
+            if (gpu_tool_parse_mec_scheme(optarg, &opt.scheme) < 0)
                 return EXIT_USAGE;
-            }
-            opt.scheme = (gpu_mec_scheme)sch;
         } else if (c == 'h') {
             usage(stdout);
             return EXIT_OK;
@@ -105,10 +101,8 @@ int main(int argc, char **argv)
     gpu_tool_parts_finish(&x, &o);
     const int parts = x.parts;
     opt.scc = o.scc;
-    if (opt.scheme == GPU_MEC_INTERLEAVE && opt.scc.engine == GPU_SCC_FB) {
-        tool_error("the interleaved scheme needs the lp engine (the fb engine finds SCCs only: --scheme rounds)");
+    if (gpu_tool_check_mec_scheme(opt.scheme, &opt.scc))
         return EXIT_USAGE;
-    }
     const char *path;
     csr_model m;
     gpu_tool_times times;

@@ -564,15 +564,10 @@ int main(int argc, char **argv)
             sweep_classes = (unsigned)v;
             break;
         }
-        case OPT_SCHEME: {
-            const int sch = gpu_mec_scheme_by_name(optarg);
-            if (sch < 0) {
-                tool_error("unknown scheme '%s' (interleave, rounds or auto)", optarg);
+        case OPT_SCHEME:
+            if (gpu_tool_parse_mec_scheme(optarg, &scheme) < 0)
                 return EXIT_USAGE;
-            }
-            scheme = (gpu_mec_scheme)sch;
             break;
-        }
         case 'h': usage(stdout); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
@@ -585,10 +580,8 @@ int main(int argc, char **argv)
                    "--threads-per-state nor --sweep-classes");
         return EXIT_USAGE;
     }
-    if (scheme == GPU_MEC_INTERLEAVE && o.scc.engine == GPU_SCC_FB) {
-        tool_error("the interleaved scheme needs the lp engine (the fb engine finds SCCs only: --scheme rounds)");
+    if (gpu_tool_check_mec_scheme(scheme, &o.scc))
         return EXIT_USAGE;
-    }
     if (x.parts && scheme != GPU_MEC_AUTO) {
         tool_error("-g: the MECs over parts take their own rounds; --scheme is for one GPU");
         return EXIT_USAGE;
