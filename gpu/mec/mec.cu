@@ -358,6 +358,44 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
     return CSR_OK;
 }
 
+/* What a scheme asks of the SCC contract: the MEC goal (interleaved), or
+ * the SCC goal over subsystems that restrict the choices, the attractor
+ * reading the decomposer's transpose (rounds).  gpu_mec_bytes_needed counts
+ * what init_decomposer allocates. */
+struct contract_use {
+    scc_goal goal;
+    bool choices, caller_transpose;
+};
+contract_use contract_use_of(bool inter)
+{
+    return inter ? contract_use{scc_goal::mecs, false, false} : contract_use{scc_goal::sccs, true, true};
+}
+int init_decomposer(scc_decomposer &dec, const gpu_mec_options *opt, const model_shape &s, bool inter,
+                    csr_status *status)
+{
+    const contract_use u = contract_use_of(inter);
+    return dec.init(&opt->scc, s, u.goal, u.choices, u.caller_transpose, status);
+}
+
+/* The MECs of J's model (live: the subsystem; NULL: all) into J.mec, not
+ * yet canonical, by the interleaved scheme (one decomposition of the MEC
+ * goal) or the round-based one, on dec from init_decomposer.  Adds rounds,
+ * removed states and choices and the engine's counts to *st. */
+int decompose_by_scheme(const gpu_mec_options *opt, bool inter, mec_job &J, scc_decomposer &dec,
+                        const uint8_t *live, gpu_mec_stats *st, csr_status *status)
+{
+    if (!inter)
+        return mec_rounds(opt, J, dec, J.scratch, live, st, status);
+    const gpu_scc_stats before = st->scc;
+    scc_subsystem sub;
+    sub.live = live;
+    TRY(dec.decompose(J.model, sub, J.mec, &st->scc, status));
+    st->rounds += st->scc.phases - before.phases;
+    st->removed_states += st->scc.peeled - before.peeled;
+    st->removed_choices += st->scc.removed_choices - before.removed_choices;
+    return CSR_OK;
+}
+
 } /* namespace */
 
 int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const uint8_t *live, uint32_t *mec,
@@ -373,18 +411,8 @@ int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const 
     scc_decomposer dec;
     TRY(plan_and_allocate(job_arena, [&](arena &a) { job.plan(a, shape, !inter, false); }, nullptr, status));
     job.model = m;
-    TRY(dec.init(&opt->scc, shape, inter ? scc_goal::mecs : scc_goal::sccs, !inter, !inter, status));
-    if (inter) {
-        const gpu_scc_stats before = st->scc;
-        scc_subsystem sub;
-        sub.live = live;
-        TRY(dec.decompose(m, sub, job.mec, &st->scc, status));
-        st->rounds += st->scc.phases - before.phases;
-        st->removed_states += st->scc.peeled - before.peeled;
-        st->removed_choices += st->scc.removed_choices - before.removed_choices;
-    } else {
-        TRY(mec_rounds(opt, job, dec, job.scratch, live, st, status));
-    }
+    TRY(init_decomposer(dec, opt, shape, inter, status));
+    TRY(decompose_by_scheme(opt, inter, job, dec, live, st, status));
     TRY(canonical_ids(job.mec, job.scratch, m.n, status));
     CUDA_TRY(cudaMemcpyAsync(mec, job.mec, m.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
     CUDA_TRY(cudaDeviceSynchronize());
@@ -424,8 +452,8 @@ extern "C" uint64_t gpu_mec_bytes_needed(const csr_model *m, const gpu_mec_optio
 {
     const gpu::model_shape s = gpu::shape_of(m);
     const bool inter = gpu::interleaved(o, s);
-    uint64_t engine =
-        gpu::scc_decomposer::bytes_needed(&o->scc, s, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter, !inter);
+    const gpu::contract_use u = gpu::contract_use_of(inter);
+    uint64_t engine = gpu::scc_decomposer::bytes_needed(&o->scc, s, u.goal, u.choices, u.caller_transpose);
     if (!engine)
         return 0;
     gpu::arena a;
@@ -465,17 +493,10 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
     TRY(gpu::plan_and_allocate(job_arena, [&](gpu::arena &a) { job.plan(a, shape, !inter); }, &job_bytes, status));
     TRY(job.model.upload(m, status));
     st.upload_s = timer.end();
-    TRY(dec.init(&opt->scc, shape, inter ? gpu::scc_goal::mecs : gpu::scc_goal::sccs, !inter, !inter, status));
+    TRY(gpu::init_decomposer(dec, opt, shape, inter, status));
 
     timer.begin();
-    if (inter) {
-        TRY(dec.decompose(job.model, gpu::scc_subsystem(), job.mec, &st.scc, status));
-        st.rounds = st.scc.phases;
-        st.removed_states = st.scc.peeled;
-        st.removed_choices = st.scc.removed_choices;
-    } else {
-        TRY(gpu::mec_rounds(opt, job, dec, job.scratch, nullptr, &st, status));
-    }
+    TRY(gpu::decompose_by_scheme(opt, inter, job, dec, nullptr, &st, status));
     st.resident_s = timer.end();
 
     timer.begin();

@@ -21,6 +21,19 @@ std::unique_ptr<scc_engine> make_scc_engine(const gpu_scc_options *o)
     return make_lp_engine(o);
 }
 
+/* What a decomposer plans (measured by bytes_needed, carved by init): the
+ * engine's buffers, then the model's transpose where the engine or the
+ * caller reads it.  Returns whether the transpose is planned. */
+static bool plan_decomposer(arena &a, scc_engine &e, model_transpose &transpose, const model_shape &s, scc_goal goal,
+                            bool choices, bool caller_transpose)
+{
+    e.plan(a, s, goal, choices);
+    const bool with = caller_transpose || e.reads_transpose(goal);
+    if (with)
+        transpose.plan(a, s);
+    return with;
+}
+
 uint64_t scc_decomposer::bytes_needed(const gpu_scc_options *o, const model_shape &s, scc_goal goal, bool choices,
                                       bool caller_transpose)
 {
@@ -29,11 +42,8 @@ uint64_t scc_decomposer::bytes_needed(const gpu_scc_options *o, const model_shap
         return 0;
     std::unique_ptr<scc_engine> e = make_scc_engine(o);
     arena a;
-    e->plan(a, s, goal, choices);
-    if (caller_transpose || e->reads_transpose(goal)) {
-        model_transpose tr;
-        tr.plan(a, s);
-    }
+    model_transpose transpose;
+    plan_decomposer(a, *e, transpose, s, goal, choices, caller_transpose);
     return a.bytes();
 }
 
@@ -44,12 +54,10 @@ int scc_decomposer::init(const gpu_scc_options *o, const model_shape &s, scc_goa
     goal_ = goal;
     if (goal == scc_goal::mecs && !engine_->finds_mecs())
         return csr_fail(status, CSR_ERR_USAGE, "the %s engine does not find MECs", engine_->name());
-    has_transpose_ = caller_transpose || engine_->reads_transpose(goal);
     return plan_and_allocate(arena_,
                              [&](arena &a) {
-                                 engine_->plan(a, s, goal, choices);
-                                 if (has_transpose_)
-                                     transpose_.plan(a, s);
+                                 has_transpose_ =
+                                     plan_decomposer(a, *engine_, transpose_, s, goal, choices, caller_transpose);
                              },
                              &planned_, status);
 }
