@@ -16,7 +16,8 @@ namespace cg = cooperative_groups;
 
 constexpr int kThreads = 256;      /* the asynchronous drain and the grid-stride kernels */
 constexpr int kLevelThreads = 512; /* the drain by levels */
-constexpr unsigned long long kNarrowLevel = 4096; /* a level this small goes to the asynchronous drain */
+constexpr unsigned long long kNarrowLevel = 4096; /* a level this small is narrow */
+constexpr unsigned long long kNarrowRun = 32;     /* narrow levels in a row that go by levels still */
 constexpr uint32_t kNone = UINT32_MAX;
 
 __device__ __forceinline__ uint32_t load_cg(const uint32_t *p) { return __ldcg(p); }
@@ -303,8 +304,9 @@ template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain_
     add_stats(p, removed, disabled);
 }
 
-/* The drain by levels, one cooperative kernel, while levels are wide; the
- * narrow rest goes to the asynchronous drain launched after it.  Level 0 is
+/* The drain by levels, one cooperative kernel, while levels are wide or
+ * have been narrow for fewer than kNarrowRun levels in a row; the rest goes
+ * to the asynchronous drain launched after it.  Level 0 is
  * the slots [head, tail) pushed before the launch; level k + 1 the states
  * that removing level k made removable, written after level k's slots and
  * counted on ring[(k + 1) % 3] (ring[k % 3] is read at the start of level
@@ -312,21 +314,33 @@ template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain_
  * the host zeroes the ring before the launch).  A wide level keeps every
  * thread busy with one removal and costs one grid barrier: far more removals
  * a second than the asynchronous drain, whose threads wait on slots (coin6_4
- * MECs: 0.023 s against 0.041 s).  Once a level has at most `narrow` states
- * (a deep chain of few states a level: wlan6_2500 has about 16,600 levels,
- * where a barrier per level costs 40 times the asynchronous drain), the
- * kernel stops and leaves that level to the asynchronous drain as its queue:
- * head = done = its first slot, tail its end, drained when it is empty. */
+ * MECs: 0.023 s against 0.041 s).  Once kNarrowRun levels in a row have had
+ * at most kNarrowLevel states each (a deep chain of few states a level:
+ * wlan6_2500 has about 16,600 levels, where a barrier per level costs 40
+ * times the asynchronous drain), the kernel stops and leaves the next level
+ * to the asynchronous drain as its queue: head = done = its first slot, tail
+ * its end, drained when it is empty.  The run matters where the work starts
+ * narrow and widens: an MEC attractor from a few seeds, which the first
+ * narrow level handed whole to the asynchronous drain, whose claims and done
+ * counts on one counter each remove fewer states a second than the levels
+ * (leader7's MECs by the interleaved scheme, 2.1M states: 10.5 ms
+ * asynchronous, 7.8 ms by levels, ncu).  The lent H100, 2026-11-25, resident
+ * ms with runs of 0 (until then) and 32, labels equal: gpu-mec --scheme
+ * interleave leader7 10.3-10.5 -> 7.8-8.1, coin6_4 19.3-19.6 -> 13.4-13.8;
+ * gpu-scc and the round-based MECs unchanged; wlan6_2500, whose chains pay
+ * the 32 barriers, gpu-scc 125.6-125.9 -> 126.1-126.4, its MECs (interleaved)
+ * 109.2-112.0 -> 112.4-113.8 (every level by levels instead: 665 ms and
+ * 6.2 s; a run of 16 left leader7 at 10.4-10.5; bench/RESULTS.md). */
 template <peel_goal G> static __global__ void __launch_bounds__(kLevelThreads) drain_levels(peel_params p)
 {
     cg::grid_group grid = cg::this_grid();
     unsigned long long *ring = p.queue.counter + PEEL_RING;
-    const unsigned long long narrow = kNarrowLevel;
     unsigned long long removed = 0, disabled = 0;
     unsigned long long lo = load_relaxed(&p.queue.counter[WL_HEAD]);
     unsigned long long size = load_relaxed(&p.queue.counter[WL_TAIL]) - lo;
-    unsigned long long k = 0;
-    while (size > narrow) {
+    unsigned long long k = 0, narrow_run = 0;
+    while (size > 0 && (size > kNarrowLevel || narrow_run < kNarrowRun)) {
+        narrow_run = size > kNarrowLevel ? 0 : narrow_run + 1;
         const unsigned long long hi = lo + size;
         const push_target out = {p.queue.items + hi, &ring[(k + 1) % 3]};
         if (grid.thread_rank() == 0)

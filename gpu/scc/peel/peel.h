@@ -13,9 +13,10 @@
  * the few dependent memory accesses that free the next state and a hand-off,
  * not a whole removal, nor a grid-wide step.  The worklist is drained asynchronously (the sync-free scheme
  * of Liu et al., Euro-Par 2016: no barrier at all, every thread waiting on a
- * slot of its own), or first by levels while levels are wide (one removal a
- * thread, a grid barrier a level: more removals a second) and the narrow
- * rest asynchronously.  What limits it is the longest chain (wlan6_2500 has
+ * slot of its own), or first by levels while levels are wide or have been
+ * narrow for only a few levels in a row (one removal a thread, a grid
+ * barrier a level: more removals a second) and the rest, a deep chain of
+ * narrow levels, asynchronously.  What limits it is the longest chain (wlan6_2500 has
  * one of about 16,600 states) and, where chains are short, the throughput of
  * the removals.
  *
