@@ -120,8 +120,8 @@ int peel_count(const peel_params &p, peel_goal goal, csr_status *status);
 int peel_seed(const peel_params &p, peel_goal goal, csr_status *status);
 
 /* Remove everything queued and whatever that makes removable, until the
- * worklist is drained: asynchronously, or by levels while levels are wide
- * and the rest asynchronously; blocks: the persistent
+ * worklist is drained: asynchronously, or by levels until 32 levels in a row
+ * have been narrow and the rest asynchronously; blocks: the persistent
  * kernel's block count (0: all resident ones).  Adds to stats. */
 int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status);
 
