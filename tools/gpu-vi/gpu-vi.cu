@@ -689,14 +689,17 @@ int main(int argc, char **argv)
     memset(&st, 0, sizeof st);
     reach_stats rs;
     memset(&rs, 0, sizeof rs);
-    gpu_reach_context cx;
-    memset(&cx, 0, sizeof cx);
-    cx.threads_per_state = threads;
-    cx.sweep_classes = sweep_classes;
-    cx.memory_limit = have_limit ? mem_limit : 0;
-    cx.scc = o.scc;
-    cx.mec_scheme = scheme;
-    cx.status = &st;
+    /* The options of the GPU backend, set once here: each property's context
+     * starts from them (its figures its own, the device buffers kept). */
+    gpu_reach_context cx_options;
+    memset(&cx_options, 0, sizeof cx_options);
+    cx_options.threads_per_state = threads;
+    cx_options.sweep_classes = sweep_classes;
+    cx_options.memory_limit = have_limit ? mem_limit : 0;
+    cx_options.scc = o.scc;
+    cx_options.mec_scheme = scheme;
+    cx_options.status = &st;
+    gpu_reach_context cx = cx_options;
     reach_backend gpu, cpu, cached;
     gpu_reach_backend(&cx, &gpu);
     memset(&cpu, 0, sizeof cpu);
@@ -731,13 +734,8 @@ int main(int argc, char **argv)
     /* rewards have no a-priori upper bound: their interval iteration is optimistic */
     const int used_method = prop->reward && ro.method == REACH_II ? REACH_OVI : ro.method;
     {
-        void *workspace = cx.workspace; /* each property's figures its own; the device buffers kept */
-        memset(&cx, 0, sizeof cx);
-        cx.threads_per_state = threads;
-        cx.sweep_classes = sweep_classes;
-        cx.memory_limit = have_limit ? mem_limit : 0;
-        cx.scc = o.scc;
-        cx.status = &st;
+        void *workspace = cx.workspace;
+        cx = cx_options;
         cx.workspace = workspace;
         memset(&rs, 0, sizeof rs);
         memset(&vp.pcx.stats, 0, sizeof vp.pcx.stats);
