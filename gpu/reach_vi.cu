@@ -1935,6 +1935,8 @@ static int backend_prob01_mecs(const csr_model *m, const reach_query *q, uint8_t
     gpu_mec_stats gs;
     memset(&gs, 0, sizeof gs);
     int rc = gpu_reach_prob01_mecs(m, q, &mo, cls, maybe_mec, &cx->prob01_sweeps, &gs, cx->status);
+    if (gs.scheme)
+        cx->mec_scheme_used = gs.scheme;
     if (rc == CSR_ERR_NOMEM) /* reach_solve takes the steps apart */
         memset(cx->status, 0, sizeof *cx->status);
     cx->prob1e_by_mecs = rc == CSR_OK;
@@ -1959,6 +1961,7 @@ static int backend_mecs(const csr_model *g, uint64_t *mec, void *ctx)
     uint32_t *ids = (uint32_t *)malloc((g->num_states ? g->num_states : 1) * sizeof *ids);
     int rc = ids ? gpu_mec_decompose(g, &mo, ids, &gs, cx->status) : CSR_ERR_NOMEM;
     if (!rc) {
+        cx->mec_scheme_used = gs.scheme;
         widen_ids(ids, mec, g->num_states);
         cx->mec_upload_s += gs.upload_s;
         cx->mec_resident_s += gs.resident_s;

@@ -38,6 +38,8 @@ typedef struct gpu_reach_context {
                                      with scc.persistent == 0, --host-loop) */
     int prob01_on_cpu;            /* the backend's Prob0/Prob1 ran on the CPU: the GPU lacked the memory */
     int prob1e_by_mecs;           /* the backend's Prob1E came from the MEC quotient (gpu_reach_prob01_mecs) */
+    const char *mec_scheme_used;  /* the scheme of the backend's last MEC decomposition ("interleave" or
+                                     "rounds", gpu_mec_stats); NULL: none ran */
     /* filled by gpu_reach_iterate, summed over calls: */
     uint64_t device_bytes;     /* device memory of the iteration (its buffers, kept across calls) */
     uint64_t bytes_per_iteration; /* device memory one iteration reads and writes (estimate), last call */

@@ -406,6 +406,7 @@ int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const 
      * that leave it and those of the states outside it), or the rounds. */
     const model_shape shape = {m.n, m.c, m.t, 0, 0}; /* the job plans no model */
     const bool inter = interleaved(opt, shape);
+    st->scheme = inter ? "interleave" : "rounds";
     arena job_arena;
     mec_job job;
     scc_decomposer dec;

@@ -896,6 +896,7 @@ int main(int argc, char **argv)
             json_object_set_new(j, "prob01_levels", json_integer((json_int_t)cx.prob01_sweeps));
             json_object_set_new(j, "prob01_on_cpu", json_boolean(cx.prob01_on_cpu));
             json_object_set_new(j, "prob1e_by_mecs", json_boolean(cx.prob1e_by_mecs));
+            json_object_set_new(j, "mec_scheme", cx.mec_scheme_used ? json_string(cx.mec_scheme_used) : json_null());
             json_object_set_new(j, "threads_per_state", json_integer(cx.used_threads));
             json_object_set_new(j, "sweep_classes", json_integer(cx.used_sweep_classes));
             json_object_set_new(j, "sweep_rounds", json_integer((json_int_t)cx.sweep_rounds));
