@@ -222,9 +222,11 @@ static __global__ void settle_round(uint64_t n, const uint32_t *__restrict__ scc
 /* AUTO by the model's class: the interleaved scheme on sparse models, fewer
  * than kSparseTransitions transitions a state (chains of trivial SCCs, where
  * its peeling does what rounds of attractors would: wlan6_2500, 2.1 a state,
- * 0.117 against 0.167 s), the round-based one on the others (coin6_4,
- * leader7, leader8, phil7, 3.7-9 a state: 4-34 % faster), and wherever an
- * option asks for it (the fb engine, J sets); bench/RESULTS.md, issue 13. */
+ * 0.110 against 0.168 s), the round-based one on the others (leader7,
+ * leader8, phil7, 3.7-9 a state: 9-48 % faster; coin6_4, 5.0 a state, is
+ * the exception since 9d6b1c7: the interleaved scheme 11 % faster), and
+ * wherever an option asks for it (the fb engine, J sets); the lent H100,
+ * commit 9956371, bench/RESULTS.md, issue 13. */
 constexpr uint64_t kSparseTransitions = 3;
 bool interleaved(const gpu_mec_options *o, const model_shape &s)
 {
