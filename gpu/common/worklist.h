@@ -108,6 +108,16 @@ __device__ __forceinline__ void worklist_push_batch(const push_target &t, const 
             *(volatile uint32_t *)&t.at[base++] = v[j];
 }
 
+/* A waiting thread's polling: the longest sleep between two reads of its
+ * slot (ns), and the reads of its slot between two reads of the drained
+ * flag.  A deep chain's hand-offs wait on the sleep, and every waiting
+ * thread's read of the one flag line loads it.  Against 512 ns and every 4th
+ * read (the lent H100, 2026-11-25, bench/ab.sh, 5 runs each, labels equal):
+ * wlan6_2500's SCCs 126.1-129.5 -> 118.8-119.3 ms; its MECs, leader7's and
+ * coin6_4's SCCs and MECs (both schemes) within the noise. */
+constexpr unsigned kMaxBackoff = 128;
+constexpr unsigned kDrainedEvery = 64;
+
 /* Asynchronous: claim the next slot and wait for its item: returns it, or
  * kEmptySlot when the queue is drained (or the slot can never be filled). */
 __device__ __forceinline__ uint32_t worklist_take(const worklist &q)
@@ -120,11 +130,10 @@ __device__ __forceinline__ uint32_t worklist_take(const worklist &q)
         uint32_t v = *(const volatile uint32_t *)&q.items[slot];
         if (v != kEmptySlot)
             return v;
-        if (spin % 4 == 0) {
-            if (load_relaxed(&q.counter[WL_DRAINED]))
-                return kEmptySlot;
-            backoff = backoff < 512 ? backoff * 2 : 512;
-        }
+        if (spin % 4 == 0)
+            backoff = backoff < kMaxBackoff ? backoff * 2 : kMaxBackoff;
+        if (spin % kDrainedEvery == 0 && load_relaxed(&q.counter[WL_DRAINED]))
+            return kEmptySlot;
         /* a queue that was empty from the start has nobody to raise the flag */
         if (spin % 256 == 0) {
             unsigned long long done = load_relaxed(&q.counter[WL_DONE]);
