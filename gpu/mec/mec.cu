@@ -235,6 +235,9 @@ bool interleaved(const gpu_mec_options *o, const model_shape &s)
     return o->scheme == GPU_MEC_INTERLEAVE;
 }
 
+/* The name of the scheme that interleaved() chose (gpu_mec_stats.scheme). */
+const char *scheme_used(bool inter) { return gpu_mec_scheme_name(inter ? GPU_MEC_INTERLEAVE : GPU_MEC_ROUNDS); }
+
 /* The device buffers of one MEC decomposition besides the SCC engine's
  * (the round-based scheme's attractor reads the model's transpose that the
  * decomposer shares with its engine: scc_decomposer::transpose). */
@@ -408,7 +411,7 @@ int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const 
      * that leave it and those of the states outside it), or the rounds. */
     const model_shape shape = {m.n, m.c, m.t, 0, 0}; /* the job plans no model */
     const bool inter = interleaved(opt, shape);
-    st->scheme = inter ? "interleave" : "rounds";
+    st->scheme = scheme_used(inter);
     arena job_arena;
     mec_job job;
     scc_decomposer dec;
@@ -473,7 +476,7 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
     const uint64_t n = m->num_states, c = m->num_choices;
     const gpu::model_shape shape = gpu::shape_of(m);
     const bool inter = gpu::interleaved(opt, shape);
-    st.scheme = inter ? "interleave" : "rounds";
+    st.scheme = gpu::scheme_used(inter);
     if (n >= UINT32_MAX - 1 || c >= UINT32_MAX)
         return csr_fail(status, CSR_ERR_TOO_LARGE,
                         "%llu states, %llu choices: the GPU MEC decomposition takes at most 2^32 - 2 states "
