@@ -82,11 +82,14 @@ struct graph_transpose {
  * transitions, it is never paid for) and kept while the model is the same.
  * leader7's MECs built it twice before (0.64 ms of ncu time for both). */
 struct model_transpose {
-    graph_transpose tr; /* with choices */
+    graph_transpose tr; /* with choices unless planned without */
 
-    void plan(arena &a, const model_shape &s)
+    /* with_choices: tr.choice too, which only the MEC goal and an SCC goal
+     * over enabled choices read (gpu-scc's job leaves it out: t * 4 bytes
+     * less to plan and to scatter). */
+    void plan(arena &a, const model_shape &s, bool with_choices)
     {
-        tr.plan(a, s.n, s.t, true);
+        tr.plan(a, s.n, s.t, with_choices);
         built_for_ = nullptr;
     }
     /* Build tr for m unless it already holds m's transpose.  Errors:

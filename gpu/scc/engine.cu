@@ -29,8 +29,8 @@ static bool plan_decomposer(arena &a, scc_engine &e, model_transpose &transpose,
 {
     e.plan(a, s, goal, choices);
     const bool with = caller_transpose || e.reads_transpose(goal);
-    if (with)
-        transpose.plan(a, s);
+    if (with) /* the choices of the transpose: for the MEC goal, enabled choices and the caller's attractor */
+        transpose.plan(a, s, goal == scc_goal::mecs || choices || caller_transpose);
     return with;
 }
 

@@ -52,7 +52,9 @@ constexpr int kThreads = 256;
 constexpr int kPropagateThreads = 512;
 constexpr uint32_t kNone = UINT32_MAX;
 
-enum { C_RING = 0, C_SELECTED = 3, C_REMAINING = 4, C_PASSES = 5, C_COUNT = 8 };
+/* counters_: the propagation's ring; the edges kept and the live states
+ * (adjacent: one read brings both); the passes; the unfinished states */
+enum { C_RING = 0, C_SELECTED = 3, C_REMAINING = 4, C_PASSES = 5, C_UNFINISHED = 6, C_COUNT = 8 };
 
 static __global__ void init_states(uint64_t n, const uint8_t *__restrict__ live, const uint32_t *__restrict__ region,
                                    uint32_t *__restrict__ flag, uint32_t *__restrict__ component,
@@ -333,9 +335,12 @@ class lp_engine : public scc_engine {
     const device_model *model_ = nullptr; /* the model of the decomposition under way */
     model_transpose *transpose_ = nullptr; /* its transpose (the job's) */
 
+    deferred_timer timer_; /* the phases' times, settled once at the end */
+
     int drain(const peel_params &p, peel_goal goal, csr_status *status);
     int propagate_phase(uint64_t ne, const uint2 *edges, csr_status *status);
-    int compact(peel_params &p, uint64_t *ne, int *cur, bool mecs, csr_status *status);
+    int compact(peel_params &p, uint64_t *ne, unsigned long long *live, int *cur, bool mecs, csr_status *status);
+    int read_edges_and_live(uint64_t *ne, unsigned long long *live, csr_status *status);
     int read_counter(int which, unsigned long long *value, csr_status *status)
     {
         CUDA_TRY(cudaMemcpy(value, counters_ + which, sizeof *value, cudaMemcpyDeviceToHost));
@@ -409,28 +414,47 @@ int lp_engine::drain(const peel_params &p, peel_goal goal, csr_status *status)
     return peel_drain(p, goal, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status);
 }
 
-/* Keep the edges the next phase needs; *cur flips to the compacted buffer. */
-int lp_engine::compact(peel_params &p, uint64_t *ne, int *cur, bool mecs, csr_status *status)
+/* The edges (counters_[C_SELECTED]) and the live states (counted here into
+ * counters_[C_REMAINING], zeroed by the caller) of the next phase, in one
+ * read: each read waits for the device, and the next launch waits for it.
+ * With the phases timed by deferred_timer, a phase waits three times (SCC
+ * goal: the unfinished states, the drain's queue, this) where it waited six
+ * times (the lent H100, 2026-11-25, with gpu-scc's transpose planned without
+ * choices, bench/ab.sh, 7 runs, labels equal: leader7 gpu-scc 5.48-6.13 ->
+ * 5.07-6.02 ms, gpu-mec 6.96-7.60 -> 6.76-7.25; coin6_4 within the noise). */
+int lp_engine::read_edges_and_live(uint64_t *ne, unsigned long long *live, csr_status *status)
 {
-    if (*ne == 0)
-        return CSR_OK;
-    const int from = *cur, to = *cur ^ 1;
-    mark_kept<<<grid_for(*ne, kThreads), kThreads>>>(edges_[from], mecs ? edge_choice_[from] : nullptr, *ne, flag_,
-                                                     mecs ? nullptr : cls_, p.enabled, keep_);
+    count_live<<<grid_for(model_->n, kThreads), kThreads>>>(model_->n, flag_, counters_ + C_REMAINING);
     CUDA_TRY_LAUNCH();
-    size_t bytes = select_bytes_;
-    CUDA_TRY(cub::DeviceSelect::Flagged(select_temp_, bytes, edges_[from], keep_, edges_[to], counters_ + C_SELECTED,
-                                        (int64_t)*ne));
-    if (mecs) {
-        bytes = select_bytes_;
-        CUDA_TRY(cub::DeviceSelect::Flagged(select_temp_, bytes, edge_choice_[from], keep_, edge_choice_[to],
-                                            counters_ + C_SELECTED, (int64_t)*ne));
-    }
-    unsigned long long kept = 0;
-    TRY(read_counter(C_SELECTED, &kept, status));
-    *ne = kept;
-    *cur = to;
+    unsigned long long c[2];
+    CUDA_TRY(cudaMemcpy(c, counters_ + C_SELECTED, sizeof c, cudaMemcpyDeviceToHost));
+    *ne = c[0];
+    *live = c[1];
     return CSR_OK;
+}
+
+/* Keep the edges the next phase needs (*cur flips to the compacted buffer),
+ * with the number of them and of the live states. */
+int lp_engine::compact(peel_params &p, uint64_t *ne, unsigned long long *live, int *cur, bool mecs,
+                       csr_status *status)
+{
+    CUDA_TRY(cudaMemsetAsync(counters_ + C_SELECTED, 0, 2 * sizeof(unsigned long long)));
+    if (*ne > 0) {
+        const int from = *cur, to = *cur ^ 1;
+        mark_kept<<<grid_for(*ne, kThreads), kThreads>>>(edges_[from], mecs ? edge_choice_[from] : nullptr, *ne,
+                                                         flag_, mecs ? nullptr : cls_, p.enabled, keep_);
+        CUDA_TRY_LAUNCH();
+        size_t bytes = select_bytes_;
+        CUDA_TRY(cub::DeviceSelect::Flagged(select_temp_, bytes, edges_[from], keep_, edges_[to],
+                                            counters_ + C_SELECTED, (int64_t)*ne));
+        if (mecs) {
+            bytes = select_bytes_;
+            CUDA_TRY(cub::DeviceSelect::Flagged(select_temp_, bytes, edge_choice_[from], keep_, edge_choice_[to],
+                                                counters_ + C_SELECTED, (int64_t)*ne));
+        }
+        *cur = to;
+    }
+    return read_edges_and_live(ne, live, status);
 }
 
 int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_goal goal, uint32_t *component,
@@ -440,10 +464,10 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     const bool peel = mecs || opt_.peel != 0; /* the MEC goal needs it: peeling is its attractor */
     const peel_goal pg = mecs ? PEEL_MECS : PEEL_SCCS;
     const uint64_t n = m.n;
-    phase_timer timer;
 
     /* prepare */
-    timer.begin();
+    timer_.reset();
+    timer_.begin();
     init_states<<<grid_for(n, kThreads), kThreads>>>(n, sub.live, sub.region, flag_, component, in_left_, cls_);
     CUDA_TRY_LAUNCH();
     uint32_t *enabled = const_cast<uint32_t *>(sub.enabled);
@@ -471,46 +495,42 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     TRY(peel_count(p, pg, status));
     if (mecs)
         p.cls = nullptr;
-    st->prepare_s += timer.end();
+    timer_.end(&st->prepare_s);
 
     /* peel */
-    timer.begin();
+    timer_.begin();
     if (peel) {
         TRY(peel_seed(p, pg, status));
         TRY(drain(p, pg, status));
     }
-    st->peel_s += timer.end();
+    timer_.end(&st->peel_s);
 
-    /* the edge list of what is left */
-    timer.begin();
+    /* the edge list of what is left, and the live states */
+    timer_.begin();
     edge_counts<<<grid_for(n + 1, kThreads), kThreads>>>(n, flag_, out_left_, edge_count_);
     CUDA_TRY_LAUNCH();
     size_t bytes = scan_bytes_;
     CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_temp_, bytes, edge_count_, (unsigned long long *)edge_first_, n + 1));
-    uint64_t ne = 0;
-    CUDA_TRY(cudaMemcpy(&ne, edge_first_ + n, sizeof ne, cudaMemcpyDeviceToHost));
     int cur = 0;
     write_edges<<<grid_for_rows(n, kThreads), kThreads>>>(p, edge_first_, edges_[cur], mecs ? edge_choice_[cur] : nullptr);
     CUDA_TRY_LAUNCH();
-    st->prepare_s += timer.end();
+    CUDA_TRY(cudaMemsetAsync(counters_ + C_REMAINING, 0, sizeof(unsigned long long)));
+    CUDA_TRY(cudaMemcpyAsync(counters_ + C_SELECTED, edge_first_ + n, sizeof(uint64_t), cudaMemcpyDeviceToDevice));
+    uint64_t ne = 0;
+    unsigned long long live = 0;
+    TRY(read_edges_and_live(&ne, &live, status));
+    timer_.end(&st->prepare_s);
 
     /* phases */
-    for (;;) {
-        unsigned long long live = 0;
-        CUDA_TRY(cudaMemsetAsync(counters_ + C_REMAINING, 0, sizeof(unsigned long long)));
-        count_live<<<grid_for(n, kThreads), kThreads>>>(n, flag_, counters_ + C_REMAINING);
-        CUDA_TRY_LAUNCH();
-        TRY(read_counter(C_REMAINING, &live, status));
-        if (live == 0)
-            break;
+    while (live > 0) {
         st->phases++;
-        timer.begin();
+        timer_.begin();
         init_labels<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_);
         CUDA_TRY_LAUNCH();
         TRY(propagate_phase(ne, edges_[cur], status));
-        st->search_s += timer.end();
+        timer_.end(&st->search_s);
 
-        timer.begin();
+        timer_.begin();
         p.labels = labels_;
         if (mecs) {
             CUDA_TRY(cudaMemsetAsync(changed_, 0, n));
@@ -521,14 +541,14 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             CUDA_TRY_LAUNCH();
         } else {
             unsigned long long unfinished = 0;
-            CUDA_TRY(cudaMemsetAsync(counters_ + C_REMAINING, 0, sizeof(unsigned long long)));
-            count_unfinished<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, counters_ + C_REMAINING);
+            CUDA_TRY(cudaMemsetAsync(counters_ + C_UNFINISHED, 0, sizeof(unsigned long long)));
+            count_unfinished<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, counters_ + C_UNFINISHED);
             CUDA_TRY_LAUNCH();
-            TRY(read_counter(C_REMAINING, &unfinished, status));
+            TRY(read_counter(C_UNFINISHED, &unfinished, status));
             if (unfinished == 0) { /* the last phase: every live state is done */
                 finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, cls_, component);
                 CUDA_TRY_LAUNCH();
-                st->finish_s += timer.end();
+                timer_.end(&st->finish_s);
                 break;
             }
             if (peel)
@@ -541,10 +561,11 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
         }
         p.labels = nullptr;
         p.changed = nullptr;
-        TRY(compact(p, &ne, &cur, mecs, status));
-        st->finish_s += timer.end();
+        TRY(compact(p, &ne, &live, &cur, mecs, status));
+        timer_.end(&st->finish_s);
     }
 
+    timer_.settle();
     unsigned long long passes = 0, peel_stats[3] = {0, 0, 0};
     TRY(read_counter(C_PASSES, &passes, status));
     CUDA_TRY(cudaMemcpy(peel_stats, peel_.stats(), sizeof peel_stats, cudaMemcpyDeviceToHost));
