@@ -414,8 +414,8 @@ int lp_engine::drain(const peel_params &p, peel_goal goal, csr_status *status)
     return peel_drain(p, goal, opt_.peel_async ? PEEL_ASYNC : PEEL_BY_LEVELS, opt_.blocks, status);
 }
 
-/* The edges (counters_[C_SELECTED]) and the live states (counted here into
- * counters_[C_REMAINING], zeroed by the caller) of the next phase, in one
+/* The edges (counters_[C_SELECTED], written by the caller) and the live
+ * states (counted here into counters_[C_REMAINING]) of the next phase, in one
  * read: each read waits for the device, and the next launch waits for it.
  * With the phases timed by deferred_timer, a phase waits three times (SCC
  * goal: the unfinished states, the drain's queue, this) where it waited six
@@ -424,6 +424,7 @@ int lp_engine::drain(const peel_params &p, peel_goal goal, csr_status *status)
  * 5.07-6.02 ms, gpu-mec 6.96-7.60 -> 6.76-7.25; coin6_4 within the noise). */
 int lp_engine::read_edges_and_live(uint64_t *ne, unsigned long long *live, csr_status *status)
 {
+    CUDA_TRY(cudaMemsetAsync(counters_ + C_REMAINING, 0, sizeof(unsigned long long)));
     count_live<<<grid_for(model_->n, kThreads), kThreads>>>(model_->n, flag_, counters_ + C_REMAINING);
     CUDA_TRY_LAUNCH();
     unsigned long long c[2];
@@ -438,8 +439,9 @@ int lp_engine::read_edges_and_live(uint64_t *ne, unsigned long long *live, csr_s
 int lp_engine::compact(peel_params &p, uint64_t *ne, unsigned long long *live, int *cur, bool mecs,
                        csr_status *status)
 {
-    CUDA_TRY(cudaMemsetAsync(counters_ + C_SELECTED, 0, 2 * sizeof(unsigned long long)));
-    if (*ne > 0) {
+    if (*ne == 0) { /* nothing to select: none kept */
+        CUDA_TRY(cudaMemsetAsync(counters_ + C_SELECTED, 0, sizeof(unsigned long long)));
+    } else { /* the selection writes how many it kept */
         const int from = *cur, to = *cur ^ 1;
         mark_kept<<<grid_for(*ne, kThreads), kThreads>>>(edges_[from], mecs ? edge_choice_[from] : nullptr, *ne,
                                                          flag_, mecs ? nullptr : cls_, p.enabled, keep_);
@@ -514,7 +516,6 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     int cur = 0;
     write_edges<<<grid_for_rows(n, kThreads), kThreads>>>(p, edge_first_, edges_[cur], mecs ? edge_choice_[cur] : nullptr);
     CUDA_TRY_LAUNCH();
-    CUDA_TRY(cudaMemsetAsync(counters_ + C_REMAINING, 0, sizeof(unsigned long long)));
     CUDA_TRY(cudaMemcpyAsync(counters_ + C_SELECTED, edge_first_ + n, sizeof(uint64_t), cudaMemcpyDeviceToDevice));
     uint64_t ne = 0;
     unsigned long long live = 0;
