@@ -31,6 +31,15 @@ extern "C" {
 
 typedef enum gpu_scc_engine_id { GPU_SCC_AUTO = 0, GPU_SCC_LP = 1, GPU_SCC_FB = 2 } gpu_scc_engine_id;
 
+/* lp: which state names a label in a phase (gpu/scc/lp/lp.cu): the smallest
+ * in odd phases and the largest in even ones (the default), or one of them in
+ * every phase (largest: ECL-SCC's). */
+typedef enum gpu_lp_label_order {
+    GPU_LP_ALTERNATE = 0,
+    GPU_LP_LARGEST = 1,
+    GPU_LP_SMALLEST = 2
+} gpu_lp_label_order;
+
 typedef struct gpu_scc_options {
     gpu_scc_engine_id engine;
     int peel;            /* peeling of trivial SCCs first: 1 yes, 0 no, -1 the engine's default (lp yes, fb no) */
@@ -39,6 +48,7 @@ typedef struct gpu_scc_options {
     int blocks;          /* blocks of the persistent kernels; 0: as many as are resident on the device */
     /* lp */
     int sweeps;          /* lp: sweeps of a block over its share of the edges in a pass; 0: the default (2) */
+    gpu_lp_label_order label_order; /* lp: which state names a label in each phase */
     /* fb: the article's configurations */
     int hybrid;           /* 1: one kernel advances forward and backward search (default); 0: "nh" */
     int bounding;         /* 1: BFBT (Algorithm 2) */

@@ -129,6 +129,12 @@ mecs_equal() {
     run --separate-stderr gpu-mec --peel-schedule eventually --cpu "$BATS_TEST_TMPDIR/f.csr"
     assert_failure 2
     assert_equal "$stderr" "gpu-mec: bad --peel-schedule 'eventually' (levels or async)"
+    run --separate-stderr gpu-scc --label-order middle "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-scc: bad --label-order 'middle' (alternate, largest or smallest)"
+    run --separate-stderr gpu-scc --label-order largest --bfbt "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 2
+    assert_equal "$stderr" "gpu-scc: --bfbt is an option of the fb engine and --label-order one of the lp engine"
 }
 
 @test "gpu-scc --cpu and gpu-mec --cpu --stats=json print one JSON object with the counts and times" {

@@ -8,7 +8,9 @@
 load helper
 
 # The lp engine (the default), and the fb engine in the FMSD article's configurations.
-LP_CONFIGS=("" "--engine lp --no-peel" "--engine lp --peel-schedule async" "--engine lp --sweeps 1" "--engine lp --blocks 3")
+# --label-order: the default alternates; the two others keep one end of the order in every phase.
+LP_CONFIGS=("" "--engine lp --no-peel" "--engine lp --peel-schedule async" "--engine lp --sweeps 1" "--engine lp --blocks 3"
+            "--engine lp --label-order largest" "--engine lp --label-order smallest --no-peel")
 FB_CONFIGS=("--engine fb" "--engine fb --peel" "--nh" "--bfbt" "--no-warp-aggregation" "--no-transpose" "--bfbt --nh"
             "--no-transpose --bfbt" "--host-loop" "--host-loop --nh --bfbt" "--host-loop --no-transpose" "-c 3"
             "-c 7 --nh" "-c 2 --bfbt" "--host-loop -c 3" "--sweep-trim" "--sweep-trim -c 3 --bfbt" "--blocks 5 -c 3")

@@ -12,7 +12,9 @@ load helper
 # engine, the interleaved one, and the round-based one on the fb engine in the
 # article's configurations.
 LP_CONFIGS=("" "--scheme rounds" "--scheme interleave" "--scheme interleave --blocks 2" "--scheme interleave --peel-schedule async"
-            "--scheme rounds --engine lp --no-peel" "--scheme interleave --sweeps 1")
+            "--scheme rounds --engine lp --no-peel" "--scheme interleave --sweeps 1"
+            "--scheme interleave --label-order largest" "--scheme interleave --label-order smallest"
+            "--scheme rounds --label-order largest")
 FB_CONFIGS=("--engine fb" "--j-set" "--bfbt" "--nh" "--no-warp-aggregation" "--no-transpose" "-c 3" "--host-loop"
             "--sweep-trim" "--engine fb --peel" "--j-set --bfbt -c 3" "--host-loop --j-set --no-transpose")
 CONFIGS=("${LP_CONFIGS[@]}" "${FB_CONFIGS[@]}")

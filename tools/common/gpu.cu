@@ -162,6 +162,19 @@ int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
             return -1;
         }
         return 1;
+    case GPU_OPT_LABEL_ORDER:
+        o->lp_option = "--label-order";
+        if (!strcmp(arg, "alternate")) {
+            o->scc.label_order = GPU_LP_ALTERNATE;
+        } else if (!strcmp(arg, "largest")) {
+            o->scc.label_order = GPU_LP_LARGEST;
+        } else if (!strcmp(arg, "smallest")) {
+            o->scc.label_order = GPU_LP_SMALLEST;
+        } else {
+            tool_error("bad --label-order '%s' (alternate, largest or smallest)", arg);
+            return -1;
+        }
+        return 1;
     case GPU_OPT_SWEEPS:
         o->lp_option = "--sweeps";
         return gpu_tool_parse_count(arg, 1, 1024, "sweep count", &o->scc.sweeps);
@@ -351,6 +364,10 @@ void gpu_tool_usage(FILE *out)
           "                         throughout\n"
           "  --sweeps N             lp: sweeps of a block over its share of the edges\n"
           "                         in a propagation pass (default 2)\n"
+          "  --label-order alternate|largest|smallest\n"
+          "                         lp: which state names a label: the smallest in\n"
+          "                         odd phases and the largest in even ones (the\n"
+          "                         default), or the same in every phase\n"
           "  --blocks N             blocks of the persistent kernels (default: as many as\n"
           "                         are resident on the GPU at once)\n"
           "Options of the fb engine (each selects it):\n"

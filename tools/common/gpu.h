@@ -55,7 +55,7 @@ int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int
 enum {
     GPU_OPT_CPU = 256, GPU_OPT_STATS, GPU_OPT_ENGINE, GPU_OPT_PEEL, GPU_OPT_NO_PEEL, GPU_OPT_SWEEPS, GPU_OPT_NH,
     GPU_OPT_BFBT, GPU_OPT_NO_WARP, GPU_OPT_NO_TRANSPOSE, GPU_OPT_HOST_LOOP, GPU_OPT_SWEEP_TRIM, GPU_OPT_BLOCKS,
-    GPU_OPT_PEEL_SCHEDULE, GPU_OPT_GPUS, GPU_OPT_EXCHANGE,
+    GPU_OPT_PEEL_SCHEDULE, GPU_OPT_GPUS, GPU_OPT_EXCHANGE, GPU_OPT_LABEL_ORDER,
     GPU_OPT_TOOL /* first code free for a tool */
 };
 
@@ -70,6 +70,7 @@ enum {
         {"no-transpose", no_argument, 0, GPU_OPT_NO_TRANSPOSE}, {"host-loop", no_argument, 0, GPU_OPT_HOST_LOOP}, \
         {"sweep-trim", no_argument, 0, GPU_OPT_SWEEP_TRIM}, {"blocks", required_argument, 0, GPU_OPT_BLOCKS}, \
         {"peel-schedule", required_argument, 0, GPU_OPT_PEEL_SCHEDULE},                                      \
+        {"label-order", required_argument, 0, GPU_OPT_LABEL_ORDER},                                          \
         {"cache", required_argument, 0, 'c'}, {"device", required_argument, 0, 'd'},                         \
         {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, TOOL_OPT_VERSION}
 

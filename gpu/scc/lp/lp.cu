@@ -33,6 +33,27 @@
  *          Lemma 2); the edge list keeps the edges of enabled choices.
  * until no live state is left.  Every phase finishes at least the SCC of the
  * largest live state (or takes a choice away), so it terminates.
+ *
+ * Which end of the order names the labels (gpu_lp_label_order): by default
+ * the phases alternate, the smallest state in odd phases and the largest in
+ * even ones, so that the second phase finishes the SCCs at the other end of
+ * what the first one left.  The labels stay largest-wins: a phase of the
+ * smallest state propagates mirrored ids (s ^ ~0: the largest mirrored id is
+ * the smallest state), so one kernel serves both.  The models arrive in
+ * breadth-first order (PRISM's and Storm's exploration), where the largest
+ * ids lie deep in the graph; the smallest first finished leader7's big SCC
+ * (73,294 states) in the first phase instead of 6,279 states, left classes
+ * whose peeling removed 1.46M states in 30 levels instead of 1.37M in 37 and
+ * 95k in 35 more, and ended in 2 phases instead of 3 (a sequential
+ * simulation, confirmed on the GPU: 45 levels of peeling in all instead of
+ * 87).  The lent H100, 2026-11-25, resident ms, 3 runs (bench/RESULTS.md):
+ * largest in every phase against alternate, labels equal to Tarjan's:
+ * leader7 5.30-5.63 -> 4.39-4.69, coin6_4 12.1-13.9 -> 9.9-10.3, phil7
+ * 8.5-9.7 -> 5.6-7.4, wlan6_2500 121-122 -> 115 (its one phase 1,242-1,363
+ * passes -> 10-11), leader8 33.9-37.3 -> 35.1-37.5.  The smallest in every
+ * phase: leader7 4.3-4.8, but coin6_4 14.5-17.9 (its second phase 42-62
+ * passes against 7-25); both pairs at once (16 bytes a state, a class per
+ * pair of pairs): leader7 5.6-6.1, coin6_4 23-28, the passes 1.4x dearer.
  */
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -123,11 +144,14 @@ static __global__ void write_edges(peel_params p, const uint64_t *__restrict__ f
     }
 }
 
-static __global__ void init_labels(uint64_t n, const uint32_t *__restrict__ flag, uint2 *__restrict__ labels)
+/* The label of state s is s ^ mirror, and label l names state l ^ mirror
+ * (mirror 0: the largest state wins; ~0: the smallest). */
+static __global__ void init_labels(uint64_t n, const uint32_t *__restrict__ flag, uint2 *__restrict__ labels,
+                                   uint32_t mirror)
 {
     for (uint64_t s = thread_index(); s < n; s += thread_count())
         if (flag[s] == kLive)
-            labels[s] = make_uint2((uint32_t)s, (uint32_t)s);
+            labels[s] = make_uint2((uint32_t)s ^ mirror, (uint32_t)s ^ mirror);
 }
 
 /* Raise the label word `word` (2s: in of s, 2s + 1: out of s) to value, where
@@ -153,24 +177,26 @@ __device__ __forceinline__ bool raise(uint32_t *words, uint64_t word, uint32_t s
  * value raised is a true ancestor or descendant, so
  * the labels never pass the largest one, and a pass that raises nothing
  * leaves in[w] >= in[v] and out[v] >= out[w] on every edge: the fixpoint.
- * through_l1: the labels loaded through L1 (possibly stale), else through L2. */
-__device__ __forceinline__ bool relax(uint2 *labels, uint32_t v, uint32_t w, bool through_l1)
+ * through_l1: the labels loaded through L1 (possibly stale), else through L2.
+ * mirror: as in init_labels (a.x names state a.x ^ mirror). */
+__device__ __forceinline__ bool relax(uint2 *labels, uint32_t v, uint32_t w, uint32_t mirror, bool through_l1)
 {
     uint32_t *words = reinterpret_cast<uint32_t *>(labels);
     const auto load = [labels, through_l1](uint32_t s) { return through_l1 ? labels[s] : __ldcg(&labels[s]); };
     const uint2 a = load(v), b = load(w);
-    const uint2 ra = a.x != v ? load(a.x) : a;
-    const uint2 rb = b.y != w ? load(b.y) : b;
+    const uint32_t in_state = a.x ^ mirror, out_state = b.y ^ mirror;
+    const uint2 ra = in_state != v ? load(in_state) : a;
+    const uint2 rb = out_state != w ? load(out_state) : b;
     const uint32_t in = a.x > ra.x ? a.x : ra.x;
     const uint32_t out = b.y > rb.y ? b.y : rb.y;
     bool changed = raise(words, 2 * (uint64_t)w, b.x, in);
     changed |= raise(words, 2 * (uint64_t)v + 1, a.y, out);
     changed |= raise(words, 2 * (uint64_t)v, a.x, in);
     changed |= raise(words, 2 * (uint64_t)w + 1, b.y, out);
-    if (a.x != v)
-        changed |= raise(words, 2 * (uint64_t)a.x + 1, ra.y, out);
-    if (b.y != w)
-        changed |= raise(words, 2 * (uint64_t)b.y, rb.x, in);
+    if (in_state != v)
+        changed |= raise(words, 2 * (uint64_t)in_state + 1, ra.y, out);
+    if (out_state != w)
+        changed |= raise(words, 2 * (uint64_t)out_state, rb.x, in);
     return changed;
 }
 
@@ -203,6 +229,7 @@ struct propagate_params {
  * SCCs: 3 sweeps 5.2-6.1 and 14.0-16.1 ms; 16 (ECL-SCC's way: its share until
  * it stops changing) 5.5-6.6 and 19.2-21.1; 2 sweeps both through L2 5.7-6.5
  * and 12.1-14.1.  Four blocks an SM (32 registers, no spills). */
+template <uint32_t MIRROR> /* init_labels' mirror, known to the compiler: no spills at 32 registers */
 static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThreads) propagate(propagate_params P)
 {
     cg::grid_group grid = cg::this_grid();
@@ -217,7 +244,7 @@ static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThr
             bool changed = false;
             for (uint64_t e = grid.thread_rank(); e < P.ne; e += grid.size()) {
                 const uint2 vw = P.edges[pass & 1 ? P.ne - 1 - e : e];
-                changed |= relax(P.labels, vw.x, vw.y, sweep > 0);
+                changed |= relax(P.labels, vw.x, vw.y, MIRROR, sweep > 0);
             }
             if (!__syncthreads_or(changed))
                 break;
@@ -234,9 +261,10 @@ static __global__ void __launch_bounds__(kPropagateThreads, 2048 / kPropagateThr
 }
 
 /* SCC goal, after the cut: every live or queued state takes its pair as its
- * class; a live state with in == out is done. */
+ * class; a live state with in == out is done (its component the state that
+ * names the label: mirror as in init_labels). */
 static __global__ void finish_sccs(uint64_t n, uint32_t *__restrict__ flag, const uint2 *__restrict__ labels,
-                                   uint64_t *__restrict__ cls, uint32_t *__restrict__ component)
+                                   uint64_t *__restrict__ cls, uint32_t *__restrict__ component, uint32_t mirror)
 {
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
         uint32_t f = flag[s];
@@ -245,7 +273,7 @@ static __global__ void finish_sccs(uint64_t n, uint32_t *__restrict__ flag, cons
         const uint2 l = labels[s];
         cls[s] = (uint64_t)l.x << 32 | l.y;
         if (f == kLive && l.x == l.y) {
-            component[s] = l.x;
+            component[s] = l.x ^ mirror;
             flag[s] = kRemoved;
         }
     }
@@ -253,15 +281,16 @@ static __global__ void finish_sccs(uint64_t n, uint32_t *__restrict__ flag, cons
 
 /* MEC goal, after the cut and the peeling: an SCC that lost nothing is a MEC. */
 static __global__ void finish_mecs(uint64_t n, uint32_t *__restrict__ flag, const uint2 *__restrict__ labels,
-                                   const uint8_t *__restrict__ changed, uint32_t *__restrict__ component)
+                                   const uint8_t *__restrict__ changed, uint32_t *__restrict__ component,
+                                   uint32_t mirror)
 {
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
         if (flag[s] != kLive)
             continue;
         const uint2 l = labels[s];
-        if (l.x != l.y || changed[l.x])
+        if (l.x != l.y || changed[l.x ^ mirror])
             continue;
-        component[s] = l.x;
+        component[s] = l.x ^ mirror;
         flag[s] = kRemoved;
     }
 }
@@ -338,7 +367,7 @@ class lp_engine : public scc_engine {
     deferred_timer timer_; /* the phases' times, settled once at the end */
 
     int drain(const peel_params &p, peel_goal goal, csr_status *status);
-    int propagate_phase(uint64_t ne, const uint2 *edges, csr_status *status);
+    int propagate_phase(uint64_t ne, const uint2 *edges, uint32_t mirror, csr_status *status);
     int compact(peel_params &p, uint64_t *ne, unsigned long long *live, int *cur, bool mecs, csr_status *status);
     int read_edges_and_live(uint64_t *ne, unsigned long long *live, csr_status *status);
     int read_counter(int which, unsigned long long *value, csr_status *status)
@@ -382,13 +411,13 @@ void lp_engine::plan(arena &a, const model_shape &s, scc_goal goal, bool)
     select_temp_ = a.take<unsigned char>(select_bytes_);
 }
 
-int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, csr_status *status)
+int lp_engine::propagate_phase(uint64_t ne, const uint2 *edges, uint32_t mirror, csr_status *status)
 {
     if (ne == 0)
         return CSR_OK;
     CUDA_TRY(cudaMemsetAsync(counters_ + C_RING, 0, 3 * sizeof(unsigned long long)));
     propagate_params P = {edges, ne, labels_, counters_, opt_.sweeps};
-    const void *kernel = (const void *)propagate;
+    const void *kernel = mirror ? (const void *)propagate<~0u> : (const void *)propagate<0u>;
     unsigned grid = resident_blocks(kernel, kPropagateThreads, opt_.blocks > 0 ? opt_.blocks : 0);
     if (grid == 0)
         return csr_fail(status, CSR_ERR_DEVICE, "CUDA: the propagation kernel cannot be resident on this device");
@@ -523,22 +552,25 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
     timer_.end(&st->prepare_s);
 
     /* phases */
-    while (live > 0) {
+    for (unsigned phase = 1; live > 0; phase++) {
         st->phases++;
+        const bool smallest = opt_.label_order == GPU_LP_SMALLEST || (opt_.label_order == GPU_LP_ALTERNATE && phase % 2);
+        const uint32_t mirror = smallest ? ~0u : 0u;
         timer_.begin();
-        init_labels<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_);
+        init_labels<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, mirror);
         CUDA_TRY_LAUNCH();
-        TRY(propagate_phase(ne, edges_[cur], status));
+        TRY(propagate_phase(ne, edges_[cur], mirror, status));
         timer_.end(&st->search_s);
 
         timer_.begin();
         p.labels = labels_;
+        p.label_mirror = mirror;
         if (mecs) {
             CUDA_TRY(cudaMemsetAsync(changed_, 0, n));
             p.changed = changed_;
             TRY(peel_cut(p, pg, edges_[cur], edge_choice_[cur], ne, status));
             TRY(drain(p, pg, status));
-            finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, changed_, component);
+            finish_mecs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, changed_, component, mirror);
             CUDA_TRY_LAUNCH();
         } else {
             unsigned long long unfinished = 0;
@@ -547,14 +579,14 @@ int lp_engine::decompose(const device_model &m, const scc_subsystem &sub, scc_go
             CUDA_TRY_LAUNCH();
             TRY(read_counter(C_UNFINISHED, &unfinished, status));
             if (unfinished == 0) { /* the last phase: every live state is done */
-                finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, cls_, component);
+                finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, cls_, component, mirror);
                 CUDA_TRY_LAUNCH();
                 timer_.end(&st->finish_s);
                 break;
             }
             if (peel)
                 TRY(peel_cut(p, pg, edges_[cur], nullptr, ne, status));
-            finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, cls_, component);
+            finish_sccs<<<grid_for(n, kThreads), kThreads>>>(n, flag_, labels_, cls_, component, mirror);
             CUDA_TRY_LAUNCH();
             p.cls = cls_;
             if (peel)

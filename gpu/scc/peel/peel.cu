@@ -35,7 +35,7 @@ __device__ __forceinline__ void mark_changed(const peel_params &p, uint32_t s)
     if (p.labels) {
         uint2 l = __ldcg(&p.labels[s]);
         if (l.x == l.y)
-            p.changed[l.x] = 1;
+            p.changed[l.x ^ p.label_mirror] = 1;
     }
 }
 

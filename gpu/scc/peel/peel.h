@@ -68,8 +68,10 @@ struct peel_params {
     uint32_t *component;    /* the result of a removed state */
     /* MEC goal inside a label-propagation phase: the (in, out) label pair of
      * each state (lp.cu); a state that loses a choice or is removed marks
-     * changed[in] when in == out (its SCC changed); NULL: no marks */
+     * changed[in ^ label_mirror] (the state that names the label, lp.cu's
+     * init_labels) when in == out (its SCC changed); NULL: no marks */
     const uint2 *labels;
+    uint32_t label_mirror;
     uint8_t *changed;
     worklist queue;
     unsigned long long *stats; /* [0] states removed, [1] choices disabled, [2] levels (drain by levels) */
