@@ -32,7 +32,8 @@
  *          out) none of whose states lost a choice or left is a MEC (FMSD
  *          Lemma 2); the edge list keeps the edges of enabled choices.
  * until no live state is left.  Every phase finishes at least the SCC of the
- * largest live state (or takes a choice away), so it terminates.
+ * largest live state (the smallest in a phase of mirrored labels, below) or
+ * takes a choice away, so it terminates.
  *
  * Which end of the order names the labels (gpu_lp_label_order): by default
  * the phases alternate, the smallest state in odd phases and the largest in
@@ -51,9 +52,9 @@
  * leader7 5.30-5.63 -> 4.39-4.69, coin6_4 12.1-13.9 -> 9.9-10.3, phil7
  * 8.5-9.7 -> 5.6-7.4, wlan6_2500 121-122 -> 115 (its one phase 1,242-1,363
  * passes -> 10-11), leader8 33.9-37.3 -> 35.1-37.5.  The smallest in every
- * phase: leader7 4.3-4.8, but coin6_4 14.5-17.9 (its second phase 42-62
+ * phase: leader7 4.3-5.0, but coin6_4 14.5-19.1 (its second phase 42-62
  * passes against 7-25); both pairs at once (16 bytes a state, a class per
- * pair of pairs): leader7 5.6-6.1, coin6_4 23-28, the passes 1.4x dearer.
+ * pair of pairs): leader7 5.6-7.4, coin6_4 23-28, the passes 1.4x dearer.
  */
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
