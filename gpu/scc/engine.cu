@@ -95,6 +95,7 @@ extern "C" void gpu_scc_default_options(gpu_scc_options *o)
     o->peel_async = 0;
     o->blocks = 0;
     o->sweeps = 0;
+    o->label_order = GPU_LP_ALTERNATE;
     o->hybrid = 1;
     o->bounding = 0;
     o->warp_aggregation = 1;
