@@ -40,12 +40,12 @@ LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/cs
               format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
               format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
               format/props.c format/prism_rewards.c
-REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c ref/acc.c ref/partition.c ref/reach_parts.c
+REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c ref/reach_pi.c ref/acc.c ref/partition.c ref/reach_parts.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
 GPU_SRC    := gpu/common/launch.cu gpu/common/memory.cu gpu/common/model.cu \
               gpu/scc/engine.cu gpu/scc/peel/peel.cu gpu/scc/lp/lp.cu gpu/scc/fb/fb.cu \
-              gpu/mec/mec.cu gpu/reach_vi.cu gpu/acc/acc.cu gpu/multi/parts.cu gpu/multi/reach_parts.cu
+              gpu/mec/mec.cu gpu/reach_vi.cu gpu/reach_pi.cu gpu/acc/acc.cu gpu/multi/parts.cu gpu/multi/reach_parts.cu
 
 C_TOOLS  := prism2csr csrinfo labelcmp restructure csrexport
 CU_TOOLS := gpu-scc gpu-mec gpu-vi gpu-acc

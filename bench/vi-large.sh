@@ -7,7 +7,10 @@
 # (default 3), with its phases from --stats=json.  gpu-vi's answer must be
 # within 1e-6 relative of Storm's ("BAD" otherwise).
 #
-#   bench/vi-large.sh [MODEL...]   default: coin6_4 csma3_6 wlan5_100
+#   bench/vi-large.sh [MODEL...]   default: coin6_4 zeroconf_8 wlan5_100
+#
+# (.large prepared by bench/prepare-large.sh: zeroconf_8 is a row of
+# bench/large-extra.tsv)
 #
 # VARIANTS="OPTIONS;OPTIONS..." runs gpu-vi once per set of options, each a
 # row (the word "defaults": none), against the same Storm run (default: one
@@ -25,7 +28,7 @@ jsonl=${OUT:-$out}/vi-large.jsonl
 names=("$@")
 IFS=';' read -r -a variants <<< "${VARIANTS:-}"
 [ ${#variants[@]} -gt 0 ] || variants=("")
-[ ${#names[@]} -gt 0 ] || names=(coin6_4 csma3_6 wlan5_100)
+[ ${#names[@]} -gt 0 ] || names=(coin6_4 zeroconf_8 wlan5_100)
 
 # queries NAME: one "dir|target|avoid" per line (avoid - for F target)
 queries() {
@@ -34,6 +37,7 @@ queries() {
     csma*) printf '%s\n' 'min|all_delivered|collision_max_backoff' 'max|all_delivered|collision_max_backoff' ;;
     wlan*) printf '%s\n' 'max|bc2|-' ;; # bc2: the label of the shared wlan3's query, added to .large/large.tsv
     leader*) printf '%s\n' 'min|elected|-' ;;
+    zeroconf*) printf '%s\n' 'min|ip_used|-' 'max|ip_used|-' ;;
     esac
 }
 property() { # dir target avoid -> PRISM's text

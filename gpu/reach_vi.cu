@@ -11,12 +11,15 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "hugepages.h"
 #include "launch.h"
 #include "mec.h"
 #include "mec/mec_live.h"
 #include "memory.h"
 #include "model.h"
 #include "parallel.h"
+#include "reach_compact.cuh"
+#include "reach_pi.h"
 #include "reach_vi.h"
 #include "ref.h"
 #include "timer.h"
@@ -595,26 +598,12 @@ int gpu_reach_prob01_mecs(const csr_model *m, const reach_query *q, const gpu_me
 
 /* ---- the maybe subsystem, compacted on the host ------------------------------ */
 
-/* The bounds of one slot side by side: an iteration reads both of a
- * successor with one 16-byte load (one 32-byte sector) instead of two loads
- * from two arrays (coin6_4: 6 successors a state). */
-struct __align__(16) vi_bounds {
-    double lower, upper;
-};
 
 /* Probabilities become a dictionary (u16 index per branch, a table of the
  * distinct values) when a system has at most this many distinct ones:
  * PRISM's models have a handful (coin6_4's maybe states: 2), which cuts a
  * branch from 12 to 6 bytes.  Otherwise every branch keeps its f64. */
 #define VI_DICTIONARY_MAX 65536u
-#define VI_HASH_SLOTS (4u * VI_DICTIONARY_MAX) /* open addressing, load <= 1/4 */
-/* Choice words: a deterministic choice (one kept branch of probability 1,
- * three in four of coin6_4's maybe choices) is its successor's slot with
- * this bit; another is the offset of its first branch, whose targets carry
- * VI_LAST_BRANCH on the last one. */
-#define VI_DETERMINISTIC 0x80000000u
-#define VI_LAST_BRANCH 0x80000000u
-#define VI_SLOT_MASK 0x7fffffffu
 
 /*
  * The system as the iteration kernels read it.  Slots [0, nm) are the maybe
@@ -633,6 +622,7 @@ struct compact_system {
     uint64_t nm = 0, nf = 0, mc = 0, mb = 0, np = 0; /* maybe slots, fixed slots, choices, branches, probabilities */
     uint64_t dictionary_max = VI_DICTIONARY_MAX;     /* the tests lower it (CSR_TEST_VI_DICTIONARY_MAX) */
     bool dictionary = false, words = false;
+    bool fixed_exact = true; /* every kept fixed slot has lower == upper (REACH_PI may run) */
     uint32_t *slot_state = nullptr;  /* [slots()] the model's state of each slot (UINT32_MAX: the zero slot) */
     uint32_t *state_first = nullptr; /* [nm + 1] first choice of each maybe slot */
     uint32_t *choice = nullptr;      /* [mc + 1] choice words, or first branches */
@@ -660,31 +650,63 @@ struct compact_system {
 };
 
 /* Open-addressing set of probabilities (bit patterns; UINT64_MAX empty: no
- * probability in (0, 1] has that pattern) with a u16 index each. */
+ * probability in (0, 1] has that pattern) with a u16 index each, and the
+ * values in the order inserted.  It starts small and grows fourfold when a
+ * quarter full (PRISM's models have a handful of values: a table sized for
+ * VI_DICTIONARY_MAX in every task cost coin6_4's compaction some 10 ms of
+ * page faults and merging on 16 threads). */
 struct prob_hash {
     uint64_t *keys = nullptr;
     uint16_t *index = nullptr;
-    uint64_t count = 0;
+    double *values = nullptr; /* [count] in insertion order */
+    uint64_t slots = 0, count = 0;
     bool full = false; /* more than VI_DICTIONARY_MAX distinct values offered */
-    ~prob_hash()
+    ~prob_hash() { release(); }
+    void release()
     {
         free(keys);
         free(index);
+        free(values);
+        keys = nullptr;
+        index = nullptr;
+        values = nullptr;
     }
-    bool init()
+    bool init() { return resize(64); }
+    bool resize(uint64_t want)
     {
-        keys = (uint64_t *)malloc(VI_HASH_SLOTS * sizeof(uint64_t));
-        index = (uint16_t *)malloc(VI_HASH_SLOTS * sizeof(uint16_t));
-        if (!keys || !index)
+        uint64_t *k = (uint64_t *)malloc(want * sizeof(uint64_t));
+        uint16_t *ix = (uint16_t *)malloc(want * sizeof(uint16_t));
+        double *v = (double *)realloc(values, (want / 4 + 1) * sizeof(double));
+        if (!k || !ix || !v) {
+            free(k);
+            free(ix);
+            if (v)
+                values = v;
             return false;
-        memset(keys, 0xff, VI_HASH_SLOTS * sizeof(uint64_t));
+        }
+        values = v;
+        memset(k, 0xff, want * sizeof(uint64_t));
+        uint64_t *old_keys = keys;
+        uint16_t *old_index = index;
+        const uint64_t old_slots = slots;
+        keys = k;
+        index = ix;
+        slots = want;
+        for (uint64_t h = 0; h < old_slots; h++)
+            if (old_keys[h] != UINT64_MAX) {
+                uint64_t at = probe(old_keys[h]);
+                keys[at] = old_keys[h];
+                index[at] = old_index[h];
+            }
+        free(old_keys);
+        free(old_index);
         return true;
     }
     /* The slot holding bits, or the empty one where it would go. */
     uint64_t probe(uint64_t bits) const
     {
         for (uint64_t h = (bits * 0x9E3779B97F4A7C15ull) >> 40;; h++) {
-            uint64_t at = h & (VI_HASH_SLOTS - 1);
+            uint64_t at = h & (slots - 1);
             if (keys[at] == bits || keys[at] == UINT64_MAX)
                 return at;
         }
@@ -695,18 +717,26 @@ struct prob_hash {
         memcpy(&bits, &p, sizeof bits);
         return bits;
     }
-    /* Insert p (table: where a new value goes, or NULL); its index, or -1 when full. */
+    /* Insert p (table: where a new value goes, or NULL); its index, -1 when
+     * full, -2 when out of memory. */
     long insert(double p, double *table)
     {
-        const uint64_t bits = bits_of(p), at = probe(bits);
+        const uint64_t bits = bits_of(p);
+        uint64_t at = probe(bits);
         if (keys[at] == bits)
             return index[at];
         if (count == VI_DICTIONARY_MAX) {
             full = true;
             return -1;
         }
+        if (4 * (count + 1) > slots) {
+            if (!resize(4 * slots))
+                return -2;
+            at = probe(bits);
+        }
         keys[at] = bits;
         index[at] = (uint16_t)count;
+        values[count] = p;
         if (table)
             table[count] = p;
         return (long)count++;
@@ -725,8 +755,10 @@ struct compact_task {
     const prob_hash *global; /* pass 2: the merged dictionary (NULL: none) */
     uint64_t first, last;
     uint64_t choices, branches; /* pass 1: counts; pass 2: where this task's start */
+    uint64_t maybe, kept;       /* pass 1: maybe states; slots: fixed states kept; then the slot of each's first */
     prob_hash local;            /* pass 1: the distinct probabilities seen */
     bool nomem;
+    bool inexact; /* pass 1: a kept branch enters a fixed state whose bounds differ */
 };
 
 /* Whether the branch into t is kept (its successor is not a fixed state of bounds 0). */
@@ -741,11 +773,14 @@ static void *compact_count(void *arg)
 {
     compact_task *k = (compact_task *)arg;
     const reach_system *y = k->y;
-    k->choices = k->branches = 0;
+    k->choices = k->branches = k->maybe = 0;
     k->nomem = !k->local.init();
+    k->inexact = false;
+    double last_p = -1.0; /* the value inserted last: most branches repeat it */
     for (uint64_t s = k->first; s < k->last; s++) {
         if (y->fixed[s])
             continue;
+        k->maybe++;
         for (uint64_t c = y->state_choices[s]; c < y->state_choices[s + 1]; c++) {
             uint64_t kept = 0;
             double only = 0.0;
@@ -753,18 +788,55 @@ static void *compact_count(void *arg)
                 uint32_t t = y->targets[j];
                 if (!branch_kept(y, k->lower, k->upper, t))
                     continue;
-                if (y->fixed[t])
+                if (y->fixed[t]) {
                     __atomic_store_n(&k->needed[t], 1, __ATOMIC_RELAXED);
+                    k->inexact = k->inexact || k->lower[t] != k->upper[t];
+                }
                 kept++;
                 only = y->probabilities[j];
-                if (!k->nomem && !k->local.full)
-                    k->local.insert(only, NULL);
+                if (only != last_p && !k->nomem && !k->local.full) {
+                    k->nomem = k->local.insert(only, NULL) == -2;
+                    last_p = only;
+                }
             }
             k->choices++;
             if (!k->cs->words || !(kept == 0 || (kept == 1 && only == 1.0)))
                 k->branches += kept;
         }
     }
+    return NULL;
+}
+
+/* Slots of the maybe states of this task's range (from k->maybe, its
+ * first), and the fixed states kept among them counted into k->kept. */
+static void *compact_maybe_slots(void *arg)
+{
+    compact_task *k = (compact_task *)arg;
+    const reach_system *y = k->y;
+    uint64_t slot = k->maybe, kept = 0;
+    for (uint64_t s = k->first; s < k->last; s++) {
+        if (!y->fixed[s])
+            k->slot_of[s] = (uint32_t)slot++;
+        else
+            kept += k->needed[s];
+    }
+    k->kept = kept;
+    return NULL;
+}
+
+/* Slots of the kept fixed states of this task's range (from k->kept, its
+ * first), with their model states and bounds. */
+static void *compact_fixed_slots(void *arg)
+{
+    compact_task *k = (compact_task *)arg;
+    uint64_t slot = k->kept;
+    for (uint64_t s = k->first; s < k->last; s++)
+        if (k->needed[s]) {
+            k->slot_of[s] = (uint32_t)slot;
+            k->cs->slot_state[slot] = (uint32_t)s;
+            k->cs->bounds[slot] = vi_bounds{k->lower[s], k->upper[s]};
+            slot++;
+        }
     return NULL;
 }
 
@@ -776,6 +848,8 @@ static void *compact_fill(void *arg)
     compact_system *cs = k->cs;
     const uint32_t zero = (uint32_t)(cs->nm + cs->nf);
     uint64_t kc = k->choices, kb = k->branches;
+    double last_p = -1.0; /* the value looked up last, and its index */
+    uint16_t last_index = 0;
     for (uint64_t s = k->first; s < k->last; s++) {
         if (y->fixed[s])
             continue;
@@ -814,9 +888,13 @@ static void *compact_fill(void *arg)
                     continue;
                 double p = y->probabilities[j];
                 cs->target[kb] = k->slot_of[t] | (cs->words && j == last_kept ? VI_LAST_BRANCH : 0u);
-                if (k->global)
-                    cs->prob_index[kb] = k->global->find(p);
-                else
+                if (k->global) {
+                    if (p != last_p) {
+                        last_index = k->global->find(p);
+                        last_p = p;
+                    }
+                    cs->prob_index[kb] = last_index;
+                } else
                     cs->prob[kb] = p;
                 kb++;
             }
@@ -838,12 +916,7 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
     const char *test_max = getenv("CSR_TEST_VI_DICTIONARY_MAX"); /* the f64 path on models with few probabilities */
     if (test_max && strtoull(test_max, NULL, 10) < VI_DICTIONARY_MAX)
         cs->dictionary_max = strtoull(test_max, NULL, 10);
-    uint64_t nm = 0;
-    for (uint64_t s = 0; s < n; s++) {
-        slot_of[s] = y->fixed[s] ? UINT32_MAX : (uint32_t)nm++;
-        needed[s] = 0;
-    }
-    cs->nm = nm;
+    memset(needed, 0, n);
     const unsigned tasks = parallel_tasks(y->num_transitions, parallel_grain(1u << 18));
     compact_task *task = new (std::nothrow) compact_task[tasks];
     if (!task)
@@ -860,6 +933,14 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
         task[i].last = n * (i + 1) / tasks;
     }
     parallel_run(compact_count, task, sizeof *task, tasks);
+    uint64_t nm = 0;
+    for (unsigned i = 0; i < tasks; i++) {
+        const uint64_t count = task[i].maybe;
+        task[i].maybe = nm;
+        nm += count;
+    }
+    cs->nm = nm;
+    parallel_run(compact_maybe_slots, task, sizeof *task, tasks);
     uint64_t mc = 0, mb = 0;
     prob_hash global;
     bool dictionary = global.init();
@@ -872,12 +953,10 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
         mc += c;
         mb += b;
         dictionary = dictionary && !task[i].nomem && !task[i].local.full;
-        for (uint64_t h = 0; dictionary && h < VI_HASH_SLOTS; h++)
-            if (task[i].local.keys[h] != UINT64_MAX) {
-                double p;
-                memcpy(&p, &task[i].local.keys[h], sizeof p);
-                dictionary = global.insert(p, cs->table) >= 0;
-            }
+        cs->fixed_exact = cs->fixed_exact && !task[i].inexact;
+        for (uint64_t h = 0; dictionary && h < task[i].local.count; h++)
+            dictionary = global.insert(task[i].local.values[h], cs->table) >= 0;
+        task[i].local.release();
     }
     dictionary = dictionary && global.count <= cs->dictionary_max;
     int rc = CSR_OK;
@@ -886,9 +965,11 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
                       "%llu choices and %llu transitions of maybe states: the GPU solver takes fewer than 2^32 "
                       "and 2^31", (unsigned long long)mc, (unsigned long long)mb);
     uint64_t nf = 0;
-    for (uint64_t s = 0; !rc && s < n; s++)
-        if (needed[s])
-            slot_of[s] = (uint32_t)(nm + nf++);
+    for (unsigned i = 0; i < tasks; i++) {
+        const uint64_t count = task[i].kept;
+        task[i].kept = nm + nf;
+        nf += count;
+    }
     cs->nf = nf;
     cs->mc = mc;
     cs->mb = mb;
@@ -912,18 +993,20 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
         }
         if (y->choice_reward)
             cs->reward = (double *)malloc((mc ? mc : 1) * sizeof(double));
+        void *large[] = {cs->slot_state, cs->state_first, cs->choice, cs->target, cs->prob_index, cs->prob,
+                         cs->bounds, cs->mec, cs->leaving, cs->reward};
+        const uint64_t large_bytes[] = {4 * slots, 4 * (nm + 1), 4 * (mc + 1), 4 * mb, 2 * mb, 8 * mb, 16 * slots,
+                                        4 * nm, mc, 8 * mc};
+        for (size_t i = 0; i < sizeof large / sizeof *large; i++) /* filled by all tasks at once: fewer faults */
+            if (large[i])
+                advise_huge_pages(large[i], large_bytes[i]);
         if (!cs->slot_state || !cs->state_first || !cs->choice || !cs->target ||
             (dictionary ? !cs->prob_index : !cs->prob) || !cs->bounds || !cs->near_fixed ||
             (mecs && (!cs->mec || !cs->leaving)) || (y->choice_reward && !cs->reward))
             rc = CSR_ERR_NOMEM;
     }
     if (!rc) {
-        for (uint64_t s = 0; s < n; s++)
-            if (needed[s]) {
-                uint32_t f = slot_of[s];
-                cs->slot_state[f] = (uint32_t)s;
-                cs->bounds[f] = vi_bounds{lower[s], upper[s]};
-            }
+        parallel_run(compact_fixed_slots, task, sizeof *task, tasks);
         cs->slot_state[nm + nf] = UINT32_MAX;
         cs->bounds[nm + nf] = vi_bounds{0.0, 0.0};
         for (unsigned i = 0; i < tasks; i++)
@@ -943,50 +1026,13 @@ static int compact_build(const reach_system *y, const double *lower, const doubl
 #define VI_BATCH 16
 #define VI_THREADS 256
 
-/* What one iteration reports, summed over the grid: the largest difference
- * (u - l for interval iteration, the change for value iteration) as the bits
- * of a non-negative double (they order as the doubles do), and whether any
- * bound changed (a whole iteration without a change is a floating-point
- * fixpoint: CSR_ERR_STALLED).  Two slots, by the iteration's parity: each
- * iteration clears the other one for the next. */
-struct vi_check {
-    unsigned long long difference_bits;
-    unsigned int changed;
-    unsigned int flags; /* VI_UPPER_ROSE, VI_UPPER_CROSSED: what optimistic value iteration verifies */
-};
 
-/* Interval iteration's upper step found B(u)(s) > u(s) for some state s
- * (u is not yet a pre-fixpoint: not verified), or B(u)(s) < l(s) (an
- * optimistic guess below the value: crossed). */
-#define VI_UPPER_ROSE 1u
-#define VI_UPPER_CROSSED 2u
-
-/* The device side of a compact_system. */
-struct vi_view {
-    uint64_t nm, num_mecs;
-    const uint32_t *state_first;
-    const uint32_t *choice; /* choice words (lanes over choices) or first branches (ROWS) */
-    const uint32_t *target;
-    const uint16_t *prob_index; /* NULL: prob has one f64 per branch; else prob is the dictionary's table */
-    const double *prob;
-    const uint32_t *mec;    /* NULL: no MECs */
-    const uint8_t *leaving; /* with mec */
-    const double *reward;   /* NULL: probabilities; else each choice's reward, added to its value */
-    vi_bounds *bounds; /* [slots] */
-    unsigned long long *mec_best; /* 2 num_mecs: each MEC's best leaving upper bound (bits), by parity */
-    vi_check *check;              /* 2 */
-    int maximize, relative;
-};
 
 static __device__ __forceinline__ double better(double a, double b, int maximize)
 {
     return maximize ? fmax(a, b) : fmin(a, b);
 }
 
-static __device__ __forceinline__ double branch_prob(const vi_view &v, uint32_t j)
-{
-    return v.prob_index ? __ldg(v.prob + v.prob_index[j]) : v.prob[j];
-}
 
 static __device__ __forceinline__ double change(double newer, double older, int relative)
 {
@@ -1771,6 +1817,26 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     iteration_launcher launch = pick_launcher(g, rows);
     CUDA_TRY(cudaStreamSynchronize(s));
     cx->h2d_s += timer.end();
+    /* certified policy iteration (reach_pi.h) first where it applies; what it
+     * leaves unsolved interval iteration takes on from its bounds */
+    uint64_t it = 0;
+    double diff = INFINITY;
+    int rc = CSR_ERR_NOT_CONVERGED;
+    std::unique_ptr<uint32_t, void (*)(void *)> order(nullptr, free); /* host: new slot p was slot order[p] */
+    bool verified = !ovi;
+    if (o->method == REACH_PI && o->max_iterations >= reach_pi_jacobi_limit() && !mecs && !cs.reward && !rows &&
+        cs.fixed_exact) {
+        timer.begin();
+        bool solved = false;
+        TRY(gpu_reach_pi(v, slots, o, eps, s, &it, &diff, &solved, status));
+        CUDA_TRY(cudaStreamSynchronize(s));
+        cx->pi_s += timer.end();
+        if (solved) {
+            rc = CSR_OK;
+            goto download;
+        }
+    }
+    {
     /* the sweep classes; one class (the slots in order, one launch) for
      * long choices (a warp each: their rows stay in order) and where the
      * renumbering does not fit the device or the memory limit */
@@ -1781,7 +1847,6 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     sweep.first[1] = (uint32_t)nm;
     unsigned classes = cx->sweep_classes ? cx->sweep_classes : GPU_REACH_SWEEP_CLASSES;
     classes = classes < GPU_REACH_MAX_SWEEP_CLASSES ? classes : GPU_REACH_MAX_SWEEP_CLASSES;
-    std::unique_ptr<uint32_t, void (*)(void *)> order(nullptr, free); /* host: new slot p was slot order[p] */
     const uint64_t sweep_need = sweep_bytes(cs, mecs);
     if (classes > 1 && !rows && sweep_need < gpu_free_memory() &&
         (!cx->memory_limit || w.bytes() + sweep_need <= cx->memory_limit)) {
@@ -1824,11 +1889,9 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
      * after it: larger, so the upper bound only keeps more; sound.)  The lower bound is sound throughout; an upper bound
      * never verified is not handed back (the caller keeps its own).
      */
-    bool below = ovi, verified = !ovi;
+    bool below = ovi;
     double eps_vi = eps;
-    uint64_t it = 0, phase_start = 0, guess_at = 0;
-    double diff = INFINITY;
-    int rc = CSR_ERR_NOT_CONVERGED;
+    uint64_t phase_start = 0, guess_at = 0;
     while (it < o->max_iterations) {
         const int step_ii = ii && !below;
         if (o->max_iterations - it >= VI_BATCH) {
@@ -1873,6 +1936,8 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         }
     }
     cx->iterate_s += timer.end();
+    }
+download:
     timer.begin();
     CUDA_TRY(cudaMemcpyAsync(cs.bounds, w.bounds.p, nm * sizeof(vi_bounds), cudaMemcpyDeviceToHost, s));
     CUDA_TRY(cudaStreamSynchronize(s));
@@ -1897,6 +1962,10 @@ int gpu_reach_iterate(const reach_system *y, const reach_options *o, double eps,
                         (unsigned long long)y->num_states);
     uint32_t *slot_of = (uint32_t *)malloc((y->num_states ? y->num_states : 1) * sizeof(uint32_t));
     uint8_t *needed = (uint8_t *)malloc(y->num_states ? y->num_states : 1);
+    if (slot_of && needed) {
+        advise_huge_pages(slot_of, y->num_states * sizeof(uint32_t));
+        advise_huge_pages(needed, y->num_states);
+    }
     int rc = slot_of && needed ? vi_run(y, o, eps, lower, upper, iterations, difference, cx, slot_of, needed)
                                : CSR_ERR_NOMEM;
     free(slot_of);

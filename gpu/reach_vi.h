@@ -50,6 +50,7 @@ typedef struct gpu_reach_context {
     uint64_t ovi_guesses;         /* optimistic value iteration: upper bounds guessed (1: the first was verified) */
     double compact_s, h2d_s, iterate_s, d2h_s; /* seconds: host compaction, upload, iterations, download */
     double sweep_s;               /* seconds of the sweep classes on the device */
+    double pi_s;                  /* seconds of certified policy iteration (REACH_PI, gpu/reach_pi.h) */
     double mec_upload_s, mec_resident_s, mec_download_s; /* seconds of the backend's MEC decompositions (gpu_mec_stats) */
     void *workspace;              /* device buffers kept across calls: NULL at first, gpu_reach_release */
 } gpu_reach_context;

@@ -18,6 +18,7 @@ void reach_default_options(reach_options *o)
     o->relative = 1;
     o->epsilon = REACH_DEFAULT_EPSILON;
     o->max_iterations = REACH_DEFAULT_MAX_ITERATIONS;
+    o->pi_stats = NULL;
 }
 
 /* ---- Prob0 / Prob1 -------------------------------------------------------- */
@@ -472,13 +473,20 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
         return ovi_iterate(y, o, eps, lower, upper, iterations, out_difference);
     const uint64_t n = y->num_states;
     const int ii = o->method != REACH_VI;
+    uint64_t it = 0;
+    if (o->method == REACH_PI && o->max_iterations >= reach_pi_jacobi_limit() && reach_pi_eligible(y, lower, upper)) {
+        int prc = ref_reach_pi(y, o, eps, lower, upper, &it, out_difference);
+        if (prc != CSR_ERR_NOT_CONVERGED) {
+            *iterations = it;
+            return prc;
+        }
+    }
     double *mec_best = NULL;
     if (ii && y->mec && y->num_mecs) {
         mec_best = malloc(y->num_mecs * sizeof *mec_best);
         if (!mec_best)
             return CSR_ERR_NOMEM;
     }
-    uint64_t it = 0;
     double diff = INFINITY;
     int rc = CSR_ERR_NOT_CONVERGED;
     while (it < o->max_iterations) {
@@ -894,6 +902,11 @@ int reach_solve(const csr_model *m, const reach_query *q, const reach_options *o
     uint64_t *ids = NULL; /* MEC ids of the maybe graph, then SCC ids */
     double *lower = malloc((n ? n : 1) * sizeof *lower), *upper = malloc((n ? n : 1) * sizeof *upper);
     int rc = cls && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
+    if (!rc) { /* first touched below: 512 times fewer page faults (coin6_4: 24 ms of them for the bounds) */
+        advise_huge_pages(cls, n);
+        advise_huge_pages(lower, n * sizeof *lower);
+        advise_huge_pages(upper, n * sizeof *upper);
+    }
     double t0 = monotonic_seconds(), t1 = t0, t2 = t0, t3 = t0;
     /* Pmax by interval iteration on an MDP: the MECs of the maybe states */
     const int want_mecs = q->maximize && o->method != REACH_VI && m->model_type == CSR_MDP;

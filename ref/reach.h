@@ -27,6 +27,13 @@
  * upper bound verified as a pre-fixpoint (B(u) <= u) and narrowed as in
  * interval iteration, with the same guarantee; ref_reach_iterate solves it
  * by interval iteration.
+ * REACH_PI is certified policy iteration (ref_reach_pi, below): interval
+ * iteration in Jacobi order for a while, then the optimal scheduler found by
+ * policy iteration with each scheduler's chain solved by a Krylov method
+ * (IDR(s)), and bounds l <= value <= u certified by one Bellman step each
+ * (l a post-fixpoint, u a pre-fixpoint, with floating-point error bounds);
+ * where it cannot certify within eps, interval iteration goes on from the
+ * bounds it has.  The same guarantee as interval iteration.
  * REACH_VI is plain value iteration from below (PRISM's and Berger's): it
  * stops when no value changed by more than eps (relative or absolute) in one
  * iteration, which bounds nothing (PRISM's answer for coin4 is 2e-5 off).
@@ -44,7 +51,7 @@ extern "C" {
 #endif
 
 enum reach_class { REACH_MAYBE = 0, REACH_NO = 1, REACH_YES = 2 };
-enum reach_method { REACH_II = 0, REACH_VI = 1, REACH_OVI = 2 };
+enum reach_method { REACH_II = 0, REACH_VI = 1, REACH_OVI = 2, REACH_PI = 3 };
 #define REACH_NO_MEC UINT32_MAX
 #define REACH_DEFAULT_EPSILON 1e-6
 #define REACH_DEFAULT_MAX_ITERATIONS 1000000u
@@ -55,11 +62,24 @@ typedef struct reach_query {
     int maximize;          /* 1: Pmax, 0: Pmin (a DTMC has one choice per state: both agree) */
 } reach_query;
 
+/* What certified policy iteration (REACH_PI) did, summed over the systems
+ * it was tried on (ref_reach_pi, gpu_reach_iterate). */
+typedef struct reach_pi_stats {
+    uint64_t attempts;  /* systems it was tried on */
+    uint64_t certified; /* of these, certified within epsilon (interval iteration not needed) */
+    uint64_t jacobi;    /* Jacobi interval iterations before the policies */
+    uint64_t steps;     /* policy evaluations after the first */
+    uint64_t matvecs;   /* products with a scheduler's matrix: the IDR(s) solves of values and exit times */
+    uint64_t rounds;    /* exit time solved again for ties */
+    double certificate; /* the largest d of a certificate that held */
+} reach_pi_stats;
+
 typedef struct reach_options {
-    int method;              /* REACH_II or REACH_VI */
+    int method;              /* enum reach_method */
     int relative;            /* 1: relative differences (default), 0: absolute */
     double epsilon;          /* > 0 */
     uint64_t max_iterations; /* per group of SCCs; reaching it is CSR_ERR_NOT_CONVERGED */
+    reach_pi_stats *pi_stats; /* REACH_PI: what it did, added (NULL: not kept) */
 } reach_options;
 
 void reach_default_options(reach_options *options);
@@ -172,6 +192,84 @@ static inline REACH_HOST_DEVICE double reach_difference(double newer, double old
     double d = fabs(newer - older);
     return relative && d > 0.0 ? d / fabs(newer > older ? newer : older) : d;
 }
+
+/* ---- certified policy iteration (REACH_PI; ref/reach_pi.c, gpu/reach_pi.cu) ----
+ * The constants both implementations share. */
+#define REACH_PI_JACOBI 512u          /* interval iterations in Jacobi order before the policies */
+#ifndef REACH_PI_IDR_S
+#define REACH_PI_IDR_S 4              /* the dimension of IDR(s)'s shadow space (a build may set another) */
+#endif
+#define REACH_PI_NOISE 100.0          /* values solved to need / NOISE: closer ties are noise */
+#define REACH_PI_MAX_STEPS 32u        /* policy improvements */
+#define REACH_PI_MAX_ROUNDS 16u       /* exit time solved again for ties */
+#define REACH_PI_MAX_MATVECS 16384u   /* products with a scheduler's matrix, all solves of a system */
+
+/* Shadow vector k of IDR(s) at slot i: a fixed pseudo-random value in
+ * [-1/2, 1/2) (splitmix64 of i S + k), the same on the host and the device. */
+static inline REACH_HOST_DEVICE double reach_pi_shadow(uint64_t i, unsigned k)
+{
+    uint64_t z = i * REACH_PI_IDR_S + k + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-53 - 0.5;
+}
+
+/* A double at most / at least the exact value of a sum of `terms` products
+ * p v evaluated in floating point (any order, with or without fused
+ * multiply-adds) as sum, abs_sum the same evaluation of sum |p v|: the error
+ * is at most gamma_terms * sum |p v| (Higham, Accuracy and Stability of
+ * Numerical Algorithms, 2002, section 3.1), here taken twice over and one
+ * ulp more.  The certificate of REACH_PI rests on these. */
+static inline REACH_HOST_DEVICE double reach_pi_round_down(double sum, double abs_sum, uint64_t terms)
+{
+    const double err = (double)(terms + 1) * 0x1p-52 * abs_sum;
+#ifdef __CUDA_ARCH__
+    return __dsub_rd(sum, err); /* rounded towards -infinity */
+#else
+    return nextafter(sum - err, -INFINITY);
+#endif
+}
+
+static inline REACH_HOST_DEVICE double reach_pi_round_up(double sum, double abs_sum, uint64_t terms)
+{
+    const double err = (double)(terms + 1) * 0x1p-52 * abs_sum;
+#ifdef __CUDA_ARCH__
+    return __dadd_ru(sum, err); /* rounded towards +infinity */
+#else
+    return nextafter(sum + err, INFINITY);
+#endif
+}
+
+/* REACH_PI_JACOBI, or CSR_TEST_PI_JACOBI's value where set (the tests take
+ * small systems through the policies with fewer). */
+uint64_t reach_pi_jacobi_limit(void);
+
+/*
+ * Whether certified policy iteration applies to system y with these bounds:
+ * probabilities (no rewards), no MEC to collapse (so the maybe states hold
+ * no end component and the fixpoint is unique: Pmin after Prob0, Pmax
+ * without MECs), and every fixed successor of a maybe state with lower ==
+ * upper (its value known exactly: not so for the groups of the split).
+ */
+int reach_pi_eligible(const reach_system *y, const double *lower, const double *upper);
+
+/*
+ * Certified policy iteration (REACH_PI) on system y, sequentially (the
+ * reference of gpu/reach_pi.cu; the steps are described in reach_pi.c):
+ * interval iteration in Jacobi order (REACH_PI_JACOBI iterations at most),
+ * then policy iteration with IDR(s) solves, then bounds certified as a
+ * post- and a pre-fixpoint.  y must be eligible (reach_pi_eligible).
+ * lower/upper (f64[n]) hold sound bounds and receive sound, tighter ones.
+ * Returns CSR_OK when they meet eps (relative or absolute, as
+ * ref_reach_iterate's rule) in every maybe state; CSR_ERR_NOT_CONVERGED
+ * when not (the caller goes on with interval iteration); CSR_ERR_NOMEM.
+ * *iterations: the Jacobi iterations; *difference: the largest u - l.
+ * options->pi_stats (if set) receives what was done.  Memory: 4n + (44 +
+ * 16 S) nm bytes (nm maybe states, S = REACH_PI_IDR_S).
+ */
+int ref_reach_pi(const reach_system *y, const reach_options *options, double eps, double *lower, double *upper,
+                 uint64_t *iterations, double *difference);
 
 /* The answer from the bounds: (l + u) / 2 for interval iteration, l for VI. */
 void reach_answer(uint64_t n, int method, const double *lower, const double *upper, double *values);

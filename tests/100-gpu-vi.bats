@@ -158,13 +158,85 @@ setup() {
     assert_failure 2
 }
 
-@test "gpu-vi --cpu --method ovi says that optimistic value iteration runs on the GPU, and --method vi equals --vi" {
+@test "gpu-vi --cpu --method ovi says that optimistic value iteration runs on the GPU, --method vi equals --vi and pi is the default" {
     csr=$(model_csr coin2)
     run --separate-stderr gpu-vi --cpu --method ovi -t fin_c0 -m min "$csr"
     assert_failure 2
-    assert_equal "$stderr" "gpu-vi: --method ovi runs on the GPU; the CPU reference iterates ii or vi"
+    assert_equal "$stderr" "gpu-vi: --method ovi runs on the GPU; the CPU reference iterates ii, pi or vi"
     assert_equal "$(gpu-vi --cpu --method vi -t fin_c0 -m min "$csr")" "$(gpu-vi --cpu --vi -t fin_c0 -m min "$csr")"
-    assert_equal "$(gpu-vi --cpu --method ii -t fin_c0 -m min "$csr")" "$(gpu-vi --cpu -t fin_c0 -m min "$csr")"
+    assert_equal "$(gpu-vi --cpu --method pi -t fin_c0 -m min "$csr")" "$(gpu-vi --cpu -t fin_c0 -m min "$csr")"
+    run --separate-stderr gpu-vi --cpu --stats=json -t fin_c0 -m min "$csr"
+    [[ "$stderr" =~ \"method\":\ ?\"pi\" ]] || fail "$stderr"
+}
+
+@test "gpu-vi --cpu --method pi certifies coin2's and coin4's queries by policy iteration, within 1e-6 of PRISM's values" {
+    for m in coin2 coin4; do
+        vi_check_model "$(model_csr "$m")" "$m" --cpu --method pi
+    done
+    for q in "-t fin_c0 -m min" "-t fin_disagree -m max"; do
+        run --separate-stderr gpu-vi --cpu --method pi --stats=json $q "$(model_csr coin4)"
+        assert_success
+        [[ "$stderr" =~ \"attempts\":\ ?1,\ ?\"certified\":\ ?1,\ ?\"jacobi\":\ ?512, ]] || fail "$q: $stderr"
+        [[ "$stderr" =~ \"matvecs\":\ ?([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] || fail "$q: $stderr"
+        [[ "$stderr" =~ \"iterations\":\ ?512, ]] || fail "$q: interval iteration went on: $stderr"
+    done
+}
+
+@test "gpu-vi --cpu --method pi from the policies' start gives PRISM's value on every query and every state PRISM's value" {
+    # CSR_TEST_PI_JACOBI=0: no Jacobi iterations first, the small models reach the policies too
+    local n=0 certified=0 m
+    for m in $(vi_model_names); do
+        [ "$m" = coin4_6 ] && continue # seconds on the CPU: tests/110 runs it on the GPU
+        CSR_TEST_PI_JACOBI=0 vi_check_model "$(model_csr "$m")" "$m" --cpu --method pi
+        n=$((n + 1))
+    done
+    [ "$n" -ge "$(at_least 18 15)" ] || fail "only $n models with values found"
+    for m in brp coin2 coin4 csma2_2 dice dining_crypt3 fmsd_fig1; do
+        CSR_TEST_PI_JACOBI=0 vi_check_vectors "$m" --cpu --method pi
+    done
+    for q in "coin2 -t fin_c0 -m max" "coin4 -t fin_disagree -m max" "zeroconf -t ip_used -m min" "brp -t sfail"; do
+        set -- $q
+        m=$1; shift
+        CSR_TEST_PI_JACOBI=0 run --separate-stderr gpu-vi --cpu --method pi --stats=json "$@" "$(model_csr "$m")"
+        assert_success
+        [[ "$stderr" =~ \"certified\":\ ?1, ]] && certified=$((certified + 1))
+    done
+    [ "$certified" -eq 4 ] || fail "$certified of 4 certified"
+}
+
+@test "gpu-vi --cpu --method pi gives random MDPs interval iteration's values, certifying minima and leaving MECs to interval iteration" {
+    local certified=0 attempted_max=0 seed l dir
+    for seed in 1 2 3 4 5; do
+        for l in 20 90; do
+            randmdp -n 2000 -c 3 -k 3 -e 5 -l "$l" -g 2 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+            for dir in min max; do
+                gpu-vi --cpu --method ii -t goal -m $dir -o "$BATS_TEST_TMPDIR/ii" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+                CSR_TEST_PI_JACOBI=8 run --separate-stderr gpu-vi --cpu --method pi --stats=json -t goal -m $dir -o "$BATS_TEST_TMPDIR/pi" "$BATS_TEST_TMPDIR/r.csr"
+                assert_success
+                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/ii" "$BATS_TEST_TMPDIR/pi"
+                [ "$status" -eq 0 ] || fail "seed $seed -l $l $dir: $output"
+                read -r mecs attempts certs < <(echo "$stderr" | tail -1 | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["mecs"], j["pi"]["attempts"], j["pi"]["certified"])')
+                certified=$((certified + certs))
+                [ "$dir" = max ] && [ "$mecs" -gt 0 ] && attempted_max=$((attempted_max + attempts))
+            done
+        done
+    done
+    [ "$certified" -ge 5 ] || fail "only $certified systems certified"
+    [ "$attempted_max" -eq 0 ] || fail "policy iteration tried on $attempted_max systems with MECs to collapse"
+}
+
+@test "gpu-vi --cpu --method pi leaves to interval iteration what its solves cannot reach, and --max-iters below 512 to it alone" {
+    # 1e-13 relative asks for a residual below the solves' ulps
+    run --separate-stderr gpu-vi --cpu --method pi -e 1e-13 --stats=json -t fin_c0 -m min "$(model_csr coin2)"
+    assert_success
+    [[ "$stderr" =~ \"attempts\":\ ?1,\ ?\"certified\":\ ?0, ]] || fail "$stderr"
+    # interval iteration went on from the Jacobi iterations' bounds: within 1e-13 of its own answer
+    ii=$(gpu-vi --cpu --method ii -e 1e-13 -t fin_c0 -m min "$(model_csr coin2)")
+    awk -v a="$output" -v b="$ii" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 2e-13 * b) }' || fail "$output against $ii"
+    run --separate-stderr gpu-vi --cpu --method pi --max-iters 300 --stats=json -t fin_c0 -m min "$(model_csr coin2)"
+    assert_success
+    [[ "$stderr" != *'"attempts"'* || "$stderr" =~ \"attempts\":\ ?0, ]] || fail "$stderr"
+    assert_equal "$output" "$(gpu-vi --cpu --method ii -t fin_c0 -m min "$(model_csr coin2)")"
 }
 
 @test "gpu-vi --cpu stops and says so when the precision asked is below the values' floating-point resolution" {

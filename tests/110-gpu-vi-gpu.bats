@@ -50,7 +50,7 @@ setup() {
 @test "GPU: gpu-vi equals PRISM's values with every number of threads per state" {
     for t in 1 2 4 8 16 32; do
         for m in coin4 zeroconf brp; do
-            vi_check_model "$(model_csr "$m")" "$m" --threads-per-state "$t"
+            vi_check_model "$(model_csr "$m")" "$m" --method ii --threads-per-state "$t"
         done
     done
 }
@@ -58,12 +58,12 @@ setup() {
 @test "GPU: gpu-vi equals PRISM's values with every number of sweep classes, and more classes take fewer iterations on coin4" {
     for k in 1 2 3 6 64; do
         for m in $(present_models coin4 zeroconf brp csma3_2 wlan3); do
-            vi_check_model "$(model_csr "$m")" "$m" --sweep-classes "$k"
+            vi_check_model "$(model_csr "$m")" "$m" --method ii --sweep-classes "$k"
         done
-        vi_check_vectors coin2 --sweep-classes "$k"
+        vi_check_vectors coin2 --method ii --sweep-classes "$k"
     done
-    read -r k1 it1 < <(gpu-vi --sweep-classes 1 --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
-    read -r k3 it3 < <(gpu-vi --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
+    read -r k1 it1 < <(gpu-vi --method ii --sweep-classes 1 --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
+    read -r k3 it3 < <(gpu-vi --method ii --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
     assert_equal "$k1" 1
     assert_equal "$k3" 3
     # Gauss-Seidel across three classes: fewer iterations of the walk (coin4 Pmin: 2,368 with one class)
@@ -75,8 +75,8 @@ setup() {
         n=$(( seed % 2 ? 3000 : 300 ))
         randmdp -n $n -c 3 -k 3 -e 5 -l $(( seed * 15 )) -g $(( seed % 3 + 1 )) "$seed" > "$BATS_TEST_TMPDIR/r.csr"
         for dir in max min; do
-            gpu-vi --cpu -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
-            for opt in "" "--mem-limit 1100k"; do
+            gpu-vi --cpu --method ii -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            for opt in "" "--mem-limit 1100k" "--method ii"; do
                 gpu-vi $opt -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null ||
                     fail "seed $seed $dir $opt: gpu-vi failed"
                 run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
@@ -132,12 +132,17 @@ setup() {
              "dice -t six" "brp -t ssuccess -a sfail"; do
         set -- $q
         m=$1; shift
-        for opt in "" "--mem-limit 1100k" "--vi" "--threads-per-state 32"; do
+        for opt in "" "--method ii" "--mem-limit 1100k" "--vi" "--method ii --threads-per-state 32"; do
             run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-vi "$@" $opt "$(model_csr "$m")"
             [ "$status" -eq 0 ] || fail "memcheck $q $opt: $output"
         done
-        run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-vi "$@" "$(model_csr "$m")"
-        [ "$status" -eq 0 ] || fail "racecheck $q: $output"
+        # certified policy iteration from the start: every kernel of the solver and the certificate
+        CSR_TEST_PI_JACOBI=0 run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-vi "$@" "$(model_csr "$m")"
+        [ "$status" -eq 0 ] || fail "memcheck $q policies: $output"
+        for opt in "" "--method ii"; do
+            CSR_TEST_PI_JACOBI=0 run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-vi "$@" $opt "$(model_csr "$m")"
+            [ "$status" -eq 0 ] || fail "racecheck $q $opt: $output"
+        done
     done
     # MECs inside and outside Prob1E: the quotient's searches (Pmax)
     randmdp -n 300 -c 3 -k 2 -e 5 -l 90 -g 1 2 > "$BATS_TEST_TMPDIR/r.csr"
@@ -180,6 +185,48 @@ setup() {
             [ "$status" -eq 0 ] || fail "$m $v: $output"
         done
     done
+}
+
+@test "GPU: gpu-vi --method pi equals PRISM's value within 1e-6 on every query of every model, and from the policies' start too" {
+    local n=0
+    for m in $(vi_model_names); do
+        vi_check_model "$(model_csr "$m")" "$m" --method pi
+        CSR_TEST_PI_JACOBI=0 vi_check_model "$(model_csr "$m")" "$m" --method pi
+        n=$((n + 1))
+    done
+    [ "$n" -ge "$(at_least 19 15)" ] || fail "only $n models with values found"
+    for m in brp coin2 coin4 csma2_2 dice dining_crypt3 fmsd_fig1; do
+        CSR_TEST_PI_JACOBI=0 vi_check_vectors "$m" --method pi
+    done
+}
+
+@test "GPU: gpu-vi certifies coin4's and coin4_6's queries by policy iteration, as --cpu does" {
+    for q in "coin4 -t fin_c0 -m min" "coin4 -t fin_disagree -m max" "coin4_6 -t fin_c0 -m min"; do
+        set -- $q
+        m=$1; shift
+        for where in "" --cpu; do
+            run --separate-stderr gpu-vi $where --stats=json "$@" "$(model_csr "$m")"
+            assert_success
+            [[ "$stderr" =~ \"pi\":\ ?\{[^}]*\"attempts\":\ ?1,\ ?\"certified\":\ ?1 ]] || fail "$q $where: $stderr"
+            [[ "$stderr" =~ \"matvecs\":\ ?([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] || fail "$q $where: $stderr"
+        done
+    done
+}
+
+@test "GPU: gpu-vi --method pi equals --cpu --method ii on random MDPs, certifying minima and falling back to interval iteration for MECs" {
+    local certified=0
+    for seed in 21 22 23 24 25 26; do
+        randmdp -n 3000 -c 3 -k 3 -e 5 -l $(( seed * 3 )) -g 2 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for dir in max min; do
+            gpu-vi --cpu --method ii -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            CSR_TEST_PI_JACOBI=16 run --separate-stderr gpu-vi --method pi --stats=json -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr"
+            assert_success
+            [[ "$stderr" =~ \"certified\":\ ?([0-9]+) ]] && certified=$((certified + BASH_REMATCH[1]))
+            run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
+            [ "$status" -eq 0 ] || fail "seed $seed $dir: $output"
+        done
+    done
+    [ "$certified" -ge 3 ] || fail "only $certified systems certified"
 }
 
 @test "GPU: gpu-vi --method ovi equals PRISM's value within 1e-6 on every query of every model, verifying a guess" {

@@ -1,0 +1,34 @@
+/*
+ * reach_pi.h - certified policy iteration on the GPU (internal to gpu/;
+ * gpu/reach_pi.cu): the steps and constants of ref/reach_pi.c on the
+ * compacted maybe subsystem that gpu/reach_vi.cu has uploaded.
+ */
+#ifndef GPU_REACH_PI_H
+#define GPU_REACH_PI_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "csr.h"
+#include "reach.h"
+#include "reach_compact.cuh"
+
+/*
+ * REACH_PI on the uploaded system v (choice words; no MECs, no rewards; the
+ * fixed slots [nm, slots) hold exact values, lower == upper): interval
+ * iteration in Jacobi order (two buffers of bounds) for up to
+ * reach_pi_jacobi_limit() iterations, then, unless that met eps, policy
+ * iteration with IDR(REACH_PI_IDR_S) solves (every scalar of the solver
+ * on the device, a CUDA graph a cycle of S + 1 products), the exit time and
+ * the certificate, each Bellman sum bounded by reach_pi_round_down/up.  The
+ * bounds in v.bounds are replaced by sound, tighter ones either way.
+ * *solved: they meet eps (relative or absolute) in every maybe slot;
+ * *jacobi: the Jacobi iterations; *difference: the largest u - l;
+ * o->pi_stats (if set) gets what was done.  Device memory: 16 slots + (52 +
+ * 16 S) nm bytes and 8 KiB a block of partial sums, freed on return.
+ * Stream s.  Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE.
+ */
+int gpu_reach_pi(const vi_view &v, uint64_t slots, const reach_options *o, double eps, cudaStream_t s,
+                 uint64_t *jacobi, double *difference, bool *solved, csr_status *status);
+
+#endif

@@ -1,0 +1,576 @@
+/*
+ * reach_pi.c - certified policy iteration (REACH_PI, reach.h) on the CPU:
+ * the sequential reference of gpu/reach_pi.cu, the same steps and constants.
+ *
+ * 1. Interval iteration in Jacobi order (every state from the bounds of the
+ *    iteration before) for up to REACH_PI_JACOBI iterations; a system that
+ *    meets eps there is solved.  (Jacobi, not Gauss-Seidel: a lower bound
+ *    iterated in a fixed order favours the choices into states updated
+ *    later, and its greedy scheduler is far from optimal: coin4_6 Pmin, 40
+ *    policy steps from 1,024 Gauss-Seidel iterations, 1 from 500 Jacobi.)
+ * 2. Policy iteration (Howard 1960) from the scheduler greedy for the lower
+ *    bound: each scheduler sigma's chain solved, x = P_sigma x + b_sigma on
+ *    the maybe states, by IDR(s) (Sonneveld & van Gijzen, SIAM J. Sci.
+ *    Comput. 31(2), 2008; van Gijzen & Sonneveld, ACM TOMS 38(1), 2011,
+ *    Algorithm 2), then sigma improved where a choice is better by more than
+ *    half what the certificate may lose (need / 2), until the Bellman
+ *    residual |B(x) - x| is at most need.  The first scheduler's chain is
+ *    solved to 1e-10 and its exit time w (below) to 1/4, which gives need;
+ *    later solves go to need / REACH_PI_NOISE (closer ties are noise),
+ *    warm-started.  The solves reach a residual of some ulps of the largest
+ *    value (2^-45 of it is the floor asked for): where need is below that
+ *    for a steady scheduler (values many orders of magnitude apart, as
+ *    zeroconf's), interval iteration takes over.
+ * 3. The certificate.  w: an expected exit time of the maybe states, w =
+ *    P_tau w + 1 for a scheduler tau that agrees with sigma except where a
+ *    choice within tie of the best at x would let w grow (P_a w > w - 1/2:
+ *    tau takes it, w is solved again), so that w decreases by at least 1/2
+ *    (in exact arithmetic 1, less the solve's residual) along every choice
+ *    that is optimal at x up to tie = 8 |B(x) - x| max w.  With d = 2 |B(x)
+ *    - x| / (1 - r_w) (r_w: w's residual; at least what covers the rounding
+ *    of a Bellman sum of the largest value), l = max(x - d w, 0) and u =
+ *    min(x + d w, 1) are checked to be a post-fixpoint B(l) >= l and a
+ *    pre-fixpoint B(u) <= u, each Bellman value bounded by the
+ *    floating-point error of its sum (reach_pi_round_down/up; a bound
+ *    clamped to 0 or 1 holds as it is): the maybe states then hold no end
+ *    component (Pmin after Prob0; Pmax without MECs), the fixpoint is
+ *    unique, and l <= value <= u.  A check that fails is tried again with d
+ *    ten times larger (three tries).
+ * The bounds handed back are max(lower, l) and min(upper, u); the answer is
+ * final when u - l <= eps (relative or absolute, as interval iteration's
+ * rule) in every maybe state, else the caller goes on with interval
+ * iteration from them.  need = eps min(x / w) / 8 (relative; eps / 8 /
+ * max w absolute): what keeps 2 d w within eps.  Every product with
+ * P_sigma counts against REACH_PI_MAX_MATVECS.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reach.h"
+
+/* The maybe states of a system and the vectors over them. */
+typedef struct pi_work {
+    const reach_system *y;
+    const double *value;  /* the model's lower bounds: the fixed states' exact values */
+    uint64_t nm;
+    uint32_t *slot_of;    /* [n] slot of a maybe state, UINT32_MAX for a fixed one */
+    uint32_t *state_of;   /* [nm] */
+    uint64_t *sigma;      /* [nm] sigma's choice (the model's index) */
+    uint64_t *tau;        /* [nm] tau's choice */
+    double *x, *w, *rhs, *ones;
+    /* IDR(s) */
+    double *r, *t, *v, *G, *U; /* G, U: s vectors each */
+    uint64_t matvecs, budget;
+} pi_work;
+
+/* sum p * v over choice k's successors; maybe successors from x, fixed ones
+ * from value when fixed_too (else 0); *abs_sum: sum |p v| (for the rounding
+ * bound), *terms: the terms. */
+static double choice_sum(const pi_work *pw, uint64_t k, const double *x, int fixed_too, double *abs_sum,
+                         uint64_t *terms)
+{
+    const reach_system *y = pw->y;
+    double s = 0.0, a = 0.0;
+    for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
+        const uint32_t t = y->targets[j], slot = pw->slot_of[t];
+        const double v = slot != UINT32_MAX ? x[slot] : fixed_too ? pw->value[t] : 0.0;
+        s += y->probabilities[j] * v;
+        a += fabs(y->probabilities[j] * v);
+    }
+    if (abs_sum)
+        *abs_sum = a;
+    if (terms)
+        *terms = y->choice_transitions[k + 1] - y->choice_transitions[k];
+    return s;
+}
+
+/* b[i] = sum p * value over the fixed successors of sel[i]'s choice. */
+static void fixed_part(const pi_work *pw, const uint64_t *sel, double *b)
+{
+    const reach_system *y = pw->y;
+    for (uint64_t i = 0; i < pw->nm; i++) {
+        double s = 0.0;
+        for (uint64_t j = y->choice_transitions[sel[i]]; j < y->choice_transitions[sel[i] + 1]; j++)
+            if (pw->slot_of[y->targets[j]] == UINT32_MAX)
+                s += y->probabilities[j] * pw->value[y->targets[j]];
+        b[i] = s;
+    }
+}
+
+/* out = (I - P_sel) in over the maybe states (fixed successors count 0). */
+static void apply(pi_work *pw, const uint64_t *sel, const double *in, double *out)
+{
+    pw->matvecs++;
+    for (uint64_t i = 0; i < pw->nm; i++)
+        out[i] = in[i] - choice_sum(pw, sel[i], in, 0, NULL, NULL);
+}
+
+static double dot(uint64_t n, const double *a, const double *b)
+{
+    double s = 0.0;
+    for (uint64_t i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+static double max_abs(uint64_t n, const double *a)
+{
+    double s = 0.0;
+    for (uint64_t i = 0; i < n; i++)
+        s = fmax(s, fabs(a[i]));
+    return s;
+}
+
+/*
+ * IDR(s) with bi-orthogonalisation (van Gijzen & Sonneveld 2011, Alg. 2) for
+ * (I - P_sel) x = b, x warm; the shadow space P from reach_pi_shadow.  Stops
+ * when the recursively updated residual's maximum norm is at most tol and the
+ * true one too (else it starts again from x: at most 4 times), or when the
+ * budget of products is spent or it breaks down.  Returns 1 converged, 0
+ * not.
+ */
+static int idr_solve(pi_work *pw, const uint64_t *sel, const double *b, double *x, double tol)
+{
+    enum { S = REACH_PI_IDR_S };
+    const uint64_t n = pw->nm;
+    double *r = pw->r, *t = pw->t, *v = pw->v, *G = pw->G, *U = pw->U;
+    for (int restart = 0; restart < 4; restart++) {
+        apply(pw, sel, x, r);
+        for (uint64_t q = 0; q < n; q++)
+            r[q] = b[q] - r[q];
+        double rn = max_abs(n, r);
+        if (rn <= tol)
+            return 1;
+        double M[S][S], f[S], c[S], om = 1.0;
+        memset(M, 0, sizeof M);
+        for (int i = 0; i < S; i++)
+            M[i][i] = 1.0;
+        memset(G, 0, S * n * sizeof *G);
+        memset(U, 0, S * n * sizeof *U);
+        int broke = 0;
+        while (rn > tol && !broke && pw->matvecs < pw->budget) {
+            for (int i = 0; i < S; i++) {
+                f[i] = 0.0;
+                for (uint64_t q = 0; q < n; q++)
+                    f[i] += reach_pi_shadow(q, (unsigned)i) * r[q];
+            }
+            for (int k = 0; k < S && pw->matvecs < pw->budget; k++) {
+                for (int i = k; i < S; i++) { /* M(k:S, k:S) c = f(k:S), lower triangular */
+                    double sm = f[i];
+                    for (int j = k; j < i; j++)
+                        sm -= M[i][j] * c[j];
+                    c[i] = sm / M[i][i];
+                }
+                double *Gk = G + k * n, *Uk = U + k * n;
+                for (uint64_t q = 0; q < n; q++) {
+                    double vq = r[q], uq = 0.0;
+                    for (int i = k; i < S; i++) {
+                        vq -= c[i] * G[i * n + q];
+                        uq += c[i] * U[i * n + q];
+                    }
+                    v[q] = om * vq + uq;
+                }
+                memcpy(Uk, v, n * sizeof *v);
+                apply(pw, sel, Uk, Gk);
+                for (int i = 0; i < k; i++) { /* G_k orthogonal to P_0..P_{k-1} */
+                    double alpha = 0.0;
+                    for (uint64_t q = 0; q < n; q++)
+                        alpha += reach_pi_shadow(q, (unsigned)i) * Gk[q];
+                    alpha /= M[i][i];
+                    for (uint64_t q = 0; q < n; q++) {
+                        Gk[q] -= alpha * G[i * n + q];
+                        Uk[q] -= alpha * U[i * n + q];
+                    }
+                }
+                for (int i = k; i < S; i++) {
+                    M[i][k] = 0.0;
+                    for (uint64_t q = 0; q < n; q++)
+                        M[i][k] += reach_pi_shadow(q, (unsigned)i) * Gk[q];
+                }
+                if (M[k][k] == 0.0 || !isfinite(M[k][k])) {
+                    broke = 1;
+                    break;
+                }
+                const double beta = f[k] / M[k][k];
+                for (uint64_t q = 0; q < n; q++) {
+                    r[q] -= beta * Gk[q];
+                    x[q] += beta * Uk[q];
+                }
+                rn = max_abs(n, r);
+                if (rn <= tol)
+                    break;
+                for (int i = k + 1; i < S; i++)
+                    f[i] -= beta * M[i][k];
+            }
+            if (rn <= tol || broke || pw->matvecs >= pw->budget)
+                break;
+            apply(pw, sel, r, t);
+            const double tt = dot(n, t, t), ts = dot(n, t, r), rr = dot(n, r, r);
+            if (!(tt > 0.0)) {
+                broke = 1;
+                break;
+            }
+            /* om = <t, r> / <t, t>, or where rho = |<t, r>| / (|t| |r|) < 0.7,
+             * om 0.7 / rho, "maintaining the convergence" (van Gijzen &
+             * Sonneveld, section 4): sign 0.7 |r| / |t| (no 0 / 0) */
+            om = fabs(ts) >= 0.7 * sqrt(tt) * sqrt(rr) ? ts / tt : (ts < 0.0 ? -0.7 : 0.7) * sqrt(rr / tt);
+            for (uint64_t q = 0; q < n; q++) {
+                x[q] += om * r[q];
+                r[q] -= om * t[q];
+            }
+            rn = max_abs(n, r);
+        }
+        if (broke || pw->matvecs >= pw->budget)
+            return 0;
+        /* the recursion's residual met tol: the true one decides */
+    }
+    apply(pw, sel, x, r);
+    for (uint64_t q = 0; q < n; q++)
+        r[q] = b[q] - r[q];
+    return max_abs(n, r) <= tol;
+}
+
+/* The best value at x over the choices of slot i, and its choice. */
+static double best_at(const pi_work *pw, uint64_t i, const double *x, uint64_t *arg)
+{
+    const reach_system *y = pw->y;
+    const uint64_t s = pw->state_of[i];
+    double best = 0.0;
+    for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
+        double q = choice_sum(pw, k, x, 1, NULL, NULL);
+        if (k == y->state_choices[s] || (y->maximize ? q > best : q < best)) {
+            best = q;
+            if (arg)
+                *arg = k;
+        }
+    }
+    return best;
+}
+
+/* sigma moved to a choice better at x by more than threshold; returns the
+ * moves; *residual: max |B(x) - x|. */
+static uint64_t improve(pi_work *pw, double threshold, double *residual)
+{
+    const reach_system *y = pw->y;
+    uint64_t moved = 0;
+    double res = 0.0;
+    for (uint64_t i = 0; i < pw->nm; i++) {
+        uint64_t arg = pw->sigma[i];
+        const double best = best_at(pw, i, pw->x, &arg);
+        const double cur = choice_sum(pw, pw->sigma[i], pw->x, 1, NULL, NULL);
+        if (y->maximize ? best > cur + threshold : best < cur - threshold) {
+            pw->sigma[i] = arg;
+            moved++;
+        }
+        res = fmax(res, fabs(best - pw->x[i]));
+    }
+    *residual = res;
+    return moved;
+}
+
+/* The most transitions of a choice of the maybe states. */
+static uint64_t max_terms(const pi_work *pw)
+{
+    const reach_system *y = pw->y;
+    uint64_t most = 1;
+    for (uint64_t i = 0; i < pw->nm; i++) {
+        const uint64_t s = pw->state_of[i];
+        for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++)
+            if (y->choice_transitions[k + 1] - y->choice_transitions[k] > most)
+                most = y->choice_transitions[k + 1] - y->choice_transitions[k];
+    }
+    return most;
+}
+
+/* What the certificate needs of |B(x) - x|: eps min(x / w) / 8 (relative)
+ * or eps / (8 max w) (absolute). */
+static double needed(const pi_work *pw, double eps, int relative)
+{
+    double need = INFINITY;
+    for (uint64_t i = 0; i < pw->nm; i++)
+        if (pw->w[i] > 0.0)
+            need = fmin(need, (relative ? fabs(pw->x[i]) : 1.0) * eps / pw->w[i] / 8.0);
+    return need;
+}
+
+/* tau moved to a choice within tie of the best at x along which w would not
+ * fall by 1/2 (the one where P_a w is largest); returns the moves. */
+static uint64_t tie_moves(pi_work *pw, double tie)
+{
+    const reach_system *y = pw->y;
+    uint64_t moved = 0;
+    for (uint64_t i = 0; i < pw->nm; i++) {
+        const uint64_t s = pw->state_of[i];
+        const double best = best_at(pw, i, pw->x, NULL);
+        double top = pw->w[i] - 0.5;
+        uint64_t arg = UINT64_MAX;
+        for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
+            const double g = choice_sum(pw, k, pw->x, 1, NULL, NULL) - best;
+            if ((y->maximize ? -g : g) > tie)
+                continue;
+            const double pw_k = choice_sum(pw, k, pw->w, 0, NULL, NULL);
+            if (pw_k > top) {
+                top = pw_k;
+                arg = k;
+            }
+        }
+        if (arg != UINT64_MAX && arg != pw->tau[i]) {
+            pw->tau[i] = arg;
+            moved++;
+        }
+    }
+    return moved;
+}
+
+/* Bound v of slot i (or of fixed state t) of the certificate's l (side -1)
+ * or u (+1): x -+ d w, clamped to [0, 1]. */
+static double candidate(double x, double w, double d, int side)
+{
+    const double c = fma(side * d, w, x);
+    return side < 0 ? fmax(c, 0.0) : fmin(c, 1.0);
+}
+
+/* Whether l = candidate(-1) and u = candidate(+1) are a post- and a
+ * pre-fixpoint, each choice's sum bounded by reach_pi_round_down/up. */
+static int certificate_holds(const pi_work *pw, double d)
+{
+    const reach_system *y = pw->y;
+    for (uint64_t i = 0; i < pw->nm; i++) {
+        const uint64_t s = pw->state_of[i];
+        const double li = candidate(pw->x[i], pw->w[i], d, -1), ui = candidate(pw->x[i], pw->w[i], d, 1);
+        /* min: all choices; max: one.  A bound clamped to 0 or 1 holds as it
+         * is: B(l) >= 0 for l >= 0, and B(u) <= 1 for u <= 1 (every choice's
+         * probabilities sum to 1, as interval iteration's upper bound
+         * assumes too), where its rounding bound would be wider than the margin */
+        int lower_ok = !y->maximize || li == 0.0, upper_ok = y->maximize || ui == 1.0;
+        for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
+            double ql = 0.0, qu = 0.0, al = 0.0, au = 0.0;
+            for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
+                const uint32_t t = y->targets[j], slot = pw->slot_of[t];
+                const double p = y->probabilities[j];
+                const double lt = slot != UINT32_MAX ? candidate(pw->x[slot], pw->w[slot], d, -1) : pw->value[t];
+                const double ut = slot != UINT32_MAX ? candidate(pw->x[slot], pw->w[slot], d, 1) : pw->value[t];
+                ql += p * lt;
+                al += fabs(p * lt);
+                qu += p * ut;
+                au += fabs(p * ut);
+            }
+            const uint64_t m = y->choice_transitions[k + 1] - y->choice_transitions[k];
+            const int l_meets = reach_pi_round_down(ql, al, m) >= li, u_meets = reach_pi_round_up(qu, au, m) <= ui;
+            if (y->maximize) {
+                lower_ok |= l_meets;
+                upper_ok &= u_meets || ui == 1.0;
+            } else {
+                lower_ok &= l_meets || li == 0.0;
+                upper_ok |= u_meets;
+            }
+        }
+        if (!lower_ok || !upper_ok)
+            return 0;
+    }
+    return 1;
+}
+
+uint64_t reach_pi_jacobi_limit(void)
+{
+    const char *test = getenv("CSR_TEST_PI_JACOBI");
+    return test ? strtoull(test, NULL, 10) : REACH_PI_JACOBI;
+}
+
+int reach_pi_eligible(const reach_system *y, const double *lower, const double *upper)
+{
+    if (y->choice_reward || (y->mec && y->num_mecs))
+        return 0;
+    for (uint64_t s = 0; s < y->num_states; s++) {
+        if (y->fixed[s])
+            continue;
+        for (uint64_t j = y->choice_transitions[y->state_choices[s]];
+             j < y->choice_transitions[y->state_choices[s + 1]]; j++)
+            if (y->fixed[y->targets[j]] && lower[y->targets[j]] != upper[y->targets[j]])
+                return 0;
+    }
+    return 1;
+}
+
+/* Interval iteration in Jacobi order on the slots, at most `limit`
+ * iterations (l, u: the slots' bounds, nl, nu: scratch); returns the
+ * iterations and in *done whether the rule held. */
+static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t limit, double *l, double *u,
+                                double *nl, double *nu, int *done, double *difference)
+{
+    uint64_t it = 0;
+    *done = 0;
+    while (it < limit) {
+        it++;
+        double diff = 0.0;
+        for (uint64_t i = 0; i < pw->nm; i++) {
+            nl[i] = fmax(l[i], best_at(pw, i, l, NULL));
+            nu[i] = fmax(nl[i], fmin(u[i], best_at(pw, i, u, NULL)));
+            diff = fmax(diff, reach_difference(nu[i], nl[i], relative));
+        }
+        memcpy(l, nl, pw->nm * sizeof *l);
+        memcpy(u, nu, pw->nm * sizeof *u);
+        *difference = diff;
+        if (diff <= eps) {
+            *done = 1;
+            break;
+        }
+    }
+    return it;
+}
+
+static void pi_free(pi_work *pw)
+{
+    void *all[] = {pw->slot_of, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
+                   pw->r, pw->t, pw->v, pw->G, pw->U};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        free(all[i]);
+}
+
+int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
+                 uint64_t *iterations, double *difference)
+{
+    const uint64_t n = y->num_states;
+    reach_pi_stats *st = o->pi_stats;
+    *iterations = 0;
+    *difference = INFINITY;
+    pi_work pw;
+    memset(&pw, 0, sizeof pw);
+    pw.y = y;
+    pw.value = lower;
+    pw.slot_of = malloc((n ? n : 1) * sizeof *pw.slot_of);
+    if (!pw.slot_of)
+        return CSR_ERR_NOMEM;
+    for (uint64_t s = 0; s < n; s++)
+        pw.slot_of[s] = y->fixed[s] ? UINT32_MAX : (uint32_t)pw.nm++;
+    const uint64_t nm = pw.nm, S = REACH_PI_IDR_S;
+    if (nm == 0) {
+        free(pw.slot_of);
+        *difference = 0.0;
+        return CSR_OK;
+    }
+    pw.state_of = malloc(nm * sizeof *pw.state_of);
+    pw.sigma = malloc(nm * sizeof *pw.sigma);
+    pw.tau = malloc(nm * sizeof *pw.tau);
+    double *buf[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    pw.x = malloc(nm * sizeof(double));
+    pw.w = calloc(nm, sizeof(double));
+    pw.rhs = malloc(nm * sizeof(double));
+    pw.ones = malloc(nm * sizeof(double));
+    pw.r = malloc(nm * sizeof(double));
+    pw.t = malloc(nm * sizeof(double));
+    pw.v = malloc(nm * sizeof(double));
+    pw.G = malloc(S * nm * sizeof(double));
+    pw.U = malloc(S * nm * sizeof(double));
+    for (int i = 0; i < 4; i++)
+        buf[i] = malloc(nm * sizeof(double));
+    int rc = CSR_OK;
+    if (!pw.state_of || !pw.sigma || !pw.tau || !pw.x || !pw.w || !pw.rhs || !pw.ones || !pw.r || !pw.t || !pw.v ||
+        !pw.G || !pw.U || !buf[0] || !buf[1] || !buf[2] || !buf[3])
+        rc = CSR_ERR_NOMEM;
+    double *l = buf[0], *u = buf[1];
+    if (!rc) {
+        for (uint64_t s = 0; s < n; s++)
+            if (!y->fixed[s]) {
+                pw.state_of[pw.slot_of[s]] = (uint32_t)s;
+                l[pw.slot_of[s]] = lower[s];
+                u[pw.slot_of[s]] = upper[s];
+            }
+        for (uint64_t i = 0; i < nm; i++)
+            pw.ones[i] = 1.0;
+        if (st)
+            st->attempts++;
+    }
+    /* 1. Jacobi interval iteration */
+    int done = 0;
+    if (!rc) {
+        uint64_t limit = reach_pi_jacobi_limit();
+        limit = limit < o->max_iterations ? limit : o->max_iterations;
+        *iterations = jacobi_interval(&pw, eps, o->relative, limit, l, u, buf[2], buf[3], &done, difference);
+        if (st)
+            st->jacobi += *iterations;
+    }
+    /* 2. policy iteration from the lower bound's greedy scheduler */
+    int certified = 0;
+    if (!rc && !done) {
+        pw.budget = REACH_PI_MAX_MATVECS;
+        memcpy(pw.x, l, nm * sizeof *pw.x);
+        for (uint64_t i = 0; i < nm; i++)
+            best_at(&pw, i, pw.x, &pw.sigma[i]);
+        fixed_part(&pw, pw.sigma, pw.rhs);
+        idr_solve(&pw, pw.sigma, pw.rhs, pw.x, 1e-10);
+        int ok = idr_solve(&pw, pw.sigma, pw.ones, pw.w, 0.25);
+        /* what the solves can reach: a residual of some ulps of the values */
+        const double xmax = max_abs(nm, pw.x), reach_floor = 0x1p-45 * xmax, solve_floor = 0x1p-48 * xmax;
+        double need = ok ? needed(&pw, eps, o->relative) : 0.0, residual = INFINITY;
+        int w_stale = 0; /* sigma has moved since w was solved */
+        for (unsigned step = 0; ok; step++) {
+            const uint64_t moved = improve(&pw, fmax(need, reach_floor) / 2, &residual);
+            w_stale |= moved != 0;
+            need = needed(&pw, eps, o->relative);
+            if (residual <= fmax(need, reach_floor) || step == REACH_PI_MAX_STEPS || pw.matvecs >= pw.budget)
+                break;
+            /* a steady scheduler for which eps asks more of some state than
+             * the solves reach (values many orders of magnitude apart,
+             * zeroconf's): interval iteration it is */
+            if (!moved && need < reach_floor)
+                break;
+            fixed_part(&pw, pw.sigma, pw.rhs);
+            idr_solve(&pw, pw.sigma, pw.rhs, pw.x, fmax(need / REACH_PI_NOISE, solve_floor));
+            if (st)
+                st->steps++;
+        }
+        ok = ok && residual <= fmax(need, reach_floor);
+        /* 3. the exit time, steady along the ties, and the certificate */
+        if (ok && w_stale)
+            ok = idr_solve(&pw, pw.sigma, pw.ones, pw.w, 0.25);
+        if (ok) {
+            memcpy(pw.tau, pw.sigma, nm * sizeof *pw.tau);
+            const double tie = 8.0 * residual * max_abs(nm, pw.w);
+            for (unsigned round = 0; round < REACH_PI_MAX_ROUNDS && pw.matvecs < pw.budget; round++) {
+                if (!tie_moves(&pw, tie))
+                    break;
+                if (st)
+                    st->rounds++;
+                idr_solve(&pw, pw.tau, pw.ones, pw.w, 0.25);
+            }
+            double rw = -INFINITY;
+            for (uint64_t i = 0; i < nm; i++)
+                rw = fmax(rw, 1.0 + choice_sum(&pw, pw.tau[i], pw.w, 0, NULL, NULL) - pw.w[i]);
+            /* the margin d (1 - rw) must exceed each Bellman sum's rounding bound */
+            double d = fmax(2.0 * residual, 4.0 * (double)(max_terms(&pw) + 1) * 0x1p-52 * xmax) / (1.0 - rw);
+            for (int tries = 0; rw < 1.0 && tries < 3; tries++, d *= 10.0) {
+                if (!certificate_holds(&pw, d))
+                    continue;
+                double diff = 0.0;
+                for (uint64_t i = 0; i < nm; i++) {
+                    l[i] = fmax(l[i], candidate(pw.x[i], pw.w[i], d, -1));
+                    u[i] = fmax(l[i], fmin(u[i], candidate(pw.x[i], pw.w[i], d, 1)));
+                    diff = fmax(diff, reach_difference(u[i], l[i], o->relative));
+                }
+                *difference = diff;
+                certified = diff <= eps;
+                if (st && d > st->certificate)
+                    st->certificate = d;
+                break;
+            }
+        }
+        if (st) {
+            st->matvecs += pw.matvecs;
+            st->certified += certified;
+        }
+    }
+    if (!rc) {
+        for (uint64_t i = 0; i < nm; i++) {
+            lower[pw.state_of[i]] = l[i];
+            upper[pw.state_of[i]] = u[i];
+        }
+        rc = done || certified ? CSR_OK : CSR_ERR_NOT_CONVERGED;
+    }
+    pi_free(&pw);
+    for (int i = 0; i < 4; i++)
+        free(buf[i]);
+    return rc;
+}
