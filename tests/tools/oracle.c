@@ -21,7 +21,9 @@
  * Gaussian elimination on the states that can reach a target (the others,
  * Prob0, are 0).  reach_solve (interval iteration, relative 1e-6; once as one
  * system, once split into SCC groups by a 1-byte budget, and for one MDP in
- * 8 once over 1 to 8 parts by ref/reach_parts.h's Jacobi iteration) must be within
+ * 8 once over 1 to 8 parts by ref/reach_parts.h's Jacobi iteration; and
+ * certified policy iteration, REACH_PI, from its policies at once:
+ * CSR_TEST_PI_JACOBI=0) must be within
  * 1e-6 relative (1e-12 absolute) of every state's exact value, and exactly 0
  * and 1 where the exact value is.  On the same MDPs, with random state and
  * choice rewards (zeros common, so zero-reward end components are too) and
@@ -550,6 +552,9 @@ static int check_accepting(const struct mdp *m, csr_model *model, uint64_t seed,
     return 0;
 }
 
+/* Systems that certified policy iteration certified (check_values). */
+static uint64_t pi_certified;
+
 /* reach_solve against brute force on one MDP; 0 if all agree. */
 static int check_values(const struct mdp *m, const csr_model *model, uint64_t seed, uint64_t *checked)
 {
@@ -569,11 +574,20 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
     }
     reach_options o;
     reach_default_options(&o);
+    reach_pi_stats pis;
+    memset(&pis, 0, sizeof pis);
+    o.pi_stats = &pis;
     for (int maximize = 0; maximize <= 1; maximize++) {
         double exact[MAX_STATES], got[MAX_STATES];
         brute_values(m, target, avoid, maximize, exact);
         reach_query q = {tflags, aflags, maximize};
-        for (int split = 0; split <= (seed % 8 == 0 ? 2 : 1); split++) {
+        /* splits 0-2 by interval iteration, 3 whole by certified policy
+         * iteration (CSR_TEST_PI_JACOBI=0, set in main: the policies from
+         * the start) */
+        for (int split = 0; split <= 3; split++) {
+            if (split == 2 && seed % 8)
+                continue;
+            o.method = split == 3 ? REACH_PI : REACH_II;
             reach_stats st;
             memset(&st, 0, sizeof st);
             /* split 2, one MDP in 8 (its Jacobi sweeps take 10x the
@@ -605,7 +619,11 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
                         if (avoid >> v & 1)
                             fprintf(stderr, " %u", v);
                     fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\n",
-                            split == 2 ? " (over parts)" : split ? " (split)" : "", s, got[s], exact[s]);
+                            split == 3   ? " (certified policy iteration)"
+                            : split == 2 ? " (over parts)"
+                            : split      ? " (split)"
+                                         : "",
+                            s, got[s], exact[s]);
                     print_mdp(m);
                     return 1;
                 }
@@ -613,6 +631,7 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
         }
     }
     (*checked)++;
+    pi_certified += pis.certified;
     return 0;
 }
 
@@ -730,6 +749,7 @@ int main(int argc, char **argv)
 {
     uint64_t count = 10000, first = 1;
     int verbose = 0, accepting_only = 0, c;
+    setenv("CSR_TEST_PI_JACOBI", "0", 1); /* certified policy iteration from the start on these small MDPs */
     const char *union_base = NULL;
     struct mdp_union all;
     memset(&all, 0, sizeof all);
@@ -808,10 +828,12 @@ int main(int argc, char **argv)
     free(all.tg);
     free(all.pr);
     printf("oracle: %llu random MDPs (seeds %llu to %llu): Tarjan and the basic MEC algorithm agree with "
-           "brute force (%llu MECs holding %llu states); interval iteration agrees with the exact Pmax and Pmin, "
+           "brute force (%llu MECs holding %llu states); interval iteration and certified policy iteration "
+           "(%llu systems certified) agree with the exact Pmax and Pmin, "
            "and optimistic value iteration with the exact Rmax and Rmin, step-bounded iteration with the tree of "
            "paths (0 to 4 steps), on the %llu of at most %d states\n",
            (unsigned long long)count, (unsigned long long)first, (unsigned long long)(first + count - 1),
-           (unsigned long long)mecs, (unsigned long long)states_in_mecs, (unsigned long long)valued, MAX_VI_STATES);
+           (unsigned long long)mecs, (unsigned long long)states_in_mecs, (unsigned long long)pi_certified,
+           (unsigned long long)valued, MAX_VI_STATES);
     return 0;
 }
