@@ -890,13 +890,15 @@ int gpu_reach_pi(const vi_view &v, uint64_t slots, const reach_options *o, doubl
         residual = run.reduce_max(kNorm);
         const bool moved = run.reduce_sum(kExtra) != 0.0;
         w_stale = w_stale || moved;
-        need = run.reduce_min(kExtra + 1);
+        const double now = run.reduce_min(kExtra + 1); /* the least so far, unless a poor first scheduler's 0 */
+        need = need > 0.0 ? fmin(need, now) : now;
         if (residual <= fmax(need, reach_floor) || step == REACH_PI_MAX_STEPS || run.matvecs >= run.budget)
             break;
-        /* a steady scheduler for which eps asks more of some state than the
-         * solves reach (values many orders of magnitude apart, zeroconf's):
-         * interval iteration it is */
-        if (!moved && need < reach_floor)
+        /* eps asks more of some state than the solves reach (values many
+         * orders of magnitude apart, zeroconf's) for a steady scheduler, or,
+         * after a step, for one that reaches the targets from every state
+         * (need > 0): interval iteration it is (ref/reach_pi.c) */
+        if (need < reach_floor && (!moved || (need > 0.0 && step >= 1)))
             break;
         pi_fixed_part<<<blocks, kThreads, 0, s>>>(v, d.sigma.p, d.b.p);
         CUDA_TRY_LAUNCH();
@@ -905,7 +907,7 @@ int gpu_reach_pi(const vi_view &v, uint64_t slots, const reach_options *o, doubl
         if (stats)
             stats->steps++;
     }
-    ok = ok && residual <= fmax(need, reach_floor);
+    ok = ok && need >= reach_floor && residual <= need;
     /* 3. the exit time, steady along the ties, and the certificate */
     if (ok && w_stale)
         TRY(run.solve(d.sigma.p, NULL, d.w.p, 0.25, &ok));

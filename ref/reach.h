@@ -201,7 +201,7 @@ static inline REACH_HOST_DEVICE double reach_difference(double newer, double old
 #endif
 #define REACH_PI_NOISE 100.0          /* values solved to need / NOISE: closer ties are noise */
 #define REACH_PI_MAX_STEPS 32u        /* policy improvements */
-#define REACH_PI_MAX_ROUNDS 16u       /* exit time solved again for ties */
+#define REACH_PI_MAX_ROUNDS 32u       /* exit time solved again for ties */
 #define REACH_PI_MAX_MATVECS 16384u   /* products with a scheduler's matrix, all solves of a system */
 
 /* Shadow vector k of IDR(s) at slot i: a fixed pseudo-random value in

@@ -509,20 +509,25 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
         for (unsigned step = 0; ok; step++) {
             const uint64_t moved = improve(&pw, fmax(need, reach_floor) / 2, &residual);
             w_stale |= moved != 0;
-            need = needed(&pw, eps, o->relative);
+            /* the least need so far (the tighter solve), unless a first poor
+             * scheduler left values 0 (need 0) */
+            const double now = needed(&pw, eps, o->relative);
+            need = need > 0.0 ? fmin(need, now) : now;
             if (residual <= fmax(need, reach_floor) || step == REACH_PI_MAX_STEPS || pw.matvecs >= pw.budget)
                 break;
-            /* a steady scheduler for which eps asks more of some state than
-             * the solves reach (values many orders of magnitude apart,
-             * zeroconf's): interval iteration it is */
-            if (!moved && need < reach_floor)
+            /* eps asks more of some state than the solves reach (values many
+             * orders of magnitude apart, zeroconf's) for a steady scheduler,
+             * or, after a step, for one that reaches the targets from every
+             * state (need > 0: no zero value left, so not a poor first
+             * scheduler's): interval iteration it is */
+            if (need < reach_floor && (!moved || (need > 0.0 && step >= 1)))
                 break;
             fixed_part(&pw, pw.sigma, pw.rhs);
             idr_solve(&pw, pw.sigma, pw.rhs, pw.x, fmax(need / REACH_PI_NOISE, solve_floor));
             if (st)
                 st->steps++;
         }
-        ok = ok && residual <= fmax(need, reach_floor);
+        ok = ok && need >= reach_floor && residual <= need;
         /* 3. the exit time, steady along the ties, and the certificate */
         if (ok && w_stale)
             ok = idr_solve(&pw, pw.sigma, pw.ones, pw.w, 0.25);
