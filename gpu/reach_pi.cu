@@ -77,6 +77,31 @@ __device__ __forceinline__ double from_part(const double *part, unsigned blocks,
     return v;
 }
 
+/* dots[k] += value times shadow vector k's entry i (IDR's <P_k, .>). */
+__device__ __forceinline__ void add_shadow(double (&dots)[S], uint64_t i, double value)
+{
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        dots[k] += reach_pi_shadow(i, k) * value;
+}
+
+/* The block's shadow products into part[kDot + k].  Every thread calls it. */
+__device__ __forceinline__ void shadow_to_part(const double (&dots)[S], double *part, block_reduce::TempStorage &tmp)
+{
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        to_part(dots[k], sum_op(), part, kDot + k, tmp);
+}
+
+/* In a one-block kernel: the grid's shadow products from part, in every thread. */
+__device__ __forceinline__ void shadow_from_part(const double *part, unsigned blocks, double (&dots)[S],
+                                                 block_reduce::TempStorage &tmp)
+{
+#pragma unroll
+    for (int k = 0; k < S; k++)
+        dots[k] = from_part(part, blocks, kDot + k, sum_op(), 0.0, tmp);
+}
+
 /* The branches of choice k: f(successor slot, probability). */
 template <class F> __device__ __forceinline__ void for_branches(const vi_view &v, uint32_t k, F f)
 {
@@ -226,13 +251,9 @@ __global__ void __launch_bounds__(kThreads) pi_residual(vi_view v, const uint32_
         r[i] = ri;
         norm = fmax(norm, fabs(ri));
         top = fmax(top, ri);
-#pragma unroll
-        for (int k = 0; k < S; k++)
-            dots[k] += reach_pi_shadow(i, k) * ri;
+        add_shadow(dots, i, ri);
     }
-#pragma unroll
-    for (int k = 0; k < S; k++)
-        to_part(dots[k], sum_op(), part, kDot + k, tmp);
+    shadow_to_part(dots, part, tmp);
     to_part(norm, max_op(), part, kNorm, tmp);
     to_part(top, max_op(), part, kExtra, tmp);
 }
@@ -389,6 +410,18 @@ struct idr_state {
     int done; /* 1 converged (rnorm <= tol), 2 broken down */
 };
 
+/* Thread 0 of a one-block kernel: the residual's norm kept, and whether
+ * it meets the tolerance (the solver is then done). */
+__device__ __forceinline__ bool record_norm(idr_state *st, double rn)
+{
+    st->rnorm = rn;
+    if (rn <= st->tol) {
+        st->done = 1;
+        return true;
+    }
+    return false;
+}
+
 /* c(k:S) from M(k:S, k:S) c = f(k:S), lower triangular (thread 0). */
 __device__ void solve_c(idr_state *st, int k)
 {
@@ -409,9 +442,7 @@ __global__ void __launch_bounds__(kThreads) idr_start_cycle(idr_state *st, const
         return;
     double f[S];
     const double rn = from_part(part, blocks, kNorm, max_op(), 0.0, tmp);
-#pragma unroll
-    for (int i = 0; i < S; i++)
-        f[i] = from_part(part, blocks, kDot + i, sum_op(), 0.0, tmp);
+    shadow_from_part(part, blocks, f, tmp);
     if (threadIdx.x)
         return;
     st->rnorm = rn;
@@ -459,13 +490,9 @@ __global__ void __launch_bounds__(kThreads) idr_product(vi_view v, const uint32_
     for (uint64_t i = thread_index(); i < nm; i += thread_count()) {
         const double gi = u[i] - choice_product(v, sel[i], u);
         g[i] = gi;
-#pragma unroll
-        for (int j = 0; j < S; j++)
-            h[j] += reach_pi_shadow(i, j) * gi;
+        add_shadow(h, i, gi);
     }
-#pragma unroll
-    for (int j = 0; j < S; j++)
-        to_part(h[j], sum_op(), part, kDot + j, tmp);
+    shadow_to_part(h, part, tmp);
     if (blockIdx.x == 0 && threadIdx.x == 0)
         st->matvecs++;
 }
@@ -480,16 +507,9 @@ __global__ void __launch_bounds__(kThreads) idr_step_scalars(idr_state *st, cons
         return;
     double h[S];
     const double rn = k ? from_part(part, blocks, kNorm, max_op(), 0.0, tmp) : st->rnorm;
-#pragma unroll
-    for (int i = 0; i < S; i++)
-        h[i] = from_part(part, blocks, kDot + i, sum_op(), 0.0, tmp);
-    if (threadIdx.x)
+    shadow_from_part(part, blocks, h, tmp);
+    if (threadIdx.x || record_norm(st, rn))
         return;
-    st->rnorm = rn;
-    if (rn <= st->tol) {
-        st->done = 1;
-        return;
-    }
     for (int i = 0; i < k; i++) {
         double a = h[i];
         for (int j = 0; j < i; j++)
@@ -575,13 +595,8 @@ __global__ void __launch_bounds__(kThreads) idr_omega(idr_state *st, const doubl
     const double tt = from_part(part, blocks, kExtra, sum_op(), 0.0, tmp);
     const double tr = from_part(part, blocks, kExtra + 1, sum_op(), 0.0, tmp);
     const double rr = from_part(part, blocks, kExtra + 2, sum_op(), 0.0, tmp);
-    if (threadIdx.x)
+    if (threadIdx.x || record_norm(st, rn))
         return;
-    st->rnorm = rn;
-    if (rn <= st->tol) {
-        st->done = 1;
-        return;
-    }
     if (!(tt > 0.0)) {
         st->done = 2;
         return;
@@ -610,13 +625,9 @@ __global__ void __launch_bounds__(kThreads) idr_omega_update(idr_state *st, uint
         const double rq = r[q] - st->om * t[q];
         r[q] = rq;
         norm = fmax(norm, fabs(rq));
-#pragma unroll
-        for (int k = 0; k < S; k++)
-            dots[k] += reach_pi_shadow(q, k) * rq;
+        add_shadow(dots, q, rq);
     }
-#pragma unroll
-    for (int k = 0; k < S; k++)
-        to_part(dots[k], sum_op(), part, kDot + k, tmp);
+    shadow_to_part(dots, part, tmp);
     to_part(norm, max_op(), part, kNorm, tmp);
 }
 
