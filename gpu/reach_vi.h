@@ -119,6 +119,12 @@ int gpu_reach_prob01_mecs(const csr_model *model, const reach_query *query, cons
  * iteration may run up to 15 iterations past the first that met its rule).
  * A whole iteration that changes no bound while the difference is above
  * epsilon is CSR_ERR_STALLED (the floating-point resolution of the values).
+ * With options->method REACH_PI, on a system without MECs or rewards whose
+ * fixed successors have exact values and with max_iterations at least
+ * reach_pi_jacobi_limit(), certified policy iteration (gpu/reach_pi.h: the
+ * steps of ref/reach_pi.c) runs first on the uploaded system; interval
+ * iteration goes on from its bounds where they miss epsilon (*iterations
+ * then counts its Jacobi iterations too; cx->pi_s its seconds).
  * Gauss-Seidel by sweep classes (cx->sweep_classes K, default
  * GPU_REACH_SWEEP_CLASSES; choice words only): on the device, each maybe
  * slot's level, the length of its shortest path to a fixed state (1: a
