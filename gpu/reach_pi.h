@@ -24,7 +24,7 @@
  * bounds in v.bounds are replaced by sound, tighter ones either way.
  * *solved: they meet eps (relative or absolute) in every maybe slot;
  * *jacobi: the Jacobi iterations; *difference: the largest u - l;
- * o->pi_stats (if set) gets what was done.  Device memory: 16 slots + (52 +
+ * o->pi_stats (if set) gets what was done.  Device memory: 16 slots + (48 +
  * 16 S) nm bytes and 8 KiB a block of partial sums, freed on return.
  * Stream s.  Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE.
  */

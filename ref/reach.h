@@ -265,7 +265,7 @@ int reach_pi_eligible(const reach_system *y, const double *lower, const double *
  * ref_reach_iterate's rule) in every maybe state; CSR_ERR_NOT_CONVERGED
  * when not (the caller goes on with interval iteration); CSR_ERR_NOMEM.
  * *iterations: the Jacobi iterations; *difference: the largest u - l.
- * options->pi_stats (if set) receives what was done.  Memory: 4n + (44 +
+ * options->pi_stats (if set) receives what was done.  Memory: 4n + (108 +
  * 16 S) nm bytes (nm maybe states, S = REACH_PI_IDR_S).
  */
 int ref_reach_pi(const reach_system *y, const reach_options *options, double eps, double *lower, double *upper,
