@@ -191,12 +191,6 @@ __global__ void pi_lower(vi_view v, double *x)
         x[i] = v.bounds[i].lower;
 }
 
-__global__ void pi_fill(uint64_t n, double *x, double value)
-{
-    for (uint64_t i = thread_index(); i < n; i += thread_count())
-        x[i] = value;
-}
-
 /* sigma greedy for x: with init the best choice (the first of equals),
  * else moved to the best where it beats sigma's by more than threshold;
  * part: kNorm max |B(x) - x|, kExtra the moves. */
@@ -878,8 +872,7 @@ int gpu_reach_pi(const vi_view &v, uint64_t slots, const reach_options *o, doubl
     const unsigned blocks = run.blocks;
     pi_lower<<<blocks, kThreads, 0, s>>>(v, d.x.p);
     CUDA_TRY_LAUNCH();
-    pi_fill<<<blocks, kThreads, 0, s>>>(nm, d.w.p, 0.0);
-    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cudaMemsetAsync(d.w.p, 0, nm * sizeof(double), s)); /* the exit time from 0 */
     pi_greedy<<<blocks, kThreads, 0, s>>>(v, d.x.p, d.sigma.p, 0.0, 1, d.part.p);
     CUDA_TRY_LAUNCH();
     pi_fixed_part<<<blocks, kThreads, 0, s>>>(v, d.sigma.p, d.b.p);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "graph.h"
 #include "hugepages.h"
 #include "launch.h"
 #include "mec.h"
@@ -1468,19 +1469,6 @@ template <typename T> static int grow(device_array<T> &d, uint64_t count, csr_st
     return d.alloc(count, NULL, status);
 }
 
-/* A CUDA graph, destroyed with its instance. */
-struct vi_graph {
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    ~vi_graph()
-    {
-        if (exec)
-            cudaGraphExecDestroy(exec);
-        if (graph)
-            cudaGraphDestroy(graph);
-    }
-};
-
 /* Blocks of VI_THREADS for kernel over items threads: what the device holds
  * at once (the occupancy calculator: the step kernels are bounded to 40
  * registers, 6 blocks per SM, so fewer than SMs * maxThreadsPerSM /
@@ -1546,17 +1534,16 @@ static iteration_launcher pick_launcher(int g, bool rows)
 
 /* VI_BATCH iterations (parities 0, 1, 0, ...) captured as one graph. */
 static int capture_batch(iteration_launcher launch, const vi_view &v, const vi_sweep &sw, int ii, cudaStream_t s,
-                         vi_graph *g, csr_status *status)
+                         gpu::cuda_graph *g, csr_status *status)
 {
-    CUDA_TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    cudaError_t e = cudaSuccess;
-    for (int j = 0; j < VI_BATCH && e == cudaSuccess; j++)
-        e = launch(v, sw, ii, j & 1, s);
-    cudaError_t end = cudaStreamEndCapture(s, &g->graph);
-    CUDA_TRY(e);
-    CUDA_TRY(end);
-    CUDA_TRY(cudaGraphInstantiate(&g->exec, g->graph, 0));
-    return CSR_OK;
+    return g->capture(
+        s,
+        [&]() -> int {
+            for (int j = 0; j < VI_BATCH; j++)
+                CUDA_TRY(launch(v, sw, ii, j & 1, s));
+            return CSR_OK;
+        },
+        status);
 }
 
 /*
@@ -1865,7 +1852,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     CUDA_TRY(cudaStreamSynchronize(s));
     cx->sweep_s += timer.end();
     timer.begin();
-    vi_graph batch, vi_batch; /* the method's iterations; optimistic VI's phase from below */
+    gpu::cuda_graph batch, vi_batch; /* the method's iterations; optimistic VI's phase from below */
     if (o->max_iterations >= VI_BATCH) {
         TRY(capture_batch(launch, v, sweep, ii, s, &batch, status));
         if (ovi)

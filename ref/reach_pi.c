@@ -66,23 +66,15 @@ typedef struct pi_work {
 } pi_work;
 
 /* sum p * v over choice k's successors; maybe successors from x, fixed ones
- * from value when fixed_too (else 0); *abs_sum: sum |p v| (for the rounding
- * bound), *terms: the terms. */
-static double choice_sum(const pi_work *pw, uint64_t k, const double *x, int fixed_too, double *abs_sum,
-                         uint64_t *terms)
+ * from value when fixed_too (else 0). */
+static double choice_sum(const pi_work *pw, uint64_t k, const double *x, int fixed_too)
 {
     const reach_system *y = pw->y;
-    double s = 0.0, a = 0.0;
+    double s = 0.0;
     for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
         const uint32_t t = y->targets[j], slot = pw->slot_of[t];
-        const double v = slot != UINT32_MAX ? x[slot] : fixed_too ? pw->value[t] : 0.0;
-        s += y->probabilities[j] * v;
-        a += fabs(y->probabilities[j] * v);
+        s += y->probabilities[j] * (slot != UINT32_MAX ? x[slot] : fixed_too ? pw->value[t] : 0.0);
     }
-    if (abs_sum)
-        *abs_sum = a;
-    if (terms)
-        *terms = y->choice_transitions[k + 1] - y->choice_transitions[k];
     return s;
 }
 
@@ -104,7 +96,7 @@ static void apply(pi_work *pw, const uint64_t *sel, const double *in, double *ou
 {
     pw->matvecs++;
     for (uint64_t i = 0; i < pw->nm; i++)
-        out[i] = in[i] - choice_sum(pw, sel[i], in, 0, NULL, NULL);
+        out[i] = in[i] - choice_sum(pw, sel[i], in, 0);
 }
 
 static double dot(uint64_t n, const double *a, const double *b)
@@ -239,7 +231,7 @@ static double best_at(const pi_work *pw, uint64_t i, const double *x, uint64_t *
     const uint64_t s = pw->state_of[i];
     double best = 0.0;
     for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
-        double q = choice_sum(pw, k, x, 1, NULL, NULL);
+        double q = choice_sum(pw, k, x, 1);
         if (k == y->state_choices[s] || (y->maximize ? q > best : q < best)) {
             best = q;
             if (arg)
@@ -259,7 +251,7 @@ static uint64_t improve(pi_work *pw, double threshold, double *residual)
     for (uint64_t i = 0; i < pw->nm; i++) {
         uint64_t arg = pw->sigma[i];
         const double best = best_at(pw, i, pw->x, &arg);
-        const double cur = choice_sum(pw, pw->sigma[i], pw->x, 1, NULL, NULL);
+        const double cur = choice_sum(pw, pw->sigma[i], pw->x, 1);
         if (y->maximize ? best > cur + threshold : best < cur - threshold) {
             pw->sigma[i] = arg;
             moved++;
@@ -307,10 +299,10 @@ static uint64_t tie_moves(pi_work *pw, double tie)
         double top = pw->w[i] - 0.5;
         uint64_t arg = UINT64_MAX;
         for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
-            const double g = choice_sum(pw, k, pw->x, 1, NULL, NULL) - best;
+            const double g = choice_sum(pw, k, pw->x, 1) - best;
             if ((y->maximize ? -g : g) > tie)
                 continue;
-            const double pw_k = choice_sum(pw, k, pw->w, 0, NULL, NULL);
+            const double pw_k = choice_sum(pw, k, pw->w, 0);
             if (pw_k > top) {
                 top = pw_k;
                 arg = k;
@@ -543,7 +535,7 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
             }
             double rw = -INFINITY;
             for (uint64_t i = 0; i < nm; i++)
-                rw = fmax(rw, 1.0 + choice_sum(&pw, pw.tau[i], pw.w, 0, NULL, NULL) - pw.w[i]);
+                rw = fmax(rw, 1.0 + choice_sum(&pw, pw.tau[i], pw.w, 0) - pw.w[i]);
             /* the margin d (1 - rw) must exceed each Bellman sum's rounding bound */
             double d = fmax(2.0 * residual, 4.0 * (double)(max_terms(&pw) + 1) * 0x1p-52 * xmax) / (1.0 - rw);
             for (int tries = 0; rw < 1.0 && tries < 3; tries++, d *= 10.0) {
