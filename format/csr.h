@@ -1,5 +1,5 @@
 /*
- * csr.h - the binary CSR model format (format/CSR.md, version 1.0):
+ * csr.h - the binary CSR model format (format/CSR.md, version 1.3):
  * reading, writing and validating MDPs and DTMCs in compressed sparse row form.
  *
  * Shapes (n = states, c = choices, t = transitions; all counts u64):
@@ -14,6 +14,11 @@
  *                       CSR_REWARD_CHOICES); state_rewards f64[n * S] and choice_rewards
  *                       f64[c * C] (S, C: the structures with state / choice rewards, in order);
  *                       csr_reward_arrays() finds one structure's arrays
+ *   variables           V state variables (1.3): names; variable_info csr_variable[V] (type, width,
+ *                       bit offset, range); valuations u64[n * W]: state s's row of W words holds
+ *                       variable v's value minus its lower bound in width bits at bit offset
+ *                       (little-endian bit order, a field may cross a word); csr_variable_values()
+ *                       decodes one variable for a range of states
  *   permutation         u32[n]: original (PRISM) number of each state, or NULL (identity)
  *   segments            the segment-interval layout of restructure: states [0, interleaved_states)
  *                       in segments of 32; segment g's entries [segment_first[g], ..[g+1]) hold
@@ -38,7 +43,7 @@ extern "C" {
 #endif
 
 #define CSR_VERSION_MAJOR 1
-#define CSR_VERSION_MINOR 2
+#define CSR_VERSION_MINOR 3
 #define CSR_MAGIC "\x89" "CSR\r\n\x1a\n"
 #define CSR_MAGIC_LENGTH 8
 #define CSR_FIXED_HEADER_BYTES 64
@@ -72,8 +77,12 @@ enum csr_section_type {
     CSR_SEC_REWARD_INFO = 22,
     CSR_SEC_STATE_REWARDS = 23,
     CSR_SEC_CHOICE_REWARDS = 24,
+    /* 1.3: state valuations (issue 42) */
+    CSR_SEC_VARIABLE_NAMES = 25,
+    CSR_SEC_VARIABLE_INFO = 26,
+    CSR_SEC_VALUATIONS = 27,
 };
-#define CSR_SEC_LAST CSR_SEC_CHOICE_REWARDS
+#define CSR_SEC_LAST CSR_SEC_VALUATIONS
 #define CSR_REWARD_STATES 1u  /* REWARD_INFO bit: the structure has state rewards */
 #define CSR_REWARD_CHOICES 2u /* REWARD_INFO bit: the structure has choice rewards */
 #define CSR_SEGMENT_LANES 32             /* states per segment: one warp */
@@ -81,6 +90,18 @@ enum csr_section_type {
 #define CSR_SEGMENT_NO_CHOICE 0xFFu      /* padding entry of SEGMENT_CHOICES */
 #define CSR_SEGMENT_MAX_BOUND 255        /* choice indices must fit a byte */
 #define CSR_SECTION_OPTIONAL 1u /* section flag: readers may skip it if unknown */
+
+/* A state variable (1.3, VARIABLE_INFO: 32 bytes each).  Bool: lower 0,
+ * upper 1.  A value x is stored as x - lower in width bits (1..64, at least
+ * enough for upper - lower) at bit offset of the state's row; the offsets are
+ * the prefix sums of the widths in variable order. */
+enum csr_variable_type { CSR_VAR_BOOL = 1, CSR_VAR_INT = 2 };
+typedef struct csr_variable {
+    uint32_t type;   /* enum csr_variable_type */
+    uint32_t width;  /* bits */
+    uint64_t offset; /* bits from the start of the row */
+    int64_t lower, upper;
+} csr_variable;
 
 /* Where and what went wrong.  line is 1-based for text input, 0 if none;
  * offset is a byte offset in a binary file, UINT64_MAX if none. */
@@ -131,6 +152,11 @@ typedef struct csr_model {
     const uint32_t *reward_info;   /* u32[R]: CSR_REWARD_STATES | CSR_REWARD_CHOICES */
     const double *state_rewards;   /* f64[n * S], NULL when S = 0 */
     const double *choice_rewards;  /* f64[c * C], NULL when C = 0 */
+
+    csr_strings variables;              /* state variable names (1.3); variables.count == 0: no valuations */
+    const csr_variable *variable_info;  /* [V] */
+    uint64_t valuation_words;           /* W: u64 words of a state's row */
+    const uint64_t *valuations;         /* u64[n * W] */
 
     const uint32_t *permutation; /* NULL: the original numbering */
 
@@ -222,6 +248,31 @@ void csr_reward_arrays(const csr_model *model, uint64_t r, const double **state,
  * non-negative CSR_ERR_REWARD; CSR_ERR_NOMEM.
  */
 int csr_add_reward(csr_model *model, const char *name, const double *state, const double *choice);
+
+/* Index of a state variable by name, or -1. */
+int64_t csr_find_variable(const csr_model *model, const char *name);
+
+/*
+ * The values of state variable v (< variables.count) in states [first,
+ * first + count) (within n): out i64[count] (bool: 0 or 1).  O(count).
+ */
+void csr_variable_values(const csr_model *model, uint64_t v, uint64_t first, uint64_t count, int64_t *out);
+
+/* The value of variable v in state s. */
+int64_t csr_variable_value(const csr_model *model, uint64_t s, uint64_t v);
+
+/*
+ * Give model (one read from a file or built in memory, without valuations)
+ * its state valuations: V variables with names (copied), types (enum
+ * csr_variable_type) and values i64[n * V] (state s's value of variable v at
+ * s * V + v).  Each variable's range is [lower, upper] when given (i64[V]
+ * each; every value must lie in it), else the least range of its values
+ * (bool: [0, 1]); widths and offsets follow.  Errors: CSR_ERR_STRING_TABLE
+ * (an empty or repeated name, or valuations already there), CSR_ERR_RANGE (a
+ * value outside its range, a bool not 0 or 1, lower > upper), CSR_ERR_NOMEM.
+ */
+int csr_set_valuations(csr_model *model, uint64_t V, const char *const *names, const uint32_t *types,
+                       const int64_t *lower, const int64_t *upper, const int64_t *values);
 
 /* Take ownership of a malloc'd block (freed by csr_free). CSR_ERR_NOMEM if full. */
 int csr_adopt(csr_model *model, void *block);

@@ -95,6 +95,7 @@ void csr_free(csr_model *model)
     free((void *)model->labels.names);
     free((void *)model->actions.names);
     free((void *)model->rewards.names);
+    free((void *)model->variables.names);
     if (model->map_base)
         munmap(model->map_base, model->map_length);
     memset(model, 0, sizeof *model);
@@ -215,5 +216,150 @@ int csr_add_reward(csr_model *model, const char *name, const double *state, cons
     free((void *)model->rewards.names);
     model->rewards.names = names;
     model->rewards.count = r + 1;
+    return CSR_OK;
+}
+
+int64_t csr_find_variable(const csr_model *model, const char *name)
+{
+    for (uint64_t i = 0; i < model->variables.count; i++)
+        if (strcmp(model->variables.names[i], name) == 0)
+            return (int64_t)i;
+    return -1;
+}
+
+/* The width bits at bit offset of row (W words; the field may cross a word). */
+static inline uint64_t row_field(const uint64_t *row, uint64_t offset, uint32_t width)
+{
+    const uint64_t w = offset >> 6, b = offset & 63;
+    uint64_t x = row[w] >> b;
+    if (b + width > 64)
+        x |= row[w + 1] << (64 - b);
+    return width == 64 ? x : x & ((UINT64_C(1) << width) - 1);
+}
+
+int64_t csr_variable_value(const csr_model *model, uint64_t s, uint64_t v)
+{
+    const csr_variable *x = &model->variable_info[v];
+    const uint64_t *row = model->valuations + s * model->valuation_words;
+    return (int64_t)((uint64_t)x->lower + row_field(row, x->offset, x->width));
+}
+
+void csr_variable_values(const csr_model *model, uint64_t v, uint64_t first, uint64_t count, int64_t *out)
+{
+    const csr_variable *x = &model->variable_info[v];
+    const uint64_t W = model->valuation_words;
+    const uint64_t *row = model->valuations + first * W;
+    for (uint64_t i = 0; i < count; i++, row += W)
+        out[i] = (int64_t)((uint64_t)x->lower + row_field(row, x->offset, x->width));
+}
+
+/* Bits needed for the values 0..span. */
+static uint32_t bits_for(uint64_t span)
+{
+    uint32_t w = 1;
+    while (w < 64 && (span >> w))
+        w++;
+    return w;
+}
+
+int csr_set_valuations(csr_model *model, uint64_t V, const char *const *names, const uint32_t *types,
+                       const int64_t *lower, const int64_t *upper, const int64_t *values)
+{
+    const uint64_t n = model->num_states;
+    if (model->variables.count || !V)
+        return CSR_ERR_STRING_TABLE;
+    for (uint64_t v = 0; v < V; v++) {
+        if (!names[v] || !*names[v])
+            return CSR_ERR_STRING_TABLE;
+        for (uint64_t u = 0; u < v; u++)
+            if (!strcmp(names[u], names[v]))
+                return CSR_ERR_STRING_TABLE;
+        if (types[v] != CSR_VAR_BOOL && types[v] != CSR_VAR_INT)
+            return CSR_ERR_RANGE;
+    }
+    csr_variable *info = calloc(V, sizeof *info);
+    const char **copy = calloc(V, sizeof *copy);
+    size_t chars = 0;
+    for (uint64_t v = 0; v < V; v++)
+        chars += strlen(names[v]) + 1;
+    char *text = malloc(chars);
+    if (!info || !copy || !text) {
+        free(info), free(copy), free(text);
+        return CSR_ERR_NOMEM;
+    }
+    int rc = CSR_OK;
+    uint64_t offset = 0;
+    for (uint64_t v = 0; v < V && !rc; v++) {
+        int64_t lo, hi;
+        if (lower && upper) {
+            lo = lower[v], hi = upper[v];
+        } else if (types[v] == CSR_VAR_BOOL || n == 0) {
+            lo = 0, hi = types[v] == CSR_VAR_BOOL;
+        } else {
+            lo = hi = values[v];
+            for (uint64_t s = 1; s < n; s++) {
+                int64_t x = values[s * V + v];
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
+            }
+        }
+        if (lo > hi || (types[v] == CSR_VAR_BOOL && (lo != 0 || hi != 1)))
+            rc = CSR_ERR_RANGE;
+        for (uint64_t s = 0; s < n && !rc; s++)
+            if (values[s * V + v] < lo || values[s * V + v] > hi)
+                rc = CSR_ERR_RANGE;
+        info[v].type = types[v];
+        info[v].lower = lo;
+        info[v].upper = hi;
+        info[v].width = bits_for((uint64_t)hi - (uint64_t)lo);
+        info[v].offset = offset;
+        offset += info[v].width;
+    }
+    const uint64_t W = (offset + 63) / 64;
+    uint64_t words = 0;
+    if (!rc && (csr_mul_u64(n, W, &words) || words > SIZE_MAX / 8))
+        rc = CSR_ERR_TOO_LARGE;
+    uint64_t *rows = rc ? NULL : calloc(words ? words : 1, 8);
+    if (!rc && !rows)
+        rc = CSR_ERR_NOMEM;
+    if (rc) {
+        free(info), free(copy), free(text);
+        return rc;
+    }
+    for (uint64_t s = 0; s < n; s++) {
+        uint64_t *row = rows + s * W;
+        for (uint64_t v = 0; v < V; v++) {
+            const uint64_t x = (uint64_t)values[s * V + v] - (uint64_t)info[v].lower;
+            const uint64_t w = info[v].offset >> 6, b = info[v].offset & 63;
+            row[w] |= x << b;
+            if (b + info[v].width > 64)
+                row[w + 1] |= x >> (64 - b);
+        }
+    }
+    char *at = text;
+    for (uint64_t v = 0; v < V; v++) {
+        size_t len = strlen(names[v]) + 1;
+        memcpy(at, names[v], len);
+        copy[v] = at;
+        at += len;
+    }
+    /* csr_adopt frees a block it refuses; the blocks after it are freed here */
+    if ((rc = csr_adopt(model, text))) {
+        free(copy), free(info), free(rows);
+        return rc;
+    }
+    if ((rc = csr_adopt(model, info))) {
+        free(copy), free(rows);
+        return rc;
+    }
+    if ((rc = csr_adopt(model, rows))) {
+        free(copy);
+        return rc;
+    }
+    model->variables.names = copy;
+    model->variables.count = V;
+    model->variable_info = info;
+    model->valuation_words = W;
+    model->valuations = rows;
     return CSR_OK;
 }
