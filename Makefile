@@ -21,7 +21,7 @@ NVCC_ARCH ?= -arch=sm_90
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror
 CSTD      := -std=c11
-CPPFLAGS  += -D_GNU_SOURCE -Iformat -Iref -Igpu -Igpu/common -Igpu/scc -Igpu/scc/peel -Itools/common
+CPPFLAGS  += -D_GNU_SOURCE -Iformat -Icheck -Iref -Igpu -Igpu/common -Igpu/scc -Igpu/scc/peel -Itools/common
 LDLIBS    := -larchive -ljansson -ldeflate -lz -lbsd -lm -lpthread
 NVCCFLAGS ?= -O2 -g
 SHARED    ?= ../shared
@@ -40,12 +40,14 @@ LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/cs
               format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
               format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
               format/props.c format/prism_rewards.c
-REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c ref/reach_pi.c ref/acc.c ref/partition.c ref/reach_parts.c
+REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach_ref.c ref/reach_pi.c ref/acc.c ref/partition.c ref/reach_parts.c
+CHECK_SRC  := check/reach.c check/reach_split.c check/reach_scheduler.c check/reach_cpu.c check/reach_cache.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
 GPU_SRC    := gpu/common/launch.cu gpu/common/memory.cu gpu/common/model.cu \
               gpu/scc/engine.cu gpu/scc/peel/peel.cu gpu/scc/lp/lp.cu gpu/scc/fb/fb.cu \
-              gpu/mec/mec.cu gpu/reach_vi.cu gpu/reach_pi.cu gpu/acc/acc.cu gpu/multi/parts.cu gpu/multi/reach_parts.cu
+              gpu/mec/mec.cu gpu/reach/prob01.cu gpu/reach/compact.cu gpu/reach/iterate.cu gpu/reach/sweep.cu \
+              gpu/reach/pi.cu gpu/reach/bounded.cu gpu/reach/engine.cu gpu/acc/acc.cu gpu/multi/parts.cu gpu/multi/reach_parts.cu
 
 C_TOOLS  := prism2csr csrinfo labelcmp restructure csrexport
 CU_TOOLS := gpu-scc gpu-mec gpu-vi gpu-acc
@@ -53,13 +55,15 @@ TOOLS    := $(C_TOOLS) $(CU_TOOLS)
 
 LIB_OBJ    := $(LIB_SRC:%.c=$(OBJ)/%.o)
 REF_OBJ    := $(REF_SRC:%.c=$(OBJ)/%.o)
+CHECK_OBJ  := $(CHECK_SRC:%.c=$(OBJ)/%.o)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)
 GPU_COMMON_OBJ := $(GPU_COMMON_SRC:%.cu=$(OBJ)/%.cu.o)
 GPU_OBJ    := $(GPU_SRC:%.cu=$(OBJ)/%.cu.o)
 LIBGPU     := $(BUILD)/libcsrgpu.a
 LIBFORMAT  := $(BUILD)/libcsrformat.a
 LIBREF     := $(BUILD)/libcsrref.a
-HEADERS    := $(wildcard format/*.h ref/*.h gpu/*.h gpu/*/*.h gpu/*/*/*.cuh gpu/*/*/*.h tools/common/*.h)
+LIBCHECK   := $(BUILD)/libcsrcheck.a
+HEADERS    := $(wildcard format/*.h check/*.h ref/*.h gpu/*.h gpu/*/*.h gpu/*/*.cuh gpu/*/*/*.cuh gpu/*/*/*.h tools/common/*.h)
 DEPS_STAMP := $(BUILD)/deps.ok
 
 .PHONY: all test test-gpu demo bench deps clean install uninstall
@@ -93,7 +97,7 @@ $(OBJ)/tools/common/tool.o: Makefile
 # Header dependencies from the compilers (-MMD -MP: one .d file beside each
 # object, and an empty rule for every header so that a removed one is no error).
 DEPFLAGS := -MMD -MP
-ALL_OBJ  := $(LIB_OBJ) $(REF_OBJ) $(COMMON_OBJ) $(GPU_COMMON_OBJ) $(GPU_OBJ) \
+ALL_OBJ  := $(LIB_OBJ) $(CHECK_OBJ) $(REF_OBJ) $(COMMON_OBJ) $(GPU_COMMON_OBJ) $(GPU_OBJ) \
             $(foreach t,$(C_TOOLS),$(OBJ)/tools/$(t)/$(t).o) $(foreach t,$(CU_TOOLS),$(OBJ)/tools/$(t)/$(t).cu.o)
 DEPFILES := $(ALL_OBJ:.o=.d)
 # named here, so an object without its .d file yet (built before) is made again
@@ -109,17 +113,19 @@ $(LIBFORMAT): $(LIB_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 $(LIBREF): $(REF_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
+$(LIBCHECK): $(CHECK_OBJ)
+	rm -f $@ && $(AR) rcs $@ $^
 $(LIBGPU): $(GPU_OBJ)
 	rm -f $@ && $(AR) rcs $@ $^
 
 # ---- tools ------------------------------------------------------------------
 define c_tool
-$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).o $(COMMON_OBJ) $(LIBREF) $(LIBFORMAT)
+$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).o $(COMMON_OBJ) $(LIBCHECK) $(LIBREF) $(LIBFORMAT)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
 define cu_tool
-$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).cu.o $(GPU_COMMON_OBJ) $(COMMON_OBJ) $(LIBGPU) $(LIBREF) $(LIBFORMAT)
+$(BIN)/$(1): $(OBJ)/tools/$(1)/$(1).cu.o $(GPU_COMMON_OBJ) $(COMMON_OBJ) $(LIBGPU) $(LIBCHECK) $(LIBREF) $(LIBFORMAT)
 	@mkdir -p $(BIN)
 	$(NVCC) $(NVCC_ARCH) $(NVCC_LDFLAGS) -o $$@ $$^ $(LDLIBS)
 endef
@@ -171,9 +177,9 @@ clean:
 	rm -rf $(BUILD) build-san build-fuzz
 
 # ---- test helpers (not installed) -------------------------------------------
-$(TEST_BIN)/%: tests/tools/%.c $(LIBREF) $(LIBFORMAT) $(HEADERS) $(wildcard tests/tools/*.h)
+$(TEST_BIN)/%: tests/tools/%.c $(LIBCHECK) $(LIBREF) $(LIBFORMAT) $(HEADERS) $(wildcard tests/tools/*.h)
 	@mkdir -p $(TEST_BIN)
-	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBREF) $(LIBFORMAT) $(LDLIBS)
+	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBCHECK) $(LIBREF) $(LIBFORMAT) $(LDLIBS)
 
 # ---- sanitizers: every tool built with ASan and UBSan, the whole suite on them ----
 # (issue 8).  A separate tree, build-san/, so that the normal build stays as it is.

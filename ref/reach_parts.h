@@ -15,7 +15,7 @@
  * here and the GPUs do the same operations in the same order per state (no
  * fused multiply-add), and give the same bits for every part count.
  *
- * Interval iteration (ref/reach.h): l' = max(l, B(l)), u' = min(u, B(u)),
+ * Interval iteration (check/reach_system.h): l' = max(l, B(l)), u' = min(u, B(u)),
  * with, for Pmax, each MEC's upper bound the best of its states' choices
  * that leave it (the MECs of reach_mec_arrays); a MEC with states in several
  * parts (a spanning MEC) takes the maximum of the parts' maxima, one word a

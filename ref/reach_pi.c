@@ -1,6 +1,6 @@
 /*
  * reach_pi.c - certified policy iteration (REACH_PI, reach.h) on the CPU:
- * the sequential reference of gpu/reach_pi.cu, the same steps and constants.
+ * the sequential reference of gpu/reach/pi.cu, the same steps and constants.
  *
  * 1. Interval iteration in Jacobi order (every state from the bounds of the
  *    iteration before) for up to REACH_PI_JACOBI iterations; a system that
@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reach.h"
+#include "reach_ref.h"
 
 /* The maybe states of a system and the vectors over them. */
 typedef struct pi_work {

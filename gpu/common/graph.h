@@ -1,7 +1,7 @@
 /*
  * graph.h - a CUDA graph captured from the launches on a stream (internal
- * to gpu/): the iterations of gpu/reach_vi.cu and the solver cycles of
- * gpu/reach_pi.cu run as graphs, one host launch for many kernels.
+ * to gpu/): the iterations of gpu/reach/iterate.cu and the solver cycles of
+ * gpu/reach/pi.cu run as graphs, one host launch for many kernels.
  */
 #ifndef GPU_GRAPH_H
 #define GPU_GRAPH_H

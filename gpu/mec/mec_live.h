@@ -1,7 +1,7 @@
 /*
  * mec_live.h - the MECs of a subsystem of a model already on the device
  * (internal to gpu/; gpu_mec_decompose of mec.h is the public, host-side
- * entry).  gpu-vi's Prob1E (gpu/reach_vi.cu) decomposes the states that can
+ * entry).  gpu-vi's Prob1E (gpu/reach/prob01.cu) decomposes the states that can
  * reach the target without uploading the model a second time.
  */
 #ifndef GPU_MEC_LIVE_H

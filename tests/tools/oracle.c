@@ -14,7 +14,7 @@
  * components containing it (end components that share a state merge into
  * one).  Both are compared with ref_scc_tarjan and ref_mec_basic as
  * partitions, by canonical ids (the smallest state).
- * Reachability values (ref/reach.h), on the MDPs of at most 6 states: a
+ * Reachability values (check/reach.h), on the MDPs of at most 6 states: a
  * random target set and, for one MDP in four, a random avoid state; Pmax and
  * Pmin exactly as the best over all memoryless deterministic schedulers
  * (enough for reachability), each scheduler's Markov chain solved by
@@ -56,6 +56,7 @@
 #include "labels.h"
 #include "reach.h"
 #include "reach_parts.h"
+#include "reach_ref.h"
 #include "ref.h"
 #include "xorshift.h"
 
@@ -432,7 +433,10 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
         for (int split = 0; split <= 1; split++) {
             reach_stats st;
             memset(&st, 0, sizeof st);
-            if (reach_solve_reward(model, &q, state_reward, flat, &o, split ? 1 : UINT64_MAX, NULL, got, &st)) {
+            reach_engine e;
+            reach_cpu_engine(model, &e);
+            e.budget = split ? 1 : UINT64_MAX;
+            if (reach_solve_reward(&e, &q, state_reward, flat, &o, got, NULL, NULL, &st)) {
                 fprintf(stderr, "oracle: seed %llu: reach_solve_reward failed\n", (unsigned long long)seed);
                 return 1;
             }
@@ -462,7 +466,9 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
         for (unsigned steps = 0; steps <= 4; steps++) {
             reach_stats st;
             memset(&st, 0, sizeof st);
-            if (reach_solve_bounded(model, &bq, steps, NULL, got, &st)) {
+            reach_engine e;
+            reach_cpu_engine(model, &e);
+            if (reach_solve_bounded(&e, &bq, steps, got, &st)) {
                 fprintf(stderr, "oracle: seed %llu: reach_solve_bounded failed\n", (unsigned long long)seed);
                 return 1;
             }
@@ -595,11 +601,18 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
             reach_parts_context pcx;
             memset(&pcx, 0, sizeof pcx);
             pcx.parts = 1 + (uint32_t)(seed / 8 % 8);
-            reach_backend parts;
-            memset(&parts, 0, sizeof parts);
-            parts.solve = reach_solve_partitioned;
-            parts.ctx = &pcx;
-            if (reach_solve(model, &q, &o, split == 1 ? 1 : UINT64_MAX, split == 2 ? &parts : NULL, got, &st)) {
+            reach_engine e;
+            reach_cpu_engine(model, &e);
+            if (split == 1)
+                e.budget = 1;
+            if (split == 2) { /* the references' steps (NULL members) but the solver over parts */
+                memset(&e, 0, sizeof e);
+                e.model = model;
+                e.budget = UINT64_MAX;
+                e.solve = reach_solve_partitioned;
+                e.ctx = &pcx;
+            }
+            if (reach_solve(&e, &q, &o, got, NULL, NULL, &st)) {
                 fprintf(stderr, "oracle: seed %llu: reach_solve failed\n", (unsigned long long)seed);
                 return 1;
             }

@@ -316,6 +316,48 @@ int gpu_tool_mec_parts(const csr_model *m, const gpu_parts_options *po, int use_
     return rc;
 }
 
+static int parts_maybe_mecs(void *ctx, const uint8_t *cls, const double *choice_reward, uint32_t *mec)
+{
+    gpu_tool_parts_engine *pe = (gpu_tool_parts_engine *)ctx;
+    const uint64_t n = pe->model->num_states;
+    uint64_t *wide = (uint64_t *)malloc((n ? n : 1) * sizeof *wide);
+    csr_model sub;
+    int rc = wide ? reach_maybe_graph(pe->model, cls, choice_reward, &sub) : CSR_ERR_NOMEM;
+    if (!rc) {
+        ref_mec_stats rst;
+        gpu_parts_stats pst;
+        memset(&rst, 0, sizeof rst);
+        memset(&pst, 0, sizeof pst);
+        rc = gpu_tool_mec_parts(&sub, (const gpu_parts_options *)pe->pcx.gpus, pe->use_cpu, wide, &rst, &pst,
+                                pe->pcx.status);
+        csr_free(&sub);
+        if (!rc)
+            pe->mec_rounds += rst.rounds;
+    }
+    for (uint64_t s = 0; !rc && s < n; s++)
+        mec[s] = wide[s] == REF_NONE ? REACH_NO_MEC : (uint32_t)wide[s];
+    free(wide);
+    return rc;
+}
+
+static int parts_solve(const reach_system *y, const reach_options *ro, double eps, double *lower, double *upper,
+                       uint64_t *iterations, double *difference, void *ctx)
+{
+    gpu_tool_parts_engine *pe = (gpu_tool_parts_engine *)ctx;
+    return pe->use_cpu ? reach_solve_partitioned(y, ro, eps, lower, upper, iterations, difference, &pe->pcx)
+                       : gpu_reach_iterate_partitioned(y, ro, eps, lower, upper, iterations, difference, &pe->pcx);
+}
+
+void gpu_tool_parts_reach_engine(gpu_tool_parts_engine *pe, reach_engine *e)
+{
+    memset(e, 0, sizeof *e);
+    e->model = pe->model;
+    e->ctx = pe;
+    e->maybe_mecs = parts_maybe_mecs;
+    e->solve = parts_solve;
+    e->budget = UINT64_MAX;
+}
+
 void gpu_tool_parts_usage(FILE *out)
 {
     fputs("Several GPUs (the model split into parts of contiguous states, label\n"

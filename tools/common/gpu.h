@@ -13,6 +13,8 @@
 
 #include "mec.h"
 #include "multi.h"
+#include "reach.h"
+#include "reach_parts.h"
 #include "ref.h"
 #include "scc.h"
 #include "tool.h"
@@ -148,6 +150,21 @@ int gpu_tool_parts_devices(gpu_tool_parts *parts);
  * rounds).  Errors: those of the functions named. */
 int gpu_tool_mec_parts(const csr_model *model, const gpu_parts_options *po, int use_cpu, uint64_t *mec,
                        ref_mec_stats *rst, gpu_parts_stats *pst, csr_status *status);
+
+/* The engine of gpu-vi -g (check/reach.h's contract): Prob0/Prob1 by the
+ * references, the maybe states' MECs over the parts (gpu_tool_mec_parts on
+ * reach_maybe_graph), systems by the iteration over the parts (the GPUs'
+ * gpu_reach_iterate_partitioned, or with use_cpu ref/reach_parts.h's); no
+ * split, no step bounds (the query layer takes the references').  pe holds
+ * the engine's state and figures (mec_rounds, pcx.stats); it and model must
+ * outlive e. */
+typedef struct gpu_tool_parts_engine {
+    const csr_model *model;
+    reach_parts_context pcx; /* parts, gpus (the gpu_parts_options), status */
+    int use_cpu;
+    uint64_t mec_rounds;     /* of the MEC decompositions, summed */
+} gpu_tool_parts_engine;
+void gpu_tool_parts_reach_engine(gpu_tool_parts_engine *pe, reach_engine *e);
 
 /* The usage lines of the parts' options. */
 void gpu_tool_parts_usage(FILE *out);

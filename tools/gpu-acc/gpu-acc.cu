@@ -32,7 +32,8 @@
 #include "gpu.h"
 #include "mec.h"
 #include "reach.h"
-#include "reach_vi.h"
+#include "reach_gpu.h"
+#include "reach_ref.h"
 #include "ref.h"
 #include "tool.h"
 

@@ -17,10 +17,10 @@
  * each initial state, one per line ("%.17g"), in increasing original state
  * order; -o FILE: every state's value, one per line, in PRISM's original
  * numbering (for labelcmp -n).
- * Algorithm (ref/reach.h, gpu/reach_vi.h): Prob0/Prob1 (Baier & Katoen
+ * Algorithm (check/reach.h, gpu/reach_gpu.h): Prob0/Prob1 (Baier & Katoen
  * 10.6) on the GPU; for Pmax the MECs (gpu/mec.h, --scheme);
  * certified policy iteration (default, --method pi: ref/reach_pi.c,
- * gpu/reach_pi.cu), interval iteration (--method ii; either way the answer
+ * gpu/reach/pi.cu), interval iteration (--method ii; either way the answer
  * is within eps of the exact value, relative or absolute) or plain value
  * iteration (--vi) on the GPU, after Berger 2014 chapter 3.  When the system needs more device memory than is
  * free, or than --mem-limit, the split of Berger's section 3.3: SCCs (on the
@@ -33,7 +33,7 @@
  * gpu_reach_iterate_partitioned (Jacobi sweeps: the same bits for every N);
  * with --cpu, the same over the same parts on the CPU (ref/reach_parts.h).
  * Not for OVI, rewards or step bounds.
- * --cpu: the same algorithm, sequential (ref/reach.c), the benchmark baseline.
+ * --cpu: the same algorithm, sequential (ref/reach_ref.h), the benchmark baseline.
  * Exit 0 ok, 1 bad input or no convergence, 2 usage (unknown label or reward
  * structure), 3 no GPU or a GPU failure.
  */
@@ -48,7 +48,8 @@
 #include "reach.h"
 #include "reach_parts.h"
 #include "props.h"
-#include "reach_vi.h"
+#include "reach_gpu.h"
+#include "reach_ref.h"
 #include "hugepages.h"
 #include "textin.h"
 #include "tool.h"
@@ -350,99 +351,10 @@ static int write_scheduler(const char *path, const csr_model *m, const reach_que
     return rc;
 }
 
-/* One Prob0/Prob1 per distinct query of a run: the classes of each (target,
- * avoid, direction) computed once, by the inner backend (GPU or CPU), and
- * handed to every later property that asks the same (Pmin and Rmax of one
- * target share Prob1A's; Pmax and Rmin Prob1E's). */
-#define PROB01_CACHED 8
-typedef struct prob01_cache {
-    const reach_backend *inner; /* NULL: the CPU's ref_reach_prob01 */
-    uint64_t n;
-    int count, next, computed;
-    struct {
-        uint8_t *target, *avoid, *cls; /* avoid NULL: none */
-        int maximize;
-    } entry[PROB01_CACHED];
-} prob01_cache;
-
-static int cached_prob01(const csr_model *m, const reach_query *q, uint8_t *cls, void *ctx)
-{
-    prob01_cache *c = (prob01_cache *)ctx;
-    const uint64_t n = m->num_states;
-    for (int i = 0; i < c->count; i++)
-        if (c->entry[i].maximize == q->maximize && !memcmp(c->entry[i].target, q->target, n) &&
-            (c->entry[i].avoid ? q->avoid && !memcmp(c->entry[i].avoid, q->avoid, n) : !q->avoid)) {
-            memcpy(cls, c->entry[i].cls, n);
-            return CSR_OK;
-        }
-    int rc = c->inner && c->inner->prob01 ? c->inner->prob01(m, q, cls, c->inner->ctx) : ref_reach_prob01(m, q, cls);
-    if (rc)
-        return rc;
-    c->computed++;
-    int i = c->count < PROB01_CACHED ? c->count++ : c->next++ % PROB01_CACHED;
-    free(c->entry[i].target);
-    free(c->entry[i].avoid);
-    free(c->entry[i].cls);
-    c->entry[i].target = (uint8_t *)malloc(n ? n : 1);
-    c->entry[i].avoid = q->avoid ? (uint8_t *)malloc(n ? n : 1) : NULL;
-    c->entry[i].cls = (uint8_t *)malloc(n ? n : 1);
-    c->entry[i].maximize = q->maximize;
-    if (!c->entry[i].target || !c->entry[i].cls || (q->avoid && !c->entry[i].avoid)) {
-        c->entry[i].maximize = -1; /* never matches */
-        return CSR_OK; /* not cached: no harm */
-    }
-    memcpy(c->entry[i].target, q->target, n);
-    if (q->avoid)
-        memcpy(c->entry[i].avoid, q->avoid, n);
-    memcpy(c->entry[i].cls, cls, n);
-    return CSR_OK;
-}
-
-static void prob01_cache_free(prob01_cache *c)
-{
-    for (int i = 0; i < c->count; i++) {
-        free(c->entry[i].target);
-        free(c->entry[i].avoid);
-        free(c->entry[i].cls);
-    }
-    c->count = 0;
-}
-
 static int cmp_pair(const void *a, const void *b)
 {
     const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
     return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* gpu-vi -g N: the MECs of the maybe graph over the parts (the GPUs' MEC
- * rounds, or ref_mec_partitioned's on the CPU) and the iteration over them
- * (gpu_reach_iterate_partitioned, or ref/reach_parts.h's on the CPU). */
-typedef struct vi_parts {
-    reach_parts_context pcx;
-    int use_cpu;
-    uint64_t mec_rounds; /* of the MEC decompositions of a property */
-} vi_parts;
-
-static int parts_mecs(const csr_model *g, uint64_t *mec, void *ctx)
-{
-    vi_parts *vp = (vi_parts *)ctx;
-    ref_mec_stats rst;
-    gpu_parts_stats pst;
-    memset(&rst, 0, sizeof rst);
-    memset(&pst, 0, sizeof pst);
-    int rc = gpu_tool_mec_parts(g, (const gpu_parts_options *)vp->pcx.gpus, vp->use_cpu, mec, &rst, &pst,
-                                vp->pcx.status);
-    if (!rc)
-        vp->mec_rounds += rst.rounds;
-    return rc;
-}
-
-static int parts_solve(const reach_system *y, const reach_options *ro, double eps, double *lower, double *upper,
-                       uint64_t *iterations, double *difference, void *ctx)
-{
-    vi_parts *vp = (vi_parts *)ctx;
-    return vp->use_cpu ? reach_solve_partitioned(y, ro, eps, lower, upper, iterations, difference, &vp->pcx)
-                       : gpu_reach_iterate_partitioned(y, ro, eps, lower, upper, iterations, difference, &vp->pcx);
 }
 
 /* By enum reach_method. */
@@ -705,38 +617,34 @@ int main(int argc, char **argv)
     memset(&st, 0, sizeof st);
     reach_stats rs;
     memset(&rs, 0, sizeof rs);
-    /* The options of the GPU backend, set once here: each property's context
-     * starts from them (its figures its own, the device buffers kept). */
-    gpu_reach_context cx_options;
-    memset(&cx_options, 0, sizeof cx_options);
-    cx_options.threads_per_state = threads;
-    cx_options.sweep_classes = sweep_classes;
-    cx_options.memory_limit = have_limit ? mem_limit : 0;
-    cx_options.scc = o.scc;
-    cx_options.mec_scheme = scheme;
-    cx_options.status = &st;
-    gpu_reach_context cx = cx_options;
-    reach_backend gpu, cpu, cached;
-    gpu_reach_backend(&cx, &gpu);
-    memset(&cpu, 0, sizeof cpu);
-    prob01_cache cache;
-    memset(&cache, 0, sizeof cache);
-    cache.inner = o.use_cpu || x.parts ? NULL : &gpu;
-    cached = o.use_cpu ? cpu : gpu;
-    vi_parts vp; /* -g: the MECs and the iteration over the parts; Prob0/Prob1 on the CPU */
-    memset(&vp, 0, sizeof vp);
-    vp.pcx.parts = x.options.parts;
-    vp.pcx.gpus = &x.options;
-    vp.pcx.status = &st;
-    vp.use_cpu = o.use_cpu;
-    if (x.parts) {
-        cached = cpu;
-        cached.mecs = parts_mecs;
-        cached.solve = parts_solve;
-        cached.ctx = &vp;
-    }
-    cached.prob01 = cached_prob01;
-    cached.prob01_ctx = &cache;
+    /* The engine that holds the model for the run: the GPU's (the model
+     * resident on the device), the parts' (-g), or the references' (--cpu). */
+    gpu_reach_options gro;
+    gpu_reach_default_options(&gro);
+    gro.threads_per_state = threads;
+    gro.sweep_classes = sweep_classes;
+    gro.memory_limit = have_limit ? mem_limit : 0;
+    gro.scc = o.scc;
+    gro.mec_scheme = scheme;
+    gpu_reach_context cx;
+    memset(&cx, 0, sizeof cx);
+    gpu_tool_parts_engine pe;
+    memset(&pe, 0, sizeof pe);
+    pe.model = &m;
+    pe.pcx.parts = x.options.parts;
+    pe.pcx.gpus = &x.options;
+    pe.pcx.status = &st;
+    pe.use_cpu = o.use_cpu;
+    reach_engine engine;
+    if (x.parts)
+        gpu_tool_parts_reach_engine(&pe, &engine);
+    else if (o.use_cpu)
+        reach_cpu_engine(&m, &engine);
+    else if ((rc = gpu_reach_engine(&m, &gro, &cx, &engine, &st)))
+        goto done;
+    if (have_limit)
+        engine.budget = mem_limit;
+    engine.cache = reach_cache_new(n);
     if (!tflags || !aflags || !values) {
         rc = CSR_ERR_NOMEM;
         goto done;
@@ -752,28 +660,22 @@ int main(int argc, char **argv)
     reach_pi_stats pis;
     memset(&pis, 0, sizeof pis);
     ro.pi_stats = &pis;
-    {
-        void *workspace = cx.workspace;
-        cx = cx_options;
-        cx.workspace = workspace;
-        memset(&rs, 0, sizeof rs);
-        memset(&vp.pcx.stats, 0, sizeof vp.pcx.stats);
-        vp.mec_rounds = 0;
-    }
+    gpu_reach_reset_stats(&cx);
+    memset(&rs, 0, sizeof rs);
+    memset(&pe.pcx.stats, 0, sizeof pe.pcx.stats);
+    pe.mec_rounds = 0;
     if ((status_code = property_flags(&m, prop, props.bare, tflags, aflags, &st)))
         goto done;
     {
         reach_query q = {tflags, prop->avoid ? aflags : NULL, m.model_type == CSR_MDP ? prop->direction == PROP_MAX : 1};
-        uint64_t budget = have_limit ? mem_limit : o.use_cpu || x.parts ? UINT64_MAX : gpu_free_memory() / 10 * 9;
-        const reach_backend *backend = &cached; /* Prob0/Prob1 through the cache */
         if (prop->steps >= 0) {
-            rc = reach_solve_bounded(&m, &q, (uint64_t)prop->steps, backend, values, &rs);
+            rc = reach_solve_bounded(&engine, &q, (uint64_t)prop->steps, values, &rs);
         } else if (prop->reward) {
             const double *sr, *cr;
             csr_reward_arrays(&m, (uint64_t)reward_structure(&m, prop), &sr, &cr);
-            rc = reach_solve_reward(&m, &q, sr, cr, &ro, budget, backend, values, &rs);
+            rc = reach_solve_reward(&engine, &q, sr, cr, &ro, values, NULL, NULL, &rs);
         } else {
-            rc = reach_solve(&m, &q, &ro, budget, backend, values, &rs);
+            rc = reach_solve(&engine, &q, &ro, values, NULL, NULL, &rs);
         }
         if (rc == CSR_ERR_STALLED) {
             tool_error("%s: the values stopped changing at a difference of %g > %g (the floating-point resolution "
@@ -891,7 +793,7 @@ int main(int argc, char **argv)
         json_object_set_new(j, "final_difference", json_real(rs.final_difference));
         json_object_set_new(j, "bytes_needed", json_integer((json_int_t)rs.bytes_needed));
         json_object_set_new(j, "prob01_s", json_real(rs.prob01_s));
-        json_object_set_new(j, "prob01_computed", json_integer(cache.computed)); /* so far in this run */
+        json_object_set_new(j, "prob01_computed", json_integer((json_int_t)reach_cache_computed(engine.cache))); /* so far in this run */
         json_object_set_new(j, "mec_s", json_real(rs.mec_s));
         json_object_set_new(j, "split_s", json_real(rs.split_s));
         json_object_set_new(j, "iterate_s", json_real(rs.iterate_s));
@@ -907,7 +809,7 @@ int main(int argc, char **argv)
             json_object_set_new(j, "pi", pj);
         }
         if (x.parts) {
-            const reach_parts_stats *ps = &vp.pcx.stats;
+            const reach_parts_stats *ps = &pe.pcx.stats;
             gpu_parts_stats pst;
             memset(&pst, 0, sizeof pst);
             pst.exchange = ps->exchange ? ps->exchange : "copies";
@@ -919,29 +821,29 @@ int main(int argc, char **argv)
             pst.download_s = ps->download_s;
             gpu_stats_json_parts(j, &x, &pst, o.use_cpu);
             json_object_set_new(j, "span_mecs", json_integer((json_int_t)ps->span_mecs));
-            json_object_set_new(j, "mec_rounds", json_integer((json_int_t)vp.mec_rounds));
+            json_object_set_new(j, "mec_rounds", json_integer((json_int_t)pe.mec_rounds));
             if (!o.use_cpu)
                 json_object_set_new(j, "resident_s", json_real(ps->resident_s));
         } else if (!o.use_cpu) {
-            json_object_set_new(j, "prob01_levels", json_integer((json_int_t)cx.prob01_sweeps));
-            json_object_set_new(j, "prob01_on_cpu", json_boolean(cx.prob01_on_cpu));
-            json_object_set_new(j, "prob1e_by_mecs", json_boolean(cx.prob1e_by_mecs));
-            json_object_set_new(j, "mec_scheme", cx.mec_scheme_used ? json_string(cx.mec_scheme_used) : json_null());
-            json_object_set_new(j, "threads_per_state", json_integer(cx.used_threads));
-            json_object_set_new(j, "sweep_classes", json_integer(cx.used_sweep_classes));
-            json_object_set_new(j, "sweep_rounds", json_integer((json_int_t)cx.sweep_rounds));
-            json_object_set_new(j, "mec_gpu_upload_s", json_real(cx.mec_upload_s));
-            json_object_set_new(j, "mec_gpu_resident_s", json_real(cx.mec_resident_s));
-            json_object_set_new(j, "mec_gpu_download_s", json_real(cx.mec_download_s));
-            json_object_set_new(j, "compact_s", json_real(cx.compact_s));
-            json_object_set_new(j, "sweep_classes_s", json_real(cx.sweep_s));
-            json_object_set_new(j, "upload_s", json_real(cx.h2d_s));
-            json_object_set_new(j, "gpu_iterate_s", json_real(cx.iterate_s));
-            json_object_set_new(j, "pi_s", json_real(cx.pi_s));
-            json_object_set_new(j, "download_s", json_real(cx.d2h_s));
-            json_object_set_new(j, "probability_dictionary", json_boolean(cx.used_dictionary));
-            json_object_set_new(j, "ovi_guesses", json_integer((json_int_t)cx.ovi_guesses));
-            json_object_set_new(j, "device_bytes", json_integer((json_int_t)cx.device_bytes));
+            json_object_set_new(j, "prob01_levels", json_integer((json_int_t)cx.stats.prob01_sweeps));
+            json_object_set_new(j, "prob01_on_cpu", json_boolean(cx.stats.prob01_on_cpu));
+            json_object_set_new(j, "prob1e_by_mecs", json_boolean(cx.stats.prob1e_by_mecs));
+            json_object_set_new(j, "mec_scheme", cx.stats.mec_scheme_used ? json_string(cx.stats.mec_scheme_used) : json_null());
+            json_object_set_new(j, "threads_per_state", json_integer(cx.stats.used_threads));
+            json_object_set_new(j, "sweep_classes", json_integer(cx.stats.used_sweep_classes));
+            json_object_set_new(j, "sweep_rounds", json_integer((json_int_t)cx.stats.sweep_rounds));
+            json_object_set_new(j, "mec_gpu_upload_s", json_real(cx.stats.mec_upload_s));
+            json_object_set_new(j, "mec_gpu_resident_s", json_real(cx.stats.mec_resident_s));
+            json_object_set_new(j, "mec_gpu_download_s", json_real(cx.stats.mec_download_s));
+            json_object_set_new(j, "compact_s", json_real(cx.stats.compact_s));
+            json_object_set_new(j, "sweep_classes_s", json_real(cx.stats.sweep_s));
+            json_object_set_new(j, "upload_s", json_real(cx.stats.h2d_s));
+            json_object_set_new(j, "gpu_iterate_s", json_real(cx.stats.iterate_s));
+            json_object_set_new(j, "pi_s", json_real(cx.stats.pi_s));
+            json_object_set_new(j, "download_s", json_real(cx.stats.d2h_s));
+            json_object_set_new(j, "probability_dictionary", json_boolean(cx.stats.used_dictionary));
+            json_object_set_new(j, "ovi_guesses", json_integer((json_int_t)cx.stats.ovi_guesses));
+            json_object_set_new(j, "device_bytes", json_integer((json_int_t)cx.stats.device_bytes));
         }
         gpu_stats_json_print(j);
     } else if (o.stats) {
@@ -977,26 +879,26 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "%s: %d parts%s: %llu foreign states, %llu MECs over several parts, %llu bytes exchanged; "
                     "partition %.4f s, upload %.4f s, resident %.4f s, download %.4f s\n",
-                    tool_name, x.parts, o.use_cpu ? " on the CPU" : "", (unsigned long long)vp.pcx.stats.foreign,
-                    (unsigned long long)vp.pcx.stats.span_mecs, (unsigned long long)vp.pcx.stats.exchanged,
-                    vp.pcx.stats.partition_s, vp.pcx.stats.upload_s, vp.pcx.stats.resident_s,
-                    vp.pcx.stats.download_s);
+                    tool_name, x.parts, o.use_cpu ? " on the CPU" : "", (unsigned long long)pe.pcx.stats.foreign,
+                    (unsigned long long)pe.pcx.stats.span_mecs, (unsigned long long)pe.pcx.stats.exchanged,
+                    pe.pcx.stats.partition_s, pe.pcx.stats.upload_s, pe.pcx.stats.resident_s,
+                    pe.pcx.stats.download_s);
         else if (!o.use_cpu)
             fprintf(stderr,
                     "%s: GPU: %llu Prob0/Prob1 %s%s; %d threads per state%s%s, %u sweep classes (%.4f s); compaction "
                     "%.4f s, host-to-device %.4f s, iterations %.4f s (%.1f us each, about %.1f GB/s), device-to-host "
                     "%.4f s; %llu device bytes\n",
-                    tool_name, (unsigned long long)cx.prob01_sweeps, cx.scc.persistent ? "searches" : "search levels",
-                    cx.prob01_on_cpu ? " (on the CPU: too large)" : "",
-                    cx.used_threads,
-                    cx.used_rows ? " (a warp per choice)" : "",
-                    cx.used_dictionary ? ", probabilities by dictionary" : "", cx.used_sweep_classes, cx.sweep_s,
-                    cx.compact_s, cx.h2d_s, cx.iterate_s,
-                    rs.iterations ? 1e6 * cx.iterate_s / (double)rs.iterations : 0.0,
-                    cx.iterate_s > 0 && rs.groups == 1 ? (double)cx.bytes_per_iteration * (double)rs.iterations /
-                                                             cx.iterate_s / 1e9
+                    tool_name, (unsigned long long)cx.stats.prob01_sweeps, gro.scc.persistent ? "searches" : "search levels",
+                    cx.stats.prob01_on_cpu ? " (on the CPU: too large)" : "",
+                    cx.stats.used_threads,
+                    cx.stats.used_rows ? " (a warp per choice)" : "",
+                    cx.stats.used_dictionary ? ", probabilities by dictionary" : "", cx.stats.used_sweep_classes, cx.stats.sweep_s,
+                    cx.stats.compact_s, cx.stats.h2d_s, cx.stats.iterate_s,
+                    rs.iterations ? 1e6 * cx.stats.iterate_s / (double)rs.iterations : 0.0,
+                    cx.stats.iterate_s > 0 && rs.groups == 1 ? (double)cx.stats.bytes_per_iteration * (double)rs.iterations /
+                                                             cx.stats.iterate_s / 1e9
                                                        : 0.0,
-                    cx.d2h_s, (unsigned long long)cx.device_bytes);
+                    cx.stats.d2h_s, (unsigned long long)cx.stats.device_bytes);
     }
     }
     if (results) {
@@ -1016,10 +918,9 @@ int main(int argc, char **argv)
         }
     }
 done:
-    prob01_cache_free(&cache);
+    reach_cache_free(engine.cache);
     json_decref(results);
-    if (!o.use_cpu)
-        gpu_reach_release(&cx);
+    gpu_reach_close(&cx);
     if (rc) {
         tool_report_failure(path, rc, &st);
         status_code = rc == CSR_ERR_DEVICE ? EXIT_DEVICE : EXIT_BAD_INPUT;

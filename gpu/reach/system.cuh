@@ -1,13 +1,16 @@
 /*
- * reach_compact.cuh - the maybe states' subsystem of a reachability query
- * as the GPU iterates it (internal to gpu/): the compacted layout that
- * gpu/reach_vi.cu builds and uploads (struct compact_system there) and the
- * view its kernels and those of gpu/reach_pi.cu read.
+ * system.cuh - the maybe states' subsystem of a reachability query as the
+ * GPU iterates it (internal to gpu/reach/): the view of the compacted
+ * layout (compact.h builds it on the host, iterate.cu uploads it) that the
+ * kernels of iterate.cu, sweep.cu and pi.cu read.
  */
-#ifndef GPU_REACH_COMPACT_CUH
-#define GPU_REACH_COMPACT_CUH
+#ifndef GPU_REACH_SYSTEM_CUH
+#define GPU_REACH_SYSTEM_CUH
 
 #include <stdint.h>
+
+/* Threads a block of the iteration's and the sweep classes' kernels. */
+#define VI_THREADS 256
 
 /* The bounds of one slot side by side: an iteration reads both of a
  * successor with one 16-byte load (one 32-byte sector) instead of two loads
@@ -42,7 +45,7 @@ struct vi_check {
 #define VI_UPPER_ROSE 1u
 #define VI_UPPER_CROSSED 2u
 
-/* The device side of a compact_system. */
+/* The device side of a compact_system (compact.h). */
 struct vi_view {
     uint64_t nm, num_mecs;
     const uint32_t *state_first;

@@ -1,7 +1,7 @@
 /*
- * reach_pi.cu - certified policy iteration on the GPU (reach_pi.h): the
- * steps of ref/reach_pi.c, its sequential reference, with the same
- * constants (reach.h), on the compacted maybe subsystem (reach_compact.cuh).
+ * pi.cu - certified policy iteration on the GPU (pi.h): the steps of
+ * ref/reach_pi.c, its sequential reference, with the same constants
+ * (check/reach_system.h), on the compacted maybe subsystem (system.cuh).
  *
  * Vectors over the maybe slots [0, nm); a successor slot t >= nm is a fixed
  * state, whose exact value is bounds[t].lower (the zero slot's is 0): in the
@@ -25,7 +25,7 @@
 #include "graph.h"
 #include "launch.h"
 #include "memory.h"
-#include "reach_pi.h"
+#include "pi.h"
 
 using gpu::device_array;
 using gpu::thread_count;

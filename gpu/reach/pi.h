@@ -1,7 +1,7 @@
 /*
- * reach_pi.h - certified policy iteration on the GPU (internal to gpu/;
- * gpu/reach_pi.cu): the steps and constants of ref/reach_pi.c on the
- * compacted maybe subsystem that gpu/reach_vi.cu has uploaded.
+ * pi.h - certified policy iteration on the GPU (internal to gpu/reach/;
+ * pi.cu): the steps and constants of ref/reach_pi.c on the compacted maybe
+ * subsystem that iterate.cu has uploaded.
  */
 #ifndef GPU_REACH_PI_H
 #define GPU_REACH_PI_H
@@ -11,7 +11,7 @@
 
 #include "csr.h"
 #include "reach.h"
-#include "reach_compact.cuh"
+#include "system.cuh"
 
 /*
  * REACH_PI on the uploaded system v (choice words; no MECs, no rewards; the

@@ -1,0 +1,128 @@
+/*
+ * reach_cache.c - Prob0/Prob1 results kept across the queries of a run
+ * (reach.h, reach_cache): each distinct (target, avoid, direction) computed
+ * once; its maybe MECs too where a maximising query had them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reach.h"
+
+typedef struct cache_entry {
+    uint64_t *target, *avoid; /* bit sets of n; avoid NULL: none */
+    int maximize;
+    uint8_t *cls;  /* u8[n] */
+    uint32_t *mec; /* u32[n], the maybe MECs' smallest states, or NULL */
+} cache_entry;
+
+struct reach_cache {
+    uint64_t n;
+    unsigned count, next, capacity;
+    uint64_t computed;
+    cache_entry entry[REACH_CACHE_ENTRIES];
+};
+
+reach_cache *reach_cache_new(uint64_t n)
+{
+    reach_cache *c = calloc(1, sizeof *c);
+    if (c) {
+        c->n = n;
+        c->capacity = REACH_CACHE_ENTRIES;
+    }
+    return c;
+}
+
+static void entry_free(cache_entry *e)
+{
+    free(e->target);
+    free(e->avoid);
+    free(e->cls);
+    free(e->mec);
+    memset(e, 0, sizeof *e);
+}
+
+void reach_cache_free(reach_cache *c)
+{
+    if (!c)
+        return;
+    for (unsigned i = 0; i < c->count; i++)
+        entry_free(&c->entry[i]);
+    free(c);
+}
+
+/* Whether the flags f (u8[n]) are the bit set b. */
+static int same_set(const uint64_t *b, const uint8_t *f, uint64_t n)
+{
+    for (uint64_t s = 0; s < n; s++)
+        if (((b[s >> 6] >> (s & 63)) & 1) != (f[s] != 0))
+            return 0;
+    return 1;
+}
+
+static uint64_t *set_of(const uint8_t *f, uint64_t n)
+{
+    uint64_t *b = calloc(n / 64 + 1, sizeof *b);
+    for (uint64_t s = 0; b && s < n; s++)
+        if (f[s])
+            b[s >> 6] |= UINT64_C(1) << (s & 63);
+    return b;
+}
+
+const uint8_t *reach_cache_find(const reach_cache *c, const reach_query *q, const uint32_t **mec)
+{
+    if (mec)
+        *mec = NULL;
+    for (unsigned i = 0; c && i < c->count; i++) {
+        const cache_entry *e = &c->entry[i];
+        if (e->maximize != q->maximize || !same_set(e->target, q->target, c->n) || !e->avoid != !q->avoid ||
+            (q->avoid && !same_set(e->avoid, q->avoid, c->n)))
+            continue;
+        if (mec)
+            *mec = e->mec;
+        return e->cls;
+    }
+    return NULL;
+}
+
+void reach_cache_put(reach_cache *c, const reach_query *q, const uint8_t *cls, const uint32_t *mec)
+{
+    if (!c)
+        return;
+    c->computed++;
+    const uint64_t n = c->n;
+    /* a query already there (its classes found, its MECs now): replaced */
+    unsigned i = c->count;
+    for (unsigned j = 0; j < c->count; j++) {
+        const cache_entry *e = &c->entry[j];
+        if (e->maximize == q->maximize && same_set(e->target, q->target, n) && !e->avoid == !q->avoid &&
+            (!q->avoid || same_set(e->avoid, q->avoid, n)))
+            i = j;
+    }
+    if (i == c->count) {
+        if (c->count < c->capacity)
+            c->count++;
+        else
+            i = c->next++ % c->capacity;
+    }
+    cache_entry *e = &c->entry[i];
+    entry_free(e);
+    e->maximize = q->maximize;
+    e->target = set_of(q->target, n);
+    e->avoid = q->avoid ? set_of(q->avoid, n) : NULL;
+    e->cls = malloc(n ? n : 1);
+    e->mec = mec ? malloc((n ? n : 1) * sizeof *e->mec) : NULL;
+    if (!e->target || (q->avoid && !e->avoid) || !e->cls || (mec && !e->mec)) {
+        entry_free(e); /* not kept: no harm */
+        e->maximize = -1;
+        e->target = calloc(n / 64 + 1, sizeof *e->target); /* never matches: maximize is -1 */
+        return;
+    }
+    memcpy(e->cls, cls, n);
+    if (mec)
+        memcpy(e->mec, mec, n * sizeof *mec);
+}
+
+uint64_t reach_cache_computed(const reach_cache *c)
+{
+    return c ? c->computed : 0;
+}

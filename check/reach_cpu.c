@@ -1,0 +1,72 @@
+/*
+ * reach_cpu.c - the engine of the sequential references (reach.h,
+ * reach_cpu_engine): gpu-vi --cpu, and every step another engine leaves out.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reach.h"
+#include "reach_ref.h"
+#include "ref.h"
+
+static int engine_prob01(void *ctx, const reach_query *q, uint8_t *cls)
+{
+    return ref_reach_prob01((const csr_model *)ctx, q, cls);
+}
+
+/* REF_NONE-or-state ids (u64) narrowed to u32 (REACH_NO_MEC for none). */
+static void narrow_ids(const uint64_t *wide, uint32_t *ids, uint64_t n)
+{
+    for (uint64_t s = 0; s < n; s++)
+        ids[s] = wide[s] == REF_NONE ? REACH_NO_MEC : (uint32_t)wide[s];
+}
+
+static int engine_maybe_mecs(void *ctx, const uint8_t *cls, const double *choice_reward, uint32_t *mec)
+{
+    const csr_model *m = (const csr_model *)ctx;
+    const uint64_t n = m->num_states;
+    uint64_t *wide = malloc((n ? n : 1) * sizeof *wide);
+    csr_model sub;
+    int rc = wide ? reach_maybe_graph(m, cls, choice_reward, &sub) : CSR_ERR_NOMEM;
+    if (!rc) {
+        ref_mec_stats ms;
+        rc = ref_mec_basic(&sub, wide, &ms);
+        csr_free(&sub);
+    }
+    if (!rc)
+        narrow_ids(wide, mec, n);
+    free(wide);
+    return rc;
+}
+
+static int engine_sccs(void *ctx, const csr_model *model, uint64_t budget, uint32_t *scc)
+{
+    (void)ctx;
+    (void)budget;
+    const uint64_t n = model->num_states;
+    uint64_t *wide = malloc((n ? n : 1) * sizeof *wide);
+    ref_scc_stats ss;
+    int rc = wide ? ref_scc_tarjan(model, NULL, NULL, wide, &ss) : CSR_ERR_NOMEM;
+    if (!rc)
+        narrow_ids(wide, scc, n);
+    free(wide);
+    return rc;
+}
+
+static int engine_bounded(void *ctx, const reach_query *q, uint64_t steps, double *values)
+{
+    return ref_reach_bounded((const csr_model *)ctx, q, steps, values);
+}
+
+void reach_cpu_engine(const csr_model *model, reach_engine *e)
+{
+    memset(e, 0, sizeof *e);
+    e->model = model;
+    e->ctx = (void *)model;
+    e->prob01 = engine_prob01;
+    e->maybe_mecs = engine_maybe_mecs;
+    e->sccs = engine_sccs;
+    e->solve = ref_reach_iterate;
+    e->bounded = engine_bounded;
+    e->budget = UINT64_MAX;
+}

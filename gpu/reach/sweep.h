@@ -1,0 +1,41 @@
+/*
+ * sweep.h - the sweep classes of the iteration (internal to gpu/reach/;
+ * sweep.cu): a Gauss-Seidel order for the parallel iteration, the maybe
+ * slots renumbered by their distance to the fixed states modulo K.
+ */
+#ifndef GPU_REACH_SWEEP_H
+#define GPU_REACH_SWEEP_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "compact.h"
+#include "workspace.h"
+
+/*
+ * The sweep classes of the uploaded system v (choice words; classes > 1)
+ * on the device: the levels seeded from near_fixed (host, u8[nm]), rounds
+ * of sweep_levels until no level falls (coin6_4: 142 rounds for 73
+ * levels), sweep_keys, a stable radix sort of the maybe slots by key (CUB,
+ * the two-call pattern) into w.order (position p: the slot that becomes p),
+ * and where each class begins into sw.  The order is a heuristic: any order
+ * is sound.  Device memory 10 nm + 4 (classes + 2) bytes and CUB's sort
+ * space, kept in w.  *rounds: the rounds of sweep_levels, added.
+ */
+int sweep_order(const vi_view &v, const uint8_t *near_fixed, unsigned classes, vi_workspace &w, cudaStream_t s,
+                vi_sweep *sw, uint64_t *rounds, csr_status *status);
+
+/* Device bytes sweep_order and sweep_renumber take beyond the system's. */
+uint64_t sweep_bytes(const compact_system &cs, bool mecs);
+
+/*
+ * The uploaded system (choice words) renumbered by w.order (new slot p is
+ * old slot order[p]), so that each sweep class is a range of slots read as
+ * the iteration reads the slots, in order (the order through an index
+ * instead cost coin6_4 13 us an iteration of 43): new choice and branch
+ * offsets by two exclusive scans (CUB), then renumber_fill; the new arrays
+ * are swapped in and v points at them.  The fixed slots keep their numbers.
+ */
+int sweep_renumber(vi_view &v, const compact_system &cs, vi_workspace &w, cudaStream_t s, csr_status *status);
+
+#endif

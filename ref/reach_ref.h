@@ -1,0 +1,76 @@
+/*
+ * reach_ref.h - the sequential references of reachability: Prob0/Prob1,
+ * interval, optimistic and plain value iteration, certified policy
+ * iteration and step-bounded iteration, each on one CPU core (gpu-vi --cpu
+ * through check/reach.h's reach_cpu_engine; the oracles of the GPU solvers
+ * and the benchmark baseline).
+ */
+#ifndef REACH_REF_H
+#define REACH_REF_H
+
+#include <stdint.h>
+
+#include "csr.h"
+#include "reach.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Prob0 and Prob1 of the query (Baier & Katoen, Algorithms 45-47): cls[s] =
+ * REACH_YES (probability exactly 1), REACH_NO (exactly 0) or REACH_MAYBE,
+ * for the model's n states.  Max: Prob0A (no choice sequence reaches a
+ * target) and Prob1E (nested fixpoint); min: Prob0E (a scheduler avoids the
+ * targets forever) and Prob1A (no scheduler can reach a Prob0E state).  Avoid
+ * states and states without choices that are not targets are REACH_NO.
+ * O(n + t) memory, O(n * t) worst case time (backward sweeps over the forward
+ * CSR).  Errors: CSR_ERR_NOMEM.
+ */
+int ref_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *cls);
+
+/*
+ * Solve a system on the CPU, sequentially, in place (Gauss-Seidel order: a
+ * state's new bound is used by the states after it in the same sweep; both
+ * bounds stay sound because the operators are monotone): a reach_solver
+ * (ctx unused).  REACH_II interval iteration; REACH_PI certified policy
+ * iteration first where reach_pi_eligible (ref_reach_pi), then interval
+ * iteration from its bounds; rewards (choice_reward) and REACH_OVI:
+ * optimistic value iteration; REACH_VI: value iteration, only lower.
+ * Errors: as reach_solver (CSR_ERR_STALLED: a whole sweep changed no bound).
+ */
+int ref_reach_iterate(const reach_system *system, const reach_options *options, double epsilon, double *lower,
+                      double *upper, uint64_t *iterations, double *difference, void *ctx);
+
+/*
+ * Certified policy iteration (REACH_PI) on system y, sequentially (the
+ * reference of gpu/reach/pi.cu; the steps are described in reach_pi.c):
+ * interval iteration in Jacobi order (REACH_PI_JACOBI iterations at most),
+ * then policy iteration with IDR(s) solves, then bounds certified as a
+ * post- and a pre-fixpoint.  y must be eligible (reach_pi_eligible).
+ * lower/upper (f64[n]) hold sound bounds and receive sound, tighter ones.
+ * Returns CSR_OK when they meet eps (relative or absolute, as
+ * ref_reach_iterate's rule) in every maybe state; CSR_ERR_NOT_CONVERGED
+ * when not (the caller goes on with interval iteration); CSR_ERR_NOMEM.
+ * *iterations: the Jacobi iterations; *difference: the largest u - l.
+ * options->pi_stats (if set) receives what was done.  Memory: 4n + (108 +
+ * 16 S) nm bytes (nm maybe states, S = REACH_PI_IDR_S).
+ */
+int ref_reach_pi(const reach_system *y, const reach_options *options, double eps, double *lower, double *upper,
+                 uint64_t *iterations, double *difference);
+
+/*
+ * Step-bounded reachability P_opt [ avoid-free U<=steps target ]: exactly
+ * steps Jacobi iterations x_{i+1}(s) = opt_k sum p x_i(t) from x_0 = the
+ * target flags, targets fixed at 1, avoid states and states without choices
+ * at 0 (Baier & Katoen, ch. 10.6.1: the value is exact, no stopping rule).
+ * values f64[n].  O(steps * t) time, 8n bytes besides values.  Errors:
+ * CSR_ERR_NOMEM.
+ */
+int ref_reach_bounded(const csr_model *model, const reach_query *query, uint64_t steps, double *values);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
