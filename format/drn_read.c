@@ -66,6 +66,7 @@ typedef struct drn_reader {
     /* state valuations ("//[x=1 & !b]" after a state line; read_valuation) */
     int skip_valuations;    /* asked to, or what was read cannot be kept (why: rep->skipped_why) */
     uint64_t positions;     /* items of the first valuation: the variables */
+    uint64_t position_cap;  /* room in position_name and position_bool */
     char **position_name;   /* each position's variable name, once a line names it */
     int8_t *position_bool;  /* 1 bool, 0 int */
     uint64_t valued_states; /* states 0 .. valued_states - 1 have a valuation */
@@ -118,13 +119,17 @@ static int read_valuation(drn_reader *r, const char *p, uint64_t line)
         while (last > item && num_is_space(last[-1]))
             last--;
         if (r->valued_states == 0 && !(item == end && k == 0)) { /* the first line sets the positions */
-            char **names = realloc(r->position_name, (k + 1) * sizeof *names);
-            int8_t *bools = names ? realloc(r->position_bool, k + 1) : NULL;
-            if (names)
-                r->position_name = names;
-            if (!names || !bools)
-                return csr_fail(r->st, CSR_ERR_NOMEM, "state valuations");
-            r->position_bool = bools;
+            if (k == r->position_cap) {
+                const uint64_t cap = k ? 2 * k : 16;
+                char **names = realloc(r->position_name, cap * sizeof *names);
+                int8_t *bools = names ? realloc(r->position_bool, cap) : NULL;
+                if (names)
+                    r->position_name = names;
+                if (!names || !bools)
+                    return csr_fail(r->st, CSR_ERR_NOMEM, "state valuations");
+                r->position_bool = bools;
+                r->position_cap = cap;
+            }
             r->position_name[k] = NULL;
             r->positions = k + 1;
         }

@@ -13,10 +13,11 @@ setup() {
     V="$DATA/valuations"
 }
 
-# The .sta csrexport writes for CSR file $1, without its "# States" line.
+# The .sta csrexport writes for CSR file $1, without its "# States" line
+# (a folder of its own: two may run at once in one diff).
 sta_of() { # csr
-    csrexport -o "$T/sta_of" "$1" || return 1
-    grep -v '^#' "$T/sta_of.sta"
+    local d
+    d=$(mktemp -d "$T/sta_of.XXXXXX") && csrexport -o "$d/x" "$1" && grep -v '^#' "$d/x.sta"
 }
 
 # A copy of a UMB archive, edited: unpacks SRC, runs the command in the
