@@ -39,7 +39,7 @@ DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-d
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
               format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
               format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
-              format/props.c format/prism_rewards.c
+              format/props.c format/prism_rewards.c format/prism_states.c
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach_ref.c ref/reach_pi.c ref/acc.c ref/partition.c ref/reach_parts.c
 CHECK_SRC  := check/reach.c check/reach_split.c check/reach_scheduler.c check/reach_cpu.c check/reach_cache.c
 COMMON_SRC := tools/common/tool.c
@@ -193,10 +193,10 @@ check-sanitize:
 .PHONY: check-sanitize
 
 # ---- fuzzing (issue 8): one libFuzzer target per reader, seeds from the shared models ----
-#   make fuzz                  build build-fuzz/fuzz-{tra,lab,labels,csr} and the seed corpora
+#   make fuzz                  build build-fuzz/fuzz-{tra,lab,labels,csr,umb,drn,props,rewards,sta} and the seed corpora
 #   make fuzz-run SECONDS=N    run each target N seconds (default 60); findings in build-fuzz/crashes/
 # clang from Debian; not part of make test.
-FUZZ_TARGETS := tra tra_parallel lab labels csr umb drn props rewards
+FUZZ_TARGETS := tra tra_parallel lab labels csr umb drn props rewards sta
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SECONDS      ?= 60

@@ -175,7 +175,7 @@ typedef struct csr_model {
     /* Storage owned by the model: freed by csr_free(). */
     void *map_base;
     size_t map_length;
-    void *owned[16];
+    void *owned[CSR_MAX_SECTIONS + 16]; /* a pipe's read owns a block a section */
     int num_owned;
 } csr_model;
 
@@ -208,11 +208,14 @@ int csr_read_fd(int fd, csr_model *model, csr_status *status);
 int csr_write_fd(int fd, const csr_model *model, csr_status *status);
 
 /*
- * Check every structural invariant of format/CSR.md in O(n + c + t):
- * offsets ascending from 0 to the counts, no empty choice, targets < n,
- * probabilities finite in (0,1], DTMC rows, initial and label state lists
- * strictly ascending and < n, string tables, action indices.  It does not
- * check that choices sum to 1: see csr_check_sums().
+ * Check every structural invariant of format/CSR.md in O(n + c + t + n W +
+ * V log V): offsets ascending from 0 to the counts, no empty choice, targets
+ * < n, probabilities finite in (0,1], DTMC rows, initial and label state
+ * lists strictly ascending and < n, string tables, action indices, state
+ * variables (CSR_ERR_VARIABLE: types, widths, offsets, ranges, W) and every
+ * state's valuation (CSR_ERR_VALUATION: each field within its variable's
+ * range, a row's unused bits zero).  It does not check that choices sum to
+ * 1: see csr_check_sums().
  */
 int csr_validate(const csr_model *model, csr_status *status);
 
@@ -268,11 +271,32 @@ int64_t csr_variable_value(const csr_model *model, uint64_t s, uint64_t v);
  * s * V + v).  Each variable's range is [lower, upper] when given (i64[V]
  * each; every value must lie in it), else the least range of its values
  * (bool: [0, 1]); widths and offsets follow.  Errors: CSR_ERR_STRING_TABLE
- * (an empty or repeated name, or valuations already there), CSR_ERR_RANGE (a
- * value outside its range, a bool not 0 or 1, lower > upper), CSR_ERR_NOMEM.
+ * (an empty or repeated name, no variable, or valuations already there),
+ * CSR_ERR_RANGE (a value outside its range, a bool not 0 or 1, lower >
+ * upper, an unknown type), CSR_ERR_TOO_LARGE (n W words not addressable),
+ * CSR_ERR_NOMEM.
  */
 int csr_set_valuations(csr_model *model, uint64_t V, const char *const *names, const uint32_t *types,
                        const int64_t *lower, const int64_t *upper, const int64_t *values);
+
+/*
+ * The first half of csr_set_valuations, for readers that decode values one
+ * at a time (UMB: no i64[n * V] in between): V variables with names
+ * (copied), types and ranges [lower[v], upper[v]] (i64[V] each; bool: [0,
+ * 1]), the least widths, offsets the prefix sums, and n zeroed rows (every
+ * variable at its lower bound).  csr_put_variable_value() then stores the
+ * values.  Errors as csr_set_valuations.
+ */
+int csr_init_valuations(csr_model *model, uint64_t V, const char *const *names, const uint32_t *types,
+                        const int64_t *lower, const int64_t *upper);
+
+/* Store value (within variable v's range; v < V, s < n) as state s's value
+ * of variable v in rows made by csr_init_valuations.  O(1). */
+void csr_put_variable_value(csr_model *model, uint64_t s, uint64_t v, int64_t value);
+
+/* Bits needed for the values 0 .. span (1 to 64): a variable's least width
+ * for span = upper - lower (as u64). */
+uint32_t csr_variable_width(uint64_t span);
 
 /* Take ownership of a malloc'd block (freed by csr_free). CSR_ERR_NOMEM if full. */
 int csr_adopt(csr_model *model, void *block);
@@ -283,11 +307,13 @@ void csr_free(csr_model *model);
 /*
  * The model with its states in the order old_of_new (state i of out is state
  * old_of_new[i] of in, a bijection on 0..n-1): every choice, transition,
- * probability, action, label and initial state kept, state lists re-sorted,
- * PERMUTATION composed so that out still maps to the original numbering
- * (NULL when that is the identity); no segments.  out's arrays are its own,
- * but its label and action names are in's: in must outlive out, which is
- * released with csr_free_renumbered().  Returns CSR_OK or CSR_ERR_NOMEM.
+ * probability, action, label, initial state, reward and valuation kept
+ * (each state's row moves with it), state lists re-sorted, PERMUTATION
+ * composed so that out still maps to the original numbering (NULL when that
+ * is the identity); no segments.  out's arrays are its own, but its label,
+ * action, reward and variable names and its variable_info are in's: in must
+ * outlive out, which is released with csr_free_renumbered().  Returns CSR_OK
+ * or CSR_ERR_NOMEM.
  * (Used by restructure, FMSD 2016 section 5.1, and to undo it.)
  */
 int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out);

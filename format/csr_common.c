@@ -14,6 +14,7 @@
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the CSR library reads and writes little-endian data in place: little-endian hosts only"
 #endif
+_Static_assert(sizeof(csr_variable) == 32, "VARIABLE_INFO holds 32 bytes a variable, as csr_variable");
 
 #define CSR_ERROR_STRING_ITEM(name, text) text,
 static const char *const error_strings[] = {CSR_ERROR_LIST(CSR_ERROR_STRING_ITEM)};
@@ -48,6 +49,9 @@ const char *csr_section_name(uint32_t type)
     case CSR_SEC_REWARD_INFO: return "REWARD_INFO";
     case CSR_SEC_STATE_REWARDS: return "STATE_REWARDS";
     case CSR_SEC_CHOICE_REWARDS: return "CHOICE_REWARDS";
+    case CSR_SEC_VARIABLE_NAMES: return "VARIABLE_NAMES";
+    case CSR_SEC_VARIABLE_INFO: return "VARIABLE_INFO";
+    case CSR_SEC_VALUATIONS: return "VALUATIONS";
     default: return "UNKNOWN";
     }
 }
@@ -55,7 +59,7 @@ const char *csr_section_name(uint32_t type)
 int csr_section_known(uint32_t type)
 {
     return (type >= CSR_SEC_STATE_CHOICES && type <= CSR_SEC_CHOICE_ACTIONS) ||
-           (type >= CSR_SEC_PERMUTATION && type <= CSR_SEC_CHOICE_REWARDS);
+           (type >= CSR_SEC_PERMUTATION && type <= CSR_SEC_LAST);
 }
 
 int csr_fail(csr_status *status, int code, const char *fmt, ...)
@@ -253,8 +257,7 @@ void csr_variable_values(const csr_model *model, uint64_t v, uint64_t first, uin
         out[i] = (int64_t)((uint64_t)x->lower + row_field(row, x->offset, x->width));
 }
 
-/* Bits needed for the values 0..span. */
-static uint32_t bits_for(uint64_t span)
+uint32_t csr_variable_width(uint64_t span)
 {
     uint32_t w = 1;
     while (w < 64 && (span >> w))
@@ -262,21 +265,43 @@ static uint32_t bits_for(uint64_t span)
     return w;
 }
 
-int csr_set_valuations(csr_model *model, uint64_t V, const char *const *names, const uint32_t *types,
-                       const int64_t *lower, const int64_t *upper, const int64_t *values)
+static int compare_strings(const void *a, const void *b)
 {
-    const uint64_t n = model->num_states;
-    if (model->variables.count || !V)
-        return CSR_ERR_STRING_TABLE;
-    for (uint64_t v = 0; v < V; v++) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Names non-empty and distinct: O(V log V). */
+static int names_ok(uint64_t V, const char *const *names)
+{
+    for (uint64_t v = 0; v < V; v++)
         if (!names[v] || !*names[v])
             return CSR_ERR_STRING_TABLE;
-        for (uint64_t u = 0; u < v; u++)
-            if (!strcmp(names[u], names[v]))
-                return CSR_ERR_STRING_TABLE;
-        if (types[v] != CSR_VAR_BOOL && types[v] != CSR_VAR_INT)
+    const char **sorted = malloc(V * sizeof *sorted);
+    if (!sorted)
+        return CSR_ERR_NOMEM;
+    memcpy(sorted, names, V * sizeof *sorted);
+    qsort(sorted, V, sizeof *sorted, compare_strings);
+    int rc = CSR_OK;
+    for (uint64_t v = 1; v < V && !rc; v++)
+        if (!strcmp(sorted[v - 1], sorted[v]))
+            rc = CSR_ERR_STRING_TABLE;
+    free(sorted);
+    return rc;
+}
+
+int csr_init_valuations(csr_model *model, uint64_t V, const char *const *names, const uint32_t *types,
+                        const int64_t *lower, const int64_t *upper)
+{
+    const uint64_t n = model->num_states;
+    if (model->variables.count || !V || V > SIZE_MAX / sizeof(csr_variable))
+        return CSR_ERR_STRING_TABLE;
+    int rc = names_ok(V, names);
+    if (rc)
+        return rc;
+    for (uint64_t v = 0; v < V; v++)
+        if ((types[v] != CSR_VAR_BOOL && types[v] != CSR_VAR_INT) || lower[v] > upper[v] ||
+            (types[v] == CSR_VAR_BOOL && (lower[v] != 0 || upper[v] != 1)))
             return CSR_ERR_RANGE;
-    }
     csr_variable *info = calloc(V, sizeof *info);
     const char **copy = calloc(V, sizeof *copy);
     size_t chars = 0;
@@ -287,54 +312,25 @@ int csr_set_valuations(csr_model *model, uint64_t V, const char *const *names, c
         free(info), free(copy), free(text);
         return CSR_ERR_NOMEM;
     }
-    int rc = CSR_OK;
-    uint64_t offset = 0;
-    for (uint64_t v = 0; v < V && !rc; v++) {
-        int64_t lo, hi;
-        if (lower && upper) {
-            lo = lower[v], hi = upper[v];
-        } else if (types[v] == CSR_VAR_BOOL || n == 0) {
-            lo = 0, hi = types[v] == CSR_VAR_BOOL;
-        } else {
-            lo = hi = values[v];
-            for (uint64_t s = 1; s < n; s++) {
-                int64_t x = values[s * V + v];
-                lo = x < lo ? x : lo;
-                hi = x > hi ? x : hi;
-            }
-        }
-        if (lo > hi || (types[v] == CSR_VAR_BOOL && (lo != 0 || hi != 1)))
-            rc = CSR_ERR_RANGE;
-        for (uint64_t s = 0; s < n && !rc; s++)
-            if (values[s * V + v] < lo || values[s * V + v] > hi)
-                rc = CSR_ERR_RANGE;
+    uint64_t offset = 0; /* at most 64 V bits */
+    for (uint64_t v = 0; v < V; v++) {
         info[v].type = types[v];
-        info[v].lower = lo;
-        info[v].upper = hi;
-        info[v].width = bits_for((uint64_t)hi - (uint64_t)lo);
+        info[v].lower = lower[v];
+        info[v].upper = upper[v];
+        info[v].width = csr_variable_width((uint64_t)upper[v] - (uint64_t)lower[v]);
         info[v].offset = offset;
         offset += info[v].width;
     }
-    const uint64_t W = (offset + 63) / 64;
+    const uint64_t W = offset / 64 + (offset % 64 != 0);
     uint64_t words = 0;
-    if (!rc && (csr_mul_u64(n, W, &words) || words > SIZE_MAX / 8))
-        rc = CSR_ERR_TOO_LARGE;
-    uint64_t *rows = rc ? NULL : calloc(words ? words : 1, 8);
-    if (!rc && !rows)
-        rc = CSR_ERR_NOMEM;
-    if (rc) {
+    if (csr_mul_u64(n, W, &words) || words > SIZE_MAX / 8) {
         free(info), free(copy), free(text);
-        return rc;
+        return CSR_ERR_TOO_LARGE;
     }
-    for (uint64_t s = 0; s < n; s++) {
-        uint64_t *row = rows + s * W;
-        for (uint64_t v = 0; v < V; v++) {
-            const uint64_t x = (uint64_t)values[s * V + v] - (uint64_t)info[v].lower;
-            const uint64_t w = info[v].offset >> 6, b = info[v].offset & 63;
-            row[w] |= x << b;
-            if (b + info[v].width > 64)
-                row[w + 1] |= x >> (64 - b);
-        }
+    uint64_t *rows = calloc(words ? words : 1, 8);
+    if (!rows) {
+        free(info), free(copy), free(text);
+        return CSR_ERR_NOMEM;
     }
     char *at = text;
     for (uint64_t v = 0; v < V; v++) {
@@ -361,5 +357,61 @@ int csr_set_valuations(csr_model *model, uint64_t V, const char *const *names, c
     model->variable_info = info;
     model->valuation_words = W;
     model->valuations = rows;
+    return CSR_OK;
+}
+
+void csr_put_variable_value(csr_model *model, uint64_t s, uint64_t v, int64_t value)
+{
+    const csr_variable *x = &model->variable_info[v];
+    /* the rows are the model's own (csr_init_valuations) */
+    uint64_t *row = (uint64_t *)model->valuations + s * model->valuation_words;
+    const uint64_t mask = x->width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << x->width) - 1;
+    const uint64_t field = ((uint64_t)value - (uint64_t)x->lower) & mask;
+    const uint64_t w = x->offset >> 6, b = x->offset & 63;
+    row[w] = (row[w] & ~(mask << b)) | field << b;
+    if (b + x->width > 64)
+        row[w + 1] = (row[w + 1] & ~(mask >> (64 - b))) | field >> (64 - b);
+}
+
+int csr_set_valuations(csr_model *model, uint64_t V, const char *const *names, const uint32_t *types,
+                       const int64_t *lower, const int64_t *upper, const int64_t *values)
+{
+    const uint64_t n = model->num_states;
+    if (model->variables.count || !V || V > SIZE_MAX / 16)
+        return CSR_ERR_STRING_TABLE;
+    for (uint64_t v = 0; v < V; v++)
+        if (types[v] != CSR_VAR_BOOL && types[v] != CSR_VAR_INT)
+            return CSR_ERR_RANGE;
+    int64_t *lo = malloc(V * sizeof *lo), *hi = malloc(V * sizeof *hi);
+    if (!lo || !hi) {
+        free(lo), free(hi);
+        return CSR_ERR_NOMEM;
+    }
+    int rc = CSR_OK;
+    for (uint64_t v = 0; v < V && !rc; v++) {
+        if (lower && upper) {
+            lo[v] = lower[v], hi[v] = upper[v];
+        } else if (types[v] == CSR_VAR_BOOL || n == 0) {
+            lo[v] = 0, hi[v] = types[v] == CSR_VAR_BOOL;
+        } else {
+            lo[v] = hi[v] = values[v];
+            for (uint64_t s = 1; s < n; s++) {
+                int64_t x = values[s * V + v];
+                lo[v] = x < lo[v] ? x : lo[v];
+                hi[v] = x > hi[v] ? x : hi[v];
+            }
+        }
+        for (uint64_t s = 0; s < n && !rc; s++)
+            if (values[s * V + v] < lo[v] || values[s * V + v] > hi[v])
+                rc = CSR_ERR_RANGE;
+    }
+    if (!rc)
+        rc = csr_init_valuations(model, V, names, types, lo, hi);
+    free(lo), free(hi);
+    if (rc)
+        return rc;
+    for (uint64_t s = 0; s < n; s++)
+        for (uint64_t v = 0; v < V; v++)
+            csr_put_variable_value(model, s, v, values[s * V + v]);
     return CSR_OK;
 }

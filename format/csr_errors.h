@@ -48,6 +48,8 @@
     X(CSR_ERR_SEGMENTS, "segment layout does not match the transitions")           \
     X(CSR_ERR_TARGET_ORDER, "targets of a choice not strictly ascending")          \
     X(CSR_ERR_REWARD, "reward not finite or negative")                             \
+    X(CSR_ERR_VARIABLE, "bad state variable")                                      \
+    X(CSR_ERR_VALUATION, "state valuation outside its variable's range")           \
     /* text readers (PRISM .tra/.lab, label and value files) */                    \
     X(CSR_ERR_SYNTAX, "syntax error")                                              \
     X(CSR_ERR_NUMBER, "malformed number")                                          \

@@ -191,7 +191,7 @@ static int check_section_length(const csr_model *m, const csr_section *s, csr_st
     if ((s->type == CSR_SEC_INITIAL_STATES || s->type == CSR_SEC_LABEL_STATES) && s->length % 4)
         return csr_fail(st, CSR_ERR_SECTION_LENGTH, "section %s: %llu bytes, not a multiple of 4",
                         csr_section_name(s->type), (unsigned long long)s->length);
-    if (s->type == CSR_SEC_LABEL_FIRST && s->length % 8)
+    if ((s->type == CSR_SEC_LABEL_FIRST || s->type == CSR_SEC_VALUATIONS) && s->length % 8)
         return csr_fail(st, CSR_ERR_SECTION_LENGTH, "section %s: %llu bytes, not a multiple of 8",
                         csr_section_name(s->type), (unsigned long long)s->length);
     if (s->length > SIZE_MAX / 2)
@@ -314,6 +314,37 @@ static int attach_sections(csr_model *m, const uint8_t *const *data, csr_status 
         m->choice_rewards = (const double *)by_type[CSR_SEC_CHOICE_REWARDS];
     } else if (present[CSR_SEC_STATE_REWARDS] || present[CSR_SEC_CHOICE_REWARDS]) {
         return csr_fail(st, CSR_ERR_SECTION_MISSING, "reward values without REWARD_NAMES");
+    }
+    int valuation_parts = present[CSR_SEC_VARIABLE_NAMES] + present[CSR_SEC_VARIABLE_INFO] + present[CSR_SEC_VALUATIONS];
+    if (valuation_parts != 0 && valuation_parts != 3)
+        return csr_fail(st, CSR_ERR_SECTION_MISSING, "VARIABLE_NAMES, VARIABLE_INFO and VALUATIONS go together");
+    if (valuation_parts) {
+        if ((rc = parse_strings(&m->variables, (const char *)by_type[CSR_SEC_VARIABLE_NAMES],
+                                length[CSR_SEC_VARIABLE_NAMES], "VARIABLE_NAMES", st)))
+            return rc;
+        const uint64_t V = m->variables.count;
+        if (V == 0)
+            return csr_fail(st, CSR_ERR_STRING_TABLE, "VARIABLE_NAMES holds no name");
+        if (length[CSR_SEC_VARIABLE_INFO] / sizeof(csr_variable) != V ||
+            length[CSR_SEC_VARIABLE_INFO] % sizeof(csr_variable))
+            return csr_fail(st, CSR_ERR_SECTION_LENGTH, "VARIABLE_INFO: %llu bytes for %llu variables (32 each)",
+                            (unsigned long long)length[CSR_SEC_VARIABLE_INFO], (unsigned long long)V);
+        m->variable_info = (const csr_variable *)by_type[CSR_SEC_VARIABLE_INFO];
+        /* W from the widths (at most 64 each: no overflow); csr_validate
+         * checks them further, and the offsets */
+        uint64_t bits = 0, want;
+        for (uint64_t v = 0; v < V; v++) {
+            if (m->variable_info[v].width > 64)
+                return csr_fail(st, CSR_ERR_VARIABLE, "VARIABLE_INFO: variable %llu (\"%.40s\"): width %u (1 to 64)",
+                                (unsigned long long)v, m->variables.names[v], m->variable_info[v].width);
+            bits += m->variable_info[v].width;
+        }
+        m->valuation_words = bits / 64 + (bits % 64 != 0);
+        if (csr_mul_u64(m->valuation_words * 8, m->num_states, &want) || want != length[CSR_SEC_VALUATIONS])
+            return csr_fail(st, CSR_ERR_SECTION_LENGTH, "VALUATIONS: %llu bytes, expected %llu states x %llu words",
+                            (unsigned long long)length[CSR_SEC_VALUATIONS], (unsigned long long)m->num_states,
+                            (unsigned long long)m->valuation_words);
+        m->valuations = (const uint64_t *)by_type[CSR_SEC_VALUATIONS];
     }
     m->permutation = (const uint32_t *)by_type[CSR_SEC_PERMUTATION];
     int segment_parts = present[CSR_SEC_SEGMENT_INFO] + present[CSR_SEC_SEGMENT_FIRST] +

@@ -33,13 +33,15 @@ int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out
     csr_reward_counts(in, in->rewards.count, &with_state, &with_choice);
     double *srew = with_state ? malloc(with_state * n * sizeof *srew) : NULL;
     double *crew = with_choice ? malloc(with_choice * c * sizeof *crew) : NULL;
+    const uint64_t W = in->variables.count ? in->valuation_words : 0; /* u64 words of a state's row */
+    uint64_t *rows = W ? malloc((n ? n * W : 1) * sizeof *rows) : NULL;
     int rc = CSR_OK;
-    void *blocks[] = {sc, ct, tg, perm, pr, ca, init, ls, srew, crew};
+    void *blocks[] = {sc, ct, tg, perm, pr, ca, init, ls, srew, crew, rows};
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++)
         if (csr_adopt(out, blocks[b]))
             rc = CSR_ERR_NOMEM;
     if (!new_of_old || !sc || !ct || !tg || !perm || (in->probabilities && !pr) || (in->choice_actions && !ca) ||
-        !init || !ls || (with_state && !srew) || (with_choice && !crew) || rc) {
+        !init || !ls || (with_state && !srew) || (with_choice && !crew) || (W && !rows) || rc) {
         free(new_of_old);
         return CSR_ERR_NOMEM;
     }
@@ -52,6 +54,8 @@ int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out
         sc[i] = k;
         for (uint64_t r = 0; r < with_state; r++)
             srew[r * n + i] = in->state_rewards[r * n + s];
+        if (W)
+            memcpy(rows + i * W, in->valuations + s * W, W * sizeof *rows);
         for (uint64_t j = in->state_choices[s]; j < in->state_choices[s + 1]; j++, k++) {
             ct[k] = x;
             if (ca)
@@ -92,6 +96,10 @@ int csr_renumber(const csr_model *in, const uint32_t *old_of_new, csr_model *out
     out->reward_info = in->reward_info;
     out->state_rewards = srew;
     out->choice_rewards = crew;
+    out->variables = in->variables; /* names and descriptions borrowed as the labels' */
+    out->variable_info = in->variable_info;
+    out->valuation_words = in->valuation_words;
+    out->valuations = rows;
     /* The identity needs no permutation section. */
     int identity = 1;
     for (uint64_t i = 0; i < n && identity; i++)
@@ -121,5 +129,6 @@ void csr_free_renumbered(csr_model *out)
     out->labels.names = NULL; /* borrowed from the model renumbered */
     out->rewards.names = NULL;
     out->actions.names = NULL;
+    out->variables.names = NULL;
     csr_free(out);
 }

@@ -1,6 +1,7 @@
 /*
  * csr_validate.c - the structural invariants of format/CSR.md ("Validity"),
- * checked in O(n + c + t) time and O(L log L) for the label and action names;
+ * checked in O(n + c + t + n W) time and O(L log L) for the label, action,
+ * reward and variable names;
  * the per-transition checks of a large model in parallel (bulk_valid).
  */
 #include <math.h>
@@ -156,6 +157,128 @@ static int check_segments(const csr_model *m, csr_status *st)
                             (unsigned long long)g, (unsigned long long)depth, (unsigned long long)widest);
     }
     return CSR_OK;
+}
+
+/* ---- state variables and valuations (1.3) ---------------------------------- */
+
+/* The width bits at bit offset of row (a field may cross a word). */
+static inline uint64_t field_at(const uint64_t *row, uint64_t offset, uint32_t width)
+{
+    const uint64_t w = offset >> 6, b = offset & 63;
+    uint64_t x = row[w] >> b;
+    if (b + width > 64)
+        x |= row[w + 1] << (64 - b);
+    return width == 64 ? x : x & (((uint64_t)1 << width) - 1);
+}
+
+/* The first fault of the rows of states [first, end): the state, or end when
+ * every field is within its span and the unused high bits of each row are
+ * zero.  checked[] lists the variables whose span is below their field's
+ * largest value (the others cannot be out of range). */
+static uint64_t first_bad_row(const csr_model *m, const uint64_t *checked, uint64_t num_checked, uint64_t used_mask,
+                              uint64_t first, uint64_t end)
+{
+    const uint64_t W = m->valuation_words;
+    for (uint64_t s = first; s < end; s++) {
+        const uint64_t *row = m->valuations + s * W;
+        if (W && (row[W - 1] & ~used_mask))
+            return s;
+        for (uint64_t i = 0; i < num_checked; i++) {
+            const csr_variable *x = &m->variable_info[checked[i]];
+            if (field_at(row, x->offset, x->width) > (uint64_t)x->upper - (uint64_t)x->lower)
+                return s;
+        }
+    }
+    return end;
+}
+
+struct rows_task {
+    const csr_model *m;
+    const uint64_t *checked;
+    uint64_t num_checked, used_mask, first, end, bad;
+};
+
+static void *rows_check(void *arg)
+{
+    struct rows_task *t = arg;
+    t->bad = first_bad_row(t->m, t->checked, t->num_checked, t->used_mask, t->first, t->end);
+    return NULL;
+}
+
+/* VARIABLE_NAMES, VARIABLE_INFO and VALUATIONS (format/CSR.md, "State
+ * valuations"): O(V log V) for the names, O(n W) for the rows (V <= 64 W). */
+static int check_valuations(const csr_model *m, csr_status *st)
+{
+    const uint64_t V = m->variables.count, n = m->num_states;
+    int rc;
+    if (!m->variable_info || (n && !m->valuations))
+        return csr_fail(st, CSR_ERR_SECTION_MISSING, "VARIABLE_INFO, VALUATIONS");
+    if ((rc = check_names(&m->variables, 0, "VARIABLE_NAMES", st)))
+        return rc;
+    uint64_t offset = 0, num_checked = 0;
+    for (uint64_t v = 0; v < V; v++) {
+        const csr_variable *x = &m->variable_info[v];
+        const char *name = m->variables.names[v];
+        if (x->type != CSR_VAR_BOOL && x->type != CSR_VAR_INT)
+            return csr_fail(st, CSR_ERR_VARIABLE, "VARIABLE_INFO: variable \"%.40s\": type %u (1 bool, 2 int)", name,
+                            x->type);
+        if (x->width < 1 || x->width > 64)
+            return csr_fail(st, CSR_ERR_VARIABLE, "VARIABLE_INFO: variable \"%.40s\": width %u (1 to 64)", name,
+                            x->width);
+        if (x->lower > x->upper || (x->type == CSR_VAR_BOOL && (x->lower != 0 || x->upper != 1)))
+            return csr_fail(st, CSR_ERR_VARIABLE, "VARIABLE_INFO: variable \"%.40s\": range [%lld, %lld]%s", name,
+                            (long long)x->lower, (long long)x->upper, x->type == CSR_VAR_BOOL ? " (a bool's is [0, 1])" : "");
+        const uint64_t span = (uint64_t)x->upper - (uint64_t)x->lower;
+        if (x->width < csr_variable_width(span))
+            return csr_fail(st, CSR_ERR_VARIABLE, "VARIABLE_INFO: variable \"%.40s\": width %u, but the range [%lld, %lld] needs %u bits",
+                            name, x->width, (long long)x->lower, (long long)x->upper, csr_variable_width(span));
+        if (x->offset != offset)
+            return csr_fail(st, CSR_ERR_VARIABLE,
+                            "VARIABLE_INFO: variable \"%.40s\": offset %llu, expected %llu (the sum of the widths before it)",
+                            name, (unsigned long long)x->offset, (unsigned long long)offset);
+        offset += x->width;
+        num_checked += x->width < 64 && span < ((uint64_t)1 << x->width) - 1;
+    }
+    const uint64_t W = offset / 64 + (offset % 64 != 0);
+    if (m->valuation_words != W)
+        return csr_fail(st, CSR_ERR_VARIABLE, "VALUATIONS: %llu words a state, the widths give %llu",
+                        (unsigned long long)m->valuation_words, (unsigned long long)W);
+    uint64_t *checked = malloc((num_checked ? num_checked : 1) * sizeof *checked);
+    if (!checked)
+        return csr_fail(st, CSR_ERR_NOMEM, "VARIABLE_INFO: %llu variables", (unsigned long long)V);
+    num_checked = 0;
+    for (uint64_t v = 0; v < V; v++) {
+        const csr_variable *x = &m->variable_info[v];
+        if (x->width < 64 && (uint64_t)x->upper - (uint64_t)x->lower < ((uint64_t)1 << x->width) - 1)
+            checked[num_checked++] = v;
+    }
+    const uint64_t used_mask = offset % 64 ? ((uint64_t)1 << (offset % 64)) - 1 : ~(uint64_t)0;
+    unsigned tasks = parallel_tasks(n * (W ? W : 1), parallel_grain((uint64_t)1 << 22));
+    struct rows_task t[PARALLEL_MAX_TASKS];
+    for (unsigned i = 0; i < tasks; i++)
+        t[i] = (struct rows_task){m, checked, num_checked, used_mask, n * i / tasks, n * (i + 1) / tasks, 0};
+    parallel_run(rows_check, t, sizeof t[0], tasks);
+    uint64_t bad = n;
+    for (unsigned i = 0; i < tasks && bad == n; i++)
+        if (t[i].bad < t[i].end)
+            bad = t[i].bad;
+    free(checked);
+    if (bad == n)
+        return CSR_OK;
+    const uint64_t *row = m->valuations + bad * W;
+    if (row[W - 1] & ~used_mask)
+        return csr_fail(st, CSR_ERR_VALUATION, "VALUATIONS: state %llu: the bits after the last variable are not zero",
+                        (unsigned long long)bad);
+    for (uint64_t v = 0; v < V; v++) {
+        const csr_variable *x = &m->variable_info[v];
+        const uint64_t got = field_at(row, x->offset, x->width), span = (uint64_t)x->upper - (uint64_t)x->lower;
+        if (got > span)
+            return csr_fail(st, CSR_ERR_VALUATION,
+                            "VALUATIONS: state %llu: variable \"%.40s\" holds %llu, above upper - lower = %llu (range [%lld, %lld])",
+                            (unsigned long long)bad, m->variables.names[v], (unsigned long long)got,
+                            (unsigned long long)span, (long long)x->lower, (long long)x->upper);
+    }
+    return csr_fail(st, CSR_ERR_VALUATION, "VALUATIONS: state %llu", (unsigned long long)bad);
 }
 
 /* ---- the bulk of the work in parallel -------------------------------------
@@ -318,6 +441,8 @@ int csr_validate(const csr_model *m, csr_status *st)
                                 (unsigned long long)(i % m->num_choices), (unsigned long long)(i / m->num_choices),
                                 m->choice_rewards[i]);
     }
+    if (m->variables.count && (rc = check_valuations(m, st)))
+        return rc;
     if (m->permutation && (rc = check_permutation(m, st)))
         return rc;
     /* the targets of a choice strictly ascending in the original numbering:

@@ -1,5 +1,6 @@
 /*
- * csr_write.c - writing a CSR file (format/CSR.md, version 1.0) in one pass.
+ * csr_write.c - writing a CSR file (format/CSR.md, version 1.3) in one pass,
+ * in the lowest minor version whose sections the model needs.
  *
  * All section lengths follow from the counts and all checksums are computed
  * before the first byte goes out, so the header comes first and the output
@@ -164,8 +165,8 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
         csr_mul_u64(m->num_transitions, 8, &pr_len) || csr_mul_u64(m->num_initial, 4, &in_len) ||
         (m->choice_actions && csr_mul_u64(m->num_choices, 4, &ca_len)))
         return csr_fail(st, CSR_ERR_TOO_LARGE, "section lengths overflow 64 bits");
-    char *label_table = NULL, *action_table = NULL;
-    uint64_t label_table_len = 0, action_table_len = 0;
+    char *label_table = NULL, *action_table = NULL, *variable_table = NULL;
+    uint64_t label_table_len = 0, action_table_len = 0, variable_table_len = 0, valuations_len = 0;
     struct out_section sec[CSR_MAX_SECTIONS];
     uint32_t n = 0;
     sec[n++] = (struct out_section){CSR_SEC_STATE_CHOICES, m->state_choices, sc_len};
@@ -227,6 +228,21 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
         if (with_choice)
             sec[n++] = (struct out_section){CSR_SEC_CHOICE_REWARDS, m->choice_rewards, cr_len};
     }
+    if (m->variables.count) {
+        if (csr_mul_u64(m->valuation_words * 8, m->num_states, &valuations_len) ||
+            m->variables.count > UINT64_MAX / sizeof(csr_variable)) {
+            rc = csr_fail(st, CSR_ERR_TOO_LARGE, "valuation sections overflow 64 bits");
+            goto out;
+        }
+        variable_table = join_strings(&m->variables, &variable_table_len);
+        if (!variable_table) {
+            rc = csr_fail(st, CSR_ERR_NOMEM, "string tables");
+            goto out;
+        }
+        sec[n++] = (struct out_section){CSR_SEC_VARIABLE_NAMES, variable_table, variable_table_len};
+        sec[n++] = (struct out_section){CSR_SEC_VARIABLE_INFO, m->variable_info, m->variables.count * sizeof(csr_variable)};
+        sec[n++] = (struct out_section){CSR_SEC_VALUATIONS, m->valuations, valuations_len};
+    }
     if ((m->labels.count && !label_table) || (m->choice_actions && !action_table)) {
         rc = csr_fail(st, CSR_ERR_NOMEM, "string tables");
         goto out;
@@ -253,7 +269,7 @@ int csr_write_fd(int fd, const csr_model *m, csr_status *st)
     memcpy(hdr, CSR_MAGIC, CSR_MAGIC_LENGTH);
     put_u16(hdr + 8, CSR_VERSION_MAJOR);
     /* the lowest minor version whose sections the file uses (1.0 readers read plain files) */
-    put_u16(hdr + 10, m->rewards.count ? 2 : m->permutation || m->segment_bound ? 1 : 0);
+    put_u16(hdr + 10, m->variables.count ? 3 : m->rewards.count ? 2 : m->permutation || m->segment_bound ? 1 : 0);
     put_u32(hdr + 12, (uint32_t)header_length);
     put_u32(hdr + 16, 0);
     put_u32(hdr + 20, m->model_type);
@@ -287,5 +303,6 @@ out:
     free(label_table);
     free(action_table);
     free(reward_table);
+    free(variable_table);
     return rc;
 }

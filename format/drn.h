@@ -15,7 +15,10 @@
  *   state S [r1, ...] label ...    S = 0, 1, ..., n-1 in order; rewards in brackets
  *                                  (one per reward model: state rewards); labels are
  *                                  words or "quoted"
- *   //[x=1 & ...]                  a state valuation (skipped)
+ *   //[x=1 & !b & c]               the state's valuation (x = 1, b false, c true;
+ *                                  Storm 2.0 writes a true bool as an empty item):
+ *                                  kept when every state has one of bool and
+ *                                  integer variables, else skipped (reported)
  *           action NAME [r1, ...]  a choice of S: NAME is __NOLABEL__ for none, and
  *                                  Storm writes the choice's index within S where
  *                                  the model has no choice labels (both: no action)
@@ -42,6 +45,7 @@ extern "C" {
 typedef struct drn_read_options {
     int sums_are_warnings; /* choice sums off by more than the tolerance: count, don't fail */
     double sum_tolerance;  /* how far from 1 a choice may sum; 0: PRISM_SUM_TOLERANCE */
+    int skip_valuations;   /* read the model without its state valuations */
 } drn_read_options;
 
 typedef struct drn_report {
@@ -51,7 +55,10 @@ typedef struct drn_report {
     uint64_t reward_models;      /* reward models declared: kept as the model's reward structures
                                     (state rewards from the state lines, choice rewards from the
                                     action lines; a part zero everywhere left out) */
-    uint64_t valuations;         /* state valuation lines skipped */
+    uint64_t valuations;         /* state valuation lines read */
+    uint64_t variables;          /* their variables, when kept as the model's valuations (CSR 1.3); 0:
+                                    none, or skipped (why: skipped_why) */
+    char skipped_why[128];
 } drn_report;
 
 /* Whether the start of an input (head, length bytes) is DRN: after blank

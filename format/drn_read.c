@@ -63,7 +63,125 @@ typedef struct drn_reader {
     double sum;             /* of the open choice */
     uint64_t state_line, choice_line, transition_line; /* where the open state, choice, last transition are */
     uint64_t fault_line;    /* the line a fault found later belongs to (0: the current line) */
+    /* state valuations ("//[x=1 & !b]" after a state line; read_valuation) */
+    int skip_valuations;    /* asked to, or what was read cannot be kept (why: rep->skipped_why) */
+    uint64_t positions;     /* items of the first valuation: the variables */
+    uint64_t position_cap;  /* room in position_name and position_bool */
+    char **position_name;   /* each position's variable name, once a line names it */
+    int8_t *position_bool;  /* 1 bool, 0 int */
+    uint64_t valued_states; /* states 0 .. valued_states - 1 have a valuation */
+    vec values;             /* int64: positions values per state */
 } drn_reader;
+
+/* Give up the valuations (the model is read without them): why, at line,
+ * naming the variable name[0 .. len) when name is not NULL. */
+static int drop_valuations(drn_reader *r, uint64_t line, const char *why, const char *name, size_t len)
+{
+    if (!r->skip_valuations) {
+        r->skip_valuations = 1;
+        snprintf(r->rep->skipped_why, sizeof r->rep->skipped_why, "line %llu: %s%s%.*s%s", (unsigned long long)line,
+                 why, name ? " \"" : "", name ? (int)(len > 40 ? 40 : len) : 0, name ? name : "", name ? "\"" : "");
+    }
+    return CSR_OK;
+}
+
+/*
+ * A state valuation, as Storm writes it after a state line (io/
+ * DirectEncodingExporter: "//" and StateValuations::toString): "[" items
+ * joined by "\t& " "]", an item "x=5" (an integer), "!b" (false) or "b"
+ * (true); Storm 2.0 writes a true bool as an empty item, so a variable is
+ * known by its position, named by the lines where it is not empty.
+ * Anything this reader cannot keep (another syntax, a non-integer value, a
+ * state without a valuation) drops the valuations, not the model: they are
+ * comments.  Returns CSR_OK or CSR_ERR_NOMEM.
+ */
+static int read_valuation(drn_reader *r, const char *p, uint64_t line)
+{
+    r->rep->valuations++;
+    if (r->skip_valuations)
+        return CSR_OK;
+    if (r->state < 0)
+        return drop_valuations(r, line, "a valuation before the first state", NULL, 0);
+    if (r->valued_states != (uint64_t)r->state)
+        return drop_valuations(r, line, r->valued_states > (uint64_t)r->state ? "a second valuation of a state"
+                                                                           : "a state without a valuation before it",
+                               NULL, 0);
+    const char *end = strrchr(p, ']');
+    if (*p != '[' || !end || *num_skip_spaces(end + 1))
+        return drop_valuations(r, line, "not \"[...]\"", NULL, 0);
+    p++;
+    uint64_t k = 0;
+    for (;; k++) {
+        const char *item = num_skip_spaces(p), *stop = item;
+        while (stop < end && *stop != '&')
+            stop++;
+        const char *last = stop;
+        while (last > item && num_is_space(last[-1]))
+            last--;
+        if (r->valued_states == 0 && !(item == end && k == 0)) { /* the first line sets the positions */
+            if (k == r->position_cap) {
+                const uint64_t cap = k ? 2 * k : 16;
+                char **names = realloc(r->position_name, cap * sizeof *names);
+                int8_t *bools = names ? realloc(r->position_bool, cap) : NULL;
+                if (names)
+                    r->position_name = names;
+                if (!names || !bools)
+                    return csr_fail(r->st, CSR_ERR_NOMEM, "state valuations");
+                r->position_bool = bools;
+                r->position_cap = cap;
+            }
+            r->position_name[k] = NULL;
+            r->positions = k + 1;
+        }
+        if (item == end && k == 0)
+            return drop_valuations(r, line, "an empty valuation", NULL, 0);
+        if (k >= r->positions)
+            return drop_valuations(r, line, "more values than the first valuation has", NULL, 0);
+        const char *eq = memchr(item, '=', (size_t)(last - item));
+        int is_bool = eq == NULL, neg = is_bool && last > item && *item == '!';
+        const char *name = item + neg, *name_end = eq ? eq : last;
+        while (eq && name_end > name && num_is_space(name_end[-1]))
+            name_end--;
+        int64_t value = !neg;
+        if (eq) {
+            const char *v = num_skip_spaces(eq + 1);
+            int minus = *v == '-';
+            uint64_t mag = 0;
+            const char *digits = v += minus;
+            for (; *v >= '0' && *v <= '9' && v < last; v++) {
+                if (mag > (UINT64_MAX - 9) / 10)
+                    break;
+                mag = mag * 10 + (uint64_t)(*v - '0');
+            }
+            if (v == digits || v != last || mag > (uint64_t)INT64_MAX + minus)
+                return drop_valuations(r, line, "a value that is not a 64-bit integer, of", name,
+                                       (size_t)(name_end - name));
+            value = minus ? (int64_t)(0 - mag) : (int64_t)mag;
+        }
+        if (r->valued_states == 0)
+            r->position_bool[k] = (int8_t)is_bool;
+        else if (r->position_bool[k] != is_bool)
+            return drop_valuations(r, line, "a variable both bool and integer", NULL, 0);
+        if (name_end > name) {
+            char **known = &r->position_name[k];
+            if (!*known && !(*known = strndup(name, (size_t)(name_end - name))))
+                return csr_fail(r->st, CSR_ERR_NOMEM, "state valuations");
+            if (strlen(*known) != (size_t)(name_end - name) || memcmp(*known, name, (size_t)(name_end - name)))
+                return drop_valuations(r, line, "another variable at the position of", *known, strlen(*known));
+        } else if (!is_bool || neg) {
+            return drop_valuations(r, line, "an item without a variable name", NULL, 0);
+        }
+        if (VEC_PUSH(r->values, int64_t, value))
+            return csr_fail(r->st, CSR_ERR_NOMEM, "state valuations");
+        if (stop == end)
+            break;
+        p = stop + 1;
+    }
+    if (k + 1 != r->positions)
+        return drop_valuations(r, line, "fewer values than the first valuation has", NULL, 0);
+    r->valued_states++;
+    return CSR_OK;
+}
 
 /* Close the open choice: at least one transition, its sum near 1. */
 static int close_choice(drn_reader *r)
@@ -468,6 +586,31 @@ static int build(drn_reader *r, csr_model *m)
     return CSR_OK;
 }
 
+/* The valuations read, every state's, into the model; else dropped (why in
+ * the report).  CSR_OK or CSR_ERR_NOMEM. */
+static int keep_valuations(drn_reader *r, csr_model *m, uint64_t line)
+{
+    if (r->valued_states != r->n)
+        return drop_valuations(r, line, "not every state has a valuation", NULL, 0);
+    for (uint64_t k = 0; k < r->positions; k++)
+        if (!r->position_name[k])
+            return drop_valuations(r, line, "a variable true in every state, whose name Storm 2.0 does not write", NULL, 0);
+    uint32_t *types = malloc(r->positions * sizeof *types);
+    if (!types)
+        return csr_fail(r->st, CSR_ERR_NOMEM, "state valuations");
+    for (uint64_t k = 0; k < r->positions; k++)
+        types[k] = r->position_bool[k] ? CSR_VAR_BOOL : CSR_VAR_INT;
+    int rc = csr_set_valuations(m, r->positions, (const char *const *)r->position_name, types, NULL, NULL,
+                                r->values.data);
+    free(types);
+    if (rc == CSR_ERR_NOMEM || rc == CSR_ERR_TOO_LARGE)
+        return csr_fail(r->st, rc, "state valuations");
+    if (rc)
+        return drop_valuations(r, line, "two variables of one name", NULL, 0);
+    r->rep->variables = r->positions;
+    return CSR_OK;
+}
+
 int drn_read(textin *in, const drn_read_options *opt, csr_model *m, drn_report *rep, csr_status *st)
 {
     drn_report dummy;
@@ -475,7 +618,9 @@ int drn_read(textin *in, const drn_read_options *opt, csr_model *m, drn_report *
         rep = &dummy;
     memset(rep, 0, sizeof *rep);
     memset(m, 0, sizeof *m);
-    drn_reader r = {.st = st, .rep = rep, .state = -1};
+    drn_reader r = {.st = st, .rep = rep, .state = -1, .skip_valuations = opt && opt->skip_valuations};
+    if (r.skip_valuations)
+        snprintf(rep->skipped_why, sizeof rep->skipped_why, "--no-valuations");
     r.tol = opt && opt->sum_tolerance > 0 ? opt->sum_tolerance : PRISM_SUM_TOLERANCE;
     r.sums_are_warnings = opt && opt->sums_are_warnings;
     int rc = CSR_OK, expect = EXPECT_NONE, have = 0, body = 0, got;
@@ -494,8 +639,8 @@ int drn_read(textin *in, const drn_read_options *opt, csr_model *m, drn_report *
             continue;
         }
         if (p[0] == '/' && p[1] == '/') {
-            if (body && p[2] == '[')
-                rep->valuations++;
+            if (body && p[2] == '[' && (rc = read_valuation(&r, p + 2, in->line)))
+                goto done;
             continue;
         }
         if (*p == '\0')
@@ -567,6 +712,8 @@ int drn_read(textin *in, const drn_read_options *opt, csr_model *m, drn_report *
         free(sr);
         free(cr);
     }
+    if (!rc && !r.skip_valuations && r.positions)
+        rc = keep_valuations(&r, m, in->line);
 done:
     if (rc) {
         if (st)
@@ -582,6 +729,11 @@ done:
     free(r.choice_rewards.data);
     for (uint64_t i = 0; i < r.reward_models; i++)
         free(r.reward_names[i]);
+    for (uint64_t i = 0; i < r.positions; i++)
+        free(r.position_name[i]);
+    free(r.position_name);
+    free(r.position_bool);
+    free(r.values.data);
     for (uint64_t i = 0; i < r.label_cap; i++)
         free(r.label_states[i].data);
     free(r.label_states);

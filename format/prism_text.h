@@ -100,6 +100,28 @@ int prism_write_trew(FILE *f, const csr_model *model, uint64_t r, csr_status *st
 
 int prism_write_lab(FILE *f, const csr_model *model, csr_status *status);
 
+/*
+ * PRISM's state file (prism -exportstates m.sta; format/prism_states.c):
+ * "# States" (optional: '#' lines and blank lines are skipped), the
+ * variable names "(x,y,z)", then "s:(v1,v2,v3)" for each state s = 0, 1, ...
+ * in order, values integers (64 bits) or true/false.  prism_read_sta gives
+ * model (its states read already, no valuations yet) its valuations: a
+ * variable is bool when its values are true/false, int when integers, each
+ * with the least range of its values (csr_set_valuations).  Errors, with
+ * status->line: CSR_ERR_SYNTAX (no header, a malformed line, a variable
+ * both bool and int), CSR_ERR_NUMBER (a value neither an integer nor
+ * true/false), CSR_ERR_COUNTS (a line with too few or too many values, more
+ * or fewer states than the model), CSR_ERR_ORDER (a state out of order or
+ * twice), CSR_ERR_STRING_TABLE (a name twice), CSR_ERR_TRUNCATED (no header,
+ * no newline at the end), CSR_ERR_IO, CSR_ERR_NOMEM.
+ */
+int prism_read_sta(textin *in, csr_model *model, csr_status *status);
+
+/* model's valuations (original numbering: no PERMUTATION, else
+ * CSR_ERR_USAGE; none: CSR_ERR_USAGE) as PRISM writes a .sta, "# States"
+ * first.  CSR_ERR_IO when f reports a write error. */
+int prism_write_sta(FILE *f, const csr_model *model, csr_status *status);
+
 #ifdef __cplusplus
 }
 #endif

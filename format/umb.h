@@ -26,9 +26,15 @@
  * first use with "" first, as prism2csr does for a .tra.  Reward annotations
  * of type double become the CSR's reward structures (1.2), named by alias
  * (else ID): state rewards as they are, choice rewards plus each choice's
- * expected branch reward (sum of probability x reward).  Valuations, rewards
- * of other types, observations and other annotation groups have no place in
- * the CSR format: they are skipped and reported in umb_report.skipped.
+ * expected branch reward (sum of probability x reward).  The state
+ * valuations (valuations/states/valuations.bin, one class of bool, int and
+ * uint variables of up to 64 bits; umb_read.c, parse_valuations, gives the
+ * encoding) become the CSR's (1.3), each variable with the least range of
+ * its values; other variable types and several classes are refused
+ * (CSR_ERR_UNSUPPORTED) unless options->skip_valuations.  Rewards of other
+ * types, observations, valuations of other entities and other annotation
+ * groups have no place in the CSR format: they are skipped and reported in
+ * umb_report.skipped.
  *
  * Errors: csr_error codes with a csr_status (detail names the member), never
  * printed.  Compression other than gzip, xz or none: CSR_ERR_COMPRESSION; a
@@ -63,17 +69,19 @@ enum umb_input_kind {
 
 /* Things a UMB file held that the CSR format has no place for (umb_report.skipped). */
 enum umb_skipped {
-    UMB_SKIPPED_VALUATIONS = 1 << 0,
+    UMB_SKIPPED_VALUATIONS = 1 << 0,     /* state valuations, as asked (skip_valuations) */
     UMB_SKIPPED_REWARDS = 1 << 1,        /* rewards not of type double, or of what is neither states, choices nor branches */
     UMB_SKIPPED_OBSERVATIONS = 1 << 2,
     UMB_SKIPPED_ANNOTATIONS = 1 << 3,   /* other groups, or APs not of states */
     UMB_SKIPPED_BRANCH_ACTIONS = 1 << 4, /* branch actions that differ within a choice */
     UMB_SKIPPED_INIT_AP = 1 << 5,        /* an AP named "init": the label comes from state-is-initial */
     UMB_SKIPPED_MEMBERS = 1 << 6,        /* other archive members */
+    UMB_SKIPPED_OTHER_VALUATIONS = 1 << 7, /* valuations of entities other than states (observations) */
 };
 
 typedef struct umb_read_options {
     int sums_are_warnings; /* a choice not summing to 1 within the tolerance: count, don't fail */
+    int skip_valuations;   /* read the model without its state valuations (reported as skipped) */
     double sum_tolerance;  /* how far from 1 a choice may sum; 0: PRISM_SUM_TOLERANCE (prism_text.h) */
 } umb_read_options;
 
@@ -82,6 +90,7 @@ typedef struct umb_report {
     const char *compression; /* "gzip", "xz" or "none" */
     const char *tool;        /* file-data.tool of index.json, or "" (points into a static buffer) */
     unsigned skipped;        /* enum umb_skipped flags */
+    uint64_t variables;      /* state variables read (valuations kept) */
     uint64_t bad_sums;       /* choices off by more than the tolerance (when warnings) */
     uint64_t first_bad_sum_choice;
     double worst_sum_error;
@@ -122,8 +131,11 @@ int umb_read_gzip_file(int fd, const umb_read_options *options, csr_model *model
  * csr_original_numbering) and have probabilities.  Labels but "init" become
  * state APs (ID from the name: lower case, other characters '_', unique),
  * "init" the initial states; actions are choice actions of an MDP and
- * branch actions of a DTMC, as PRISM writes them.  Reading the archive back
- * gives the same model, labels "init" and "deadlock" first.
+ * branch actions of a DTMC, as PRISM writes them; state valuations as
+ * PRISM's UMBExporter writes its variables (bool of 1 bit, uint when the
+ * lower bound is 0 or more, else int in two's complement; umb_write.c,
+ * variable_bits), which PRISM's and Storm's readers read.  Reading the
+ * archive back gives the same model, labels "init" and "deadlock" first.
  * Errors: CSR_ERR_USAGE (permuted model, no probabilities), CSR_ERR_IO,
  * CSR_ERR_NOMEM.
  */

@@ -26,7 +26,8 @@
 #endif
 
 #define UMB_MAX_INDEX_BYTES ((size_t)64 << 20)
-#define UMB_MAX_AP_ID 200
+#define UMB_MAX_ID_BYTES 4096     /* an annotation's ID: a path component of its members */
+#define UMB_MAX_PADDING ((uint64_t)1 << 32) /* bits of one padding entry of a valuation class */
 #define UMB_READ_BLOCK ((size_t)1 << 20)
 #define UMB_MAX_COUNT ((uint64_t)1 << 58) /* choices, branches: their arrays' bytes fit a u64 */
 
@@ -45,16 +46,28 @@ typedef struct umb_index {
     uint64_t choice_actions, branch_actions;
     size_t num_aps;
     struct ap {
-        char id[UMB_MAX_AP_ID + 1];
-        const char *name; /* alias, else id; points into the JSON tree */
+        const char *id;   /* points into the JSON tree, as name */
+        const char *name; /* alias, else id */
     } *aps;
     size_t num_rewards;
     struct reward {
-        char id[UMB_MAX_AP_ID + 1];
+        const char *id;
         const char *name;            /* alias, else id; points into the JSON tree */
         int states, choices, branches; /* what it applies to */
     } *rewards;
+    /* The state valuations (valuations.states, one class): the variables in
+     * row order, a row's bits (variables and padding) and bytes. */
+    size_t num_vars;
+    struct var {
+        const char *name; /* points into the JSON tree */
+        int type;         /* UMB_VAR_BOOL, UMB_VAR_INT, UMB_VAR_UINT */
+        uint64_t bit, size; /* first bit in the row (LSB first in each byte), bits (0 to 64) */
+        int64_t offset;   /* added to a uint's value (Storm's "offset") */
+    } *vars;
+    uint64_t row_bits, row_bytes;
 } umb_index;
+
+enum { UMB_VAR_BOOL = 1, UMB_VAR_INT, UMB_VAR_UINT };
 
 typedef struct reader {
     textin *in;
@@ -67,6 +80,7 @@ typedef struct reader {
     umb_index index;
     int have_index;
     umb_report *report;
+    int skip_valuations; /* umb_read_options.skip_valuations */
     unsigned char *memory; /* the whole archive, when read from memory (malloc'd) */
     size_t memory_length;
     int memory_used;    /* the model points into memory: adopt it (read_archive) */
@@ -78,6 +92,7 @@ static const char *const known_members[] = {
     "branch-to-probability.bin",      "state-is-initial.bin",          "actions/choices/values.bin",
     "actions/choices/string-mapping.bin", "actions/choices/strings.bin", "actions/branches/values.bin",
     "actions/branches/string-mapping.bin", "actions/branches/strings.bin",
+    "valuations/states/valuations.bin", "valuations/states/valuation-to-class.bin",
 };
 
 int umb_sniff(const void *head, size_t length, csr_status *st)
@@ -164,8 +179,10 @@ static int wanted_member(const char *name)
 
 static void note_skipped(reader *r, const char *name)
 {
-    if (strncmp(name, "valuations/", 11) == 0)
+    if (strncmp(name, "valuations/states/", 18) == 0)
         r->report->skipped |= UMB_SKIPPED_VALUATIONS;
+    else if (strncmp(name, "valuations/", 11) == 0)
+        r->report->skipped |= UMB_SKIPPED_OTHER_VALUATIONS;
     else if (strncmp(name, "annotations/rewards/", 20) == 0)
         r->report->skipped |= UMB_SKIPPED_REWARDS;
     else if (strncmp(name, "observations/", 13) == 0)
@@ -327,13 +344,24 @@ static int get_type(reader *r, json_t *v, const char *where, const char **type, 
 /* What an annotation applies to (bits of its "applies-to" array). */
 enum { APPLIES_STATES = 1, APPLIES_CHOICES = 2, APPLIES_BRANCHES = 4, APPLIES_OTHER = 8 };
 
-/* The checks every annotation (an AP, a reward structure) shares: its ID (1
- * to 200 characters without '/'), an object, and "applies-to" an array of
- * strings, returned as APPLIES_* bits in *applies. */
+/* "annotations: GROUP \"ID\"" for messages, a long ID cut (Storm names an
+ * expression's AP by its text, hex-escaped: hundreds of characters). */
+static void annotation_where(char *where, size_t size, const char *group, const char *id)
+{
+    snprintf(where, size, "annotations: %s \"%.60s%s\"", group, id, strlen(id) > 60 ? "..." : "");
+}
+
+/* The checks every annotation (an AP, a reward structure) shares: its ID,
+ * an object, and "applies-to" an array of strings, returned as APPLIES_*
+ * bits in *applies.  The ID names a folder of members
+ * (annotations/GROUP/ID/...): PRISM's writer makes it of [a-z0-9_-], Storm's
+ * of [a-z0-9_-] with any other character as "0x" and its hex code, of any
+ * length; neither reader restricts it further.  This reader takes any ID of
+ * 1 to 4096 bytes but '/', "." and ".." (a path component, not a path). */
 static int annotation_header(reader *r, const char *id, json_t *value, const char *where, unsigned *applies)
 {
-    if (!*id || strlen(id) > UMB_MAX_AP_ID || strchr(id, '/'))
-        return index_error(r, "%s: the ID must be 1 to 200 characters without '/'%s", where, "");
+    if (!*id || strlen(id) > UMB_MAX_ID_BYTES || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, ".."))
+        return index_error(r, "%s: the ID must be 1 to 4096 bytes, without '/', and not \".\" or \"..\"%s", where, "");
     if (!json_is_object(value))
         return index_error(r, "%s: not an object%s", where, "");
     json_t *list = json_object_get(value, "applies-to");
@@ -377,8 +405,8 @@ static int parse_aps(reader *r, json_t *aps)
     const char *id;
     json_t *ap;
     json_object_foreach(aps, id, ap) {
-        char where[UMB_MAX_AP_ID + 32];
-        snprintf(where, sizeof where, "annotations: ap \"%.*s\"", UMB_MAX_AP_ID, id);
+        char where[128];
+        annotation_where(where, sizeof where, "ap", id);
         unsigned applies;
         int rc = annotation_header(r, id, ap, where, &applies);
         if (rc)
@@ -396,8 +424,8 @@ static int parse_aps(reader *r, json_t *aps)
         if ((rc = annotation_alias(r, ap, where, &alias)))
             return rc;
         struct ap *a = &r->index.aps[r->index.num_aps++];
-        memcpy(a->id, id, strlen(id) + 1);
-        a->name = alias ? alias : a->id;
+        a->id = id;
+        a->name = alias ? alias : id;
     }
     return CSR_OK;
 }
@@ -416,8 +444,8 @@ static int parse_rewards(reader *r, json_t *rewards)
     const char *id;
     json_t *rw;
     json_object_foreach(rewards, id, rw) {
-        char where[UMB_MAX_AP_ID + 40];
-        snprintf(where, sizeof where, "annotations: reward \"%.*s\"", UMB_MAX_AP_ID, id);
+        char where[128];
+        annotation_where(where, sizeof where, "reward", id);
         unsigned applies;
         int rc = annotation_header(r, id, rw, where, &applies);
         if (rc)
@@ -439,9 +467,131 @@ static int parse_rewards(reader *r, json_t *rewards)
         }
         if ((rc = annotation_alias(r, rw, where, &alias)))
             return rc;
-        memcpy(w->id, id, strlen(id) + 1);
-        w->name = alias ? alias : w->id;
+        w->id = id;
+        w->name = alias ? alias : id;
         r->index.num_rewards++;
+    }
+    return CSR_OK;
+}
+
+/* An integer field of a valuation entry: *out and 1 when there, 0 when not;
+ * -1 (an index error in status) when it is not an integer. */
+static int valuation_integer(reader *r, json_t *entry, const char *key, const char *where, json_int_t *out)
+{
+    json_t *v = json_object_get(entry, key);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v)) {
+        index_error(r, "%s: \"%s\" is not an integer", where, key);
+        return -1;
+    }
+    *out = json_integer_value(v);
+    return 1;
+}
+
+/*
+ * index.json's "valuations" (UMB 1.0; PRISM's UMBIndex.ValuationDescription,
+ * UMBBitPacking; Storm's ValuationDescription.h): per entity a list of
+ * classes, each a list of variables ({"name", "type": {"type", "size"}},
+ * Storm adding "lower", "upper", "offset") and paddings ({"padding": bits}).
+ * A state's row is the class's bits in list order, packed from bit 0 (bit i
+ * of a row is bit i % 8 of its byte i / 8), ceil(bits / 8) bytes, the rows
+ * one after the other in valuations/states/valuations.bin.  bool: non-zero
+ * is true; uint: unsigned, plus "offset" (Storm writes a range [lower,
+ * upper] as uint of offset lower); int: two's complement.  Read: the states'
+ * one class of bool, int and uint variables of at most 64 bits; doubles,
+ * rationals, strings, optional variables, an int with an offset (Storm's
+ * readers add it or not) and several classes (PRISM's importer refuses
+ * them) are refused, unless skip_valuations (the model without them).
+ * Valuations of other entities (observations) are skipped.  "lower",
+ * "upper" and "unique" are not used: the CSR keeps each variable's least
+ * range.
+ */
+static int parse_valuations(reader *r, json_t *valuations)
+{
+    if (!json_is_object(valuations))
+        return index_error(r, "index.json: \"valuations\" is not an object%s%s", "", "");
+    const char *entity;
+    json_t *d;
+    umb_index *x = &r->index;
+    json_object_foreach(valuations, entity, d) {
+        if (strcmp(entity, "states") != 0 || r->skip_valuations) {
+            r->report->skipped |= strcmp(entity, "states") ? UMB_SKIPPED_OTHER_VALUATIONS : UMB_SKIPPED_VALUATIONS;
+            continue;
+        }
+        json_t *classes = json_is_object(d) ? json_object_get(d, "classes") : NULL;
+        if (!json_is_array(classes))
+            return index_error(r, "valuations: \"states\" is not an object with a \"classes\" array%s%s", "", "");
+        if (json_array_size(classes) == 0)
+            continue;
+        if (json_array_size(classes) > 1)
+            return csr_fail(r->st, CSR_ERR_UNSUPPORTED,
+                            "valuations: %zu classes of state valuations (PRISM's importer reads one; "
+                            "prism2csr --no-valuations reads the model without them)",
+                            json_array_size(classes));
+        json_t *list = json_is_object(json_array_get(classes, 0)) ? json_object_get(json_array_get(classes, 0), "variables")
+                                                                  : NULL;
+        if (!json_is_array(list))
+            return index_error(r, "valuations: states: class 0 is not an object with a \"variables\" array%s%s", "", "");
+        x->vars = calloc(json_array_size(list) ? json_array_size(list) : 1, sizeof *x->vars);
+        if (!x->vars)
+            return csr_fail(r->st, CSR_ERR_NOMEM, "valuations");
+        size_t i;
+        json_t *e;
+        json_array_foreach(list, i, e) {
+            char where[128];
+            json_t *name = json_is_object(e) ? json_object_get(e, "name") : NULL;
+            json_int_t padding, offset = 0;
+            snprintf(where, sizeof where, "valuations: states: entry %zu", i);
+            if (!json_is_object(e))
+                return index_error(r, "%s: not an object%s", where, "");
+            int has_padding = valuation_integer(r, e, "padding", where, &padding);
+            if (has_padding < 0)
+                return CSR_ERR_UMB_INDEX;
+            if (has_padding) {
+                if (name || json_object_get(e, "type") || padding < 0 || (uint64_t)padding > UMB_MAX_PADDING)
+                    return index_error(r, "%s: a padding must be 0 to 2^32 bits, without a name or type%s", where, "");
+                x->row_bits += (uint64_t)padding;
+                continue;
+            }
+            if (!json_is_string(name) || json_string_length(name) == 0 ||
+                strlen(json_string_value(name)) != json_string_length(name))
+                return index_error(r, "%s: \"name\" is not a non-empty string without NUL%s", where, "");
+            snprintf(where, sizeof where, "valuations: states: variable \"%.60s\"", json_string_value(name));
+            json_t *type = json_object_get(e, "type"), *t = json_is_object(type) ? json_object_get(type, "type") : NULL;
+            json_t *size = json_is_object(type) ? json_object_get(type, "size") : NULL;
+            if (!json_is_string(t))
+                return index_error(r, "%s: \"type\" is not a type object with a \"type\" string%s", where, "");
+            const char *tn = json_string_value(t);
+            struct var *v = &x->vars[x->num_vars];
+            v->name = json_string_value(name);
+            v->type = !strcmp(tn, "bool") ? UMB_VAR_BOOL : !strcmp(tn, "int") ? UMB_VAR_INT : !strcmp(tn, "uint") ? UMB_VAR_UINT : 0;
+            if (!v->type)
+                return csr_fail(r->st, CSR_ERR_UNSUPPORTED,
+                                "%s has type \"%.20s\": the CSR format holds bool and integer variables "
+                                "(prism2csr --no-valuations reads the model without valuations)",
+                                where, tn);
+            if (size && (!json_is_integer(size) || json_integer_value(size) < 0))
+                return index_error(r, "%s: \"size\" is not a non-negative integer%s", where, "");
+            v->size = size ? (uint64_t)json_integer_value(size) : v->type == UMB_VAR_BOOL ? 1 : 64;
+            if (v->size > 64)
+                return csr_fail(r->st, CSR_ERR_UNSUPPORTED, "%s has %llu bits: at most 64 are read", where,
+                                (unsigned long long)v->size);
+            json_t *optional = json_object_get(e, "is-optional");
+            if (optional && !json_is_false(optional))
+                return csr_fail(r->st, CSR_ERR_UNSUPPORTED, "%s is optional: every state must have a value", where);
+            if (valuation_integer(r, e, "offset", where, &offset) < 0)
+                return CSR_ERR_UMB_INDEX;
+            if (v->type == UMB_VAR_INT && offset != 0)
+                return csr_fail(r->st, CSR_ERR_UNSUPPORTED,
+                                "%s: type int with offset %lld (Storm's readers add it or not: ambiguous)", where,
+                                (long long)offset);
+            v->offset = v->type == UMB_VAR_UINT ? (int64_t)offset : 0;
+            v->bit = x->row_bits;
+            x->row_bits += v->size;
+            x->num_vars++;
+        }
+        x->row_bytes = x->row_bits / 8 + (x->row_bits % 8 != 0);
     }
     return CSR_OK;
 }
@@ -518,8 +668,9 @@ static int parse_index(reader *r, const member *m)
             return csr_fail(r->st, CSR_ERR_UNSUPPORTED, "branch probabilities of %lld bits: double is 64",
                             (long long)size);
     }
-    if (json_object_get(root, "valuations"))
-        r->report->skipped |= UMB_SKIPPED_VALUATIONS;
+    json_t *valuations = json_object_get(root, "valuations");
+    if (valuations && (rc = parse_valuations(r, valuations)))
+        return rc;
     json_t *annotations = json_object_get(root, "annotations");
     if (annotations) {
         if (!json_is_object(annotations))
@@ -834,7 +985,7 @@ static int build_labels(reader *r, csr_model *model)
     const uint64_t *deadlock = NULL;
     int rc = CSR_OK;
     for (size_t i = 0; i < x->num_aps && !rc; i++) {
-        char path[UMB_MAX_AP_ID + 48];
+        char path[UMB_MAX_ID_BYTES + 48];
         snprintf(path, sizeof path, "annotations/aps/%s/states/values.bin", x->aps[i].id);
         member *m;
         if ((rc = get_array(r, path, words * 8, 1, &m)))
@@ -999,7 +1150,7 @@ static uint64_t first_bad_target(const uint64_t *wide, uint64_t t, uint64_t n)
 /* One reward member's values (f64[count]), checked finite and non-negative. */
 static int reward_values(reader *r, const struct reward *w, const char *of, uint64_t count, const double **out)
 {
-    char path[UMB_MAX_AP_ID + 64];
+    char path[UMB_MAX_ID_BYTES + 64];
     snprintf(path, sizeof path, "annotations/rewards/%s/%s/values.bin", w->id, of);
     member *m;
     int rc = get_array(r, path, count * 8, 1, &m);
@@ -1075,6 +1226,124 @@ static int build_rewards(reader *r, csr_model *model, const double *probabilitie
     model->state_rewards = srew;
     model->choice_rewards = crew;
     return CSR_OK;
+}
+
+/* The size bits at bit of a valuation row (bit i is bit i % 8 of byte i /
+ * 8; the field lies within the row). */
+static uint64_t row_field(const unsigned char *row, uint64_t bit, uint64_t size)
+{
+    if (size == 0)
+        return 0;
+    const uint64_t first = bit / 8, last = (bit + size - 1) / 8, shift = bit % 8;
+    uint64_t x = 0;
+    for (uint64_t k = first; k <= last && k < first + 8; k++)
+        x |= (uint64_t)row[k] << (8 * (k - first));
+    x >>= shift;
+    if (last == first + 8) /* 9 bytes: shift > 0 */
+        x |= (uint64_t)row[last] << (64 - shift);
+    return size < 64 ? x & (((uint64_t)1 << size) - 1) : x;
+}
+
+/* A variable's value in the row: 0, or -1 when a uint (plus its offset)
+ * does not fit an i64. */
+static int row_value(const struct var *v, const unsigned char *row, int64_t *out)
+{
+    const uint64_t raw = row_field(row, v->bit, v->size);
+    switch (v->type) {
+    case UMB_VAR_BOOL: *out = raw != 0; return 0;
+    case UMB_VAR_INT: /* two's complement of size bits */
+        *out = v->size && v->size < 64 && (raw >> (v->size - 1)) ? (int64_t)(raw | ~(((uint64_t)1 << v->size) - 1))
+                                                                 : (int64_t)raw;
+        return 0;
+    default: return raw > (uint64_t)INT64_MAX || __builtin_add_overflow((int64_t)raw, v->offset, out) ? -1 : 0;
+    }
+}
+
+static int compare_name_ptrs(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The state valuations (parse_valuations): the least range of each
+ * variable over the states, then its values packed into the CSR's rows. */
+static int build_valuations(reader *r, csr_model *model)
+{
+    const umb_index *x = &r->index;
+    const uint64_t n = model->num_states, V = x->num_vars;
+    if (V == 0)
+        return CSR_OK;
+    static const char *const name = "valuations/states/valuations.bin";
+    uint64_t bytes;
+    if (csr_mul_u64(n, x->row_bytes, &bytes))
+        return csr_fail(r->st, CSR_ERR_TOO_LARGE, "%s: %llu states of %llu bytes", name, (unsigned long long)n,
+                        (unsigned long long)x->row_bytes);
+    member *m, *classes;
+    int rc;
+    if ((rc = get_array(r, name, bytes, 1, &m)) ||
+        (rc = get_array(r, "valuations/states/valuation-to-class.bin", n * 4, 0, &classes)))
+        return rc;
+    for (uint64_t s = 0; classes && s < n; s++) {
+        uint32_t c;
+        memcpy(&c, classes->data + 4 * s, 4);
+        if (c != 0)
+            return csr_fail(r->st, CSR_ERR_RANGE,
+                            "valuations/states/valuation-to-class.bin: state %llu has class %u, but there is one class",
+                            (unsigned long long)s, c);
+    }
+    int64_t *lo = malloc(V * sizeof *lo), *hi = malloc(V * sizeof *hi);
+    uint32_t *types = malloc(V * sizeof *types);
+    const char **names = malloc(V * sizeof *names);
+    if (!lo || !hi || !types || !names) {
+        rc = csr_fail(r->st, CSR_ERR_NOMEM, "valuations");
+        goto done;
+    }
+    for (uint64_t v = 0; v < V; v++) {
+        names[v] = x->vars[v].name;
+        types[v] = x->vars[v].type == UMB_VAR_BOOL ? CSR_VAR_BOOL : CSR_VAR_INT;
+        lo[v] = x->vars[v].type == UMB_VAR_BOOL ? 0 : INT64_MAX;
+        hi[v] = x->vars[v].type == UMB_VAR_BOOL ? 1 : INT64_MIN;
+    }
+    for (uint64_t s = 0; s < n; s++) {
+        const unsigned char *row = m->data + s * x->row_bytes;
+        for (uint64_t v = 0; v < V; v++) {
+            int64_t value;
+            if (row_value(&x->vars[v], row, &value)) {
+                rc = csr_fail(r->st, CSR_ERR_RANGE, "%s: state %llu: variable \"%.60s\" does not fit 64 signed bits",
+                              name, (unsigned long long)s, x->vars[v].name);
+                goto done;
+            }
+            lo[v] = value < lo[v] ? value : lo[v];
+            hi[v] = value > hi[v] ? value : hi[v];
+        }
+    }
+    for (uint64_t v = 0; n == 0 && v < V; v++)
+        if (lo[v] > hi[v])
+            lo[v] = hi[v] = 0;
+    rc = csr_init_valuations(model, V, names, types, lo, hi);
+    if (rc == CSR_ERR_STRING_TABLE) {
+        qsort(names, V, sizeof *names, compare_name_ptrs);
+        for (uint64_t v = 1; v < V; v++)
+            if (!strcmp(names[v - 1], names[v])) {
+                rc = csr_fail(r->st, CSR_ERR_UMB_INDEX, "valuations: states: two variables are named \"%.60s\"", names[v]);
+                goto done;
+            }
+    }
+    if (rc) {
+        csr_fail(r->st, rc, "valuations: %llu variables of %llu states", (unsigned long long)V, (unsigned long long)n);
+        goto done;
+    }
+    for (uint64_t s = 0; s < n; s++) {
+        const unsigned char *row = m->data + s * x->row_bytes;
+        for (uint64_t v = 0; v < V; v++) {
+            int64_t value = 0;
+            row_value(&x->vars[v], row, &value);
+            csr_put_variable_value(model, s, v, value);
+        }
+    }
+    r->report->variables = V;
+done:
+    free(lo), free(hi), free(types), free(names);
+    return rc;
 }
 
 static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
@@ -1158,7 +1427,8 @@ static int build_model(reader *r, csr_model *model, const umb_read_options *opt)
     model->initial_states = initial;
     model->num_initial = num_initial;
     if ((rc = build_labels(r, model)) || (rc = build_actions(r, model)) ||
-        (rc = build_rewards(r, model, probabilities)) || (rc = sort_branches(r, model, targets, probabilities)))
+        (rc = build_rewards(r, model, probabilities)) || (rc = build_valuations(r, model)) ||
+        (rc = sort_branches(r, model, targets, probabilities)))
         return rc;
     if ((rc = csr_validate(model, r->st)))
         return rc;
@@ -1256,7 +1526,7 @@ static int read_archive(reader *r, int (*open_input)(reader *, struct archive *)
             continue; /* folders */
         if (strncmp(name, "./", 2) == 0)
             name += 2;
-        if (!wanted_member(name)) {
+        if (!wanted_member(name) || (r->skip_valuations && strncmp(name, "valuations/", 11) == 0)) {
             note_skipped(r, name);
             continue; /* libarchive skips the data */
         }
@@ -1304,6 +1574,7 @@ done:
     free(r->members);
     free(r->index.aps);
     free(r->index.rewards);
+    free(r->index.vars);
     if (r->json)
         json_decref(r->json);
     if (rc)
@@ -1330,7 +1601,7 @@ int umb_read(textin *in, const umb_read_options *opt, csr_model *model, umb_repo
 {
     umb_report dummy;
     report_start(&report, &dummy, model, textin_is_gzip(in) ? "gzip" : "none");
-    reader r = {.in = in, .st = st, .report = report};
+    reader r = {.in = in, .st = st, .report = report, .skip_valuations = opt && opt->skip_valuations};
     r.block = malloc(UMB_READ_BLOCK);
     if (!r.block)
         return csr_fail(st, CSR_ERR_NOMEM, "archive reader");
@@ -1375,7 +1646,7 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
 {
     umb_report dummy;
     report_start(&report, &dummy, model, "gzip");
-    reader r = {.st = st, .report = report};
+    reader r = {.st = st, .report = report, .skip_valuations = opt && opt->skip_valuations};
     /* The compressed file, whole. */
     struct stat info;
     if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size < 18)

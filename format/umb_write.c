@@ -151,7 +151,86 @@ static json_t *type_object(const char *type, int size)
     return json_pack("{s:s, s:i}", "type", type, "size", size);
 }
 
-static json_t *build_index(const csr_model *m, char **ids, char **reward_ids)
+/* How variable v is written, as PRISM's UMBExporter writes its variables:
+ * a bool of 1 bit; an int of lower >= 0 as "uint" of the bits of upper; else
+ * "int", two's complement of the least bits that hold lower and upper.
+ * Returns the bits (1 to 64); *type the UMB type. */
+static uint64_t variable_bits(const csr_variable *x, const char **type)
+{
+    if (x->type == CSR_VAR_BOOL) {
+        *type = "bool";
+        return 1;
+    }
+    if (x->lower >= 0) {
+        *type = "uint";
+        return csr_variable_width((uint64_t)x->upper);
+    }
+    *type = "int";
+    uint64_t w = 1;
+    while (w < 64 && (x->lower < -((int64_t)1 << (w - 1)) || x->upper > ((int64_t)1 << (w - 1)) - 1))
+        w++;
+    return w;
+}
+
+/* index.json's "valuations": the states' one class of variables, padded to
+ * a whole byte (UMBBitPacking.padToByteBoundary); NULL when out of memory. */
+static json_t *valuations_index(const csr_model *m, uint64_t *row_bits)
+{
+    json_t *list = json_array();
+    *row_bits = 0;
+    for (uint64_t v = 0; list && v < m->variables.count; v++) {
+        const char *type;
+        uint64_t bits = variable_bits(&m->variable_info[v], &type);
+        *row_bits += bits;
+        if (json_array_append_new(list, json_pack("{s:s, s:{s:s, s:I}}", "name", m->variables.names[v], "type", "type",
+                                                  type, "size", (json_int_t)bits))) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    if (list && *row_bits % 8) {
+        if (json_array_append_new(list, json_pack("{s:I}", "padding", (json_int_t)(8 - *row_bits % 8)))) {
+            json_decref(list);
+            return NULL;
+        }
+        *row_bits += 8 - *row_bits % 8;
+    }
+    return list ? json_pack("{s:{s:b, s:[{s:o}]}}", "states", "unique", 0, "classes", "variables", list) : NULL;
+}
+
+/* valuations/states/valuations.bin: each state's row of row_bits / 8 bytes,
+ * the variables' values in index order from bit 0 (bit i of a row is bit i
+ * % 8 of its byte i / 8), as variable_bits encodes them. */
+static int write_valuations(writer *w, const csr_model *m, uint64_t row_bits)
+{
+    static const char *const name = "valuations/states/valuations.bin";
+    const uint64_t n = m->num_states, V = m->variables.count, row_bytes = row_bits / 8;
+    const uint64_t per_chunk = UMB_WRITE_CHUNK / row_bytes + 1;
+    unsigned char *buf = malloc(per_chunk * row_bytes);
+    if (!buf)
+        return w->rc = csr_fail(w->st, CSR_ERR_NOMEM, "%s", name);
+    begin_member(w, name, n * row_bytes);
+    for (uint64_t first = 0; !w->rc && first < n; first += per_chunk) {
+        const uint64_t count = n - first < per_chunk ? n - first : per_chunk;
+        memset(buf, 0, count * row_bytes);
+        for (uint64_t i = 0; i < count; i++) {
+            unsigned char *row = buf + i * row_bytes;
+            uint64_t bit = 0;
+            for (uint64_t v = 0; v < V; v++) {
+                const char *type;
+                const uint64_t bits = variable_bits(&m->variable_info[v], &type);
+                uint64_t x = (uint64_t)csr_variable_value(m, first + i, v); /* two's complement for "int" */
+                for (uint64_t b = 0; b < bits; b++, bit++)
+                    row[bit / 8] |= (unsigned char)(((x >> b) & 1) << (bit % 8));
+            }
+        }
+        put_bytes(w, buf, count * row_bytes, name);
+    }
+    free(buf);
+    return w->rc;
+}
+
+static json_t *build_index(const csr_model *m, char **ids, char **reward_ids, uint64_t *row_bits)
 {
     int dtmc = m->model_type == CSR_DTMC;
     uint64_t actions = m->choice_actions ? m->actions.count : 0;
@@ -196,6 +275,13 @@ static json_t *build_index(const csr_model *m, char **ids, char **reward_ids)
             root = NULL;
         }
     }
+    if (root && m->variables.count) {
+        json_t *valuations = valuations_index(m, row_bits);
+        if (!valuations || json_object_set_new(root, "valuations", valuations)) {
+            json_decref(root);
+            root = NULL;
+        }
+    }
     return root;
 }
 
@@ -206,7 +292,8 @@ int umb_write_fd(int fd, const csr_model *m, csr_status *st)
     if (!m->probabilities)
         return csr_fail(st, CSR_ERR_USAGE, "the model has no probabilities (a graph only)");
     char **ids = ap_ids(&m->labels), **reward_ids = ap_ids(&m->rewards);
-    json_t *index = ids && reward_ids ? build_index(m, ids, reward_ids) : NULL;
+    uint64_t row_bits = 0;
+    json_t *index = ids && reward_ids ? build_index(m, ids, reward_ids, &row_bits) : NULL;
     char *json = index ? json_dumps(index, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     writer w = {.a = archive_write_new(), .st = st};
     if (!json || !w.a) {
@@ -267,6 +354,8 @@ int umb_write_fd(int fd, const csr_model *m, csr_status *st)
         if (cr)
             write_member(&w, path, cr, c * 8);
     }
+    if (m->variables.count)
+        write_valuations(&w, m, row_bits);
     if (!w.rc && archive_write_close(w.a) != ARCHIVE_OK)
         archive_error(&w, "(output)");
 done:

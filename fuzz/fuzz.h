@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -70,6 +71,12 @@ static inline void fuzz_check_model(const csr_model *m)
         abort();
     if (back.num_states != m->num_states || back.num_choices != m->num_choices ||
         back.num_transitions != m->num_transitions)
+        abort();
+    /* the valuations (CSR 1.3) come back as they went out */
+    if (back.variables.count != m->variables.count || back.valuation_words != m->valuation_words ||
+        (m->variables.count &&
+         (memcmp(back.variable_info, m->variable_info, m->variables.count * sizeof *m->variable_info) ||
+          memcmp(back.valuations, m->valuations, m->num_states * m->valuation_words * sizeof *m->valuations))))
         abort();
     csr_free(&back);
     close(fd);

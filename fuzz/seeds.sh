@@ -5,7 +5,7 @@
 set -eu
 bin=$1 out=$2
 models=${SHARED:-../shared}/models
-mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn,props,rewards}
+mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn,props,rewards,sta}
 cat_model() { if [ -f "$models/$1" ]; then cat "$models/$1"; else zcat "$models/$1.gz"; fi; }
 small="fmsd_fig1 dice brp herman7 coin2 leader3 csma2_2 phil3 dining_crypt3"
 medium="leader6 coin4_6 wlan3 csma3_2 mutual5 dining_crypt6"
@@ -37,9 +37,22 @@ for f in tests/data/*.expected; do
     { printf "\\x$(printf %02x $((n % 256)))\\x00"; cat "$f"; } > "$out/labels/$(basename "$f")"
 done
 { printf '\x0a\x00'; zcat "$models/brp.p1.vec.gz" | head -10; } > "$out/labels/brp.p1.vec"
-for f in tests/data/drn/*.drn; do
+for f in tests/data/drn/*.drn tests/data/valuations/*.drn; do
     head -c 65536 "$f" > "$out/drn/$(basename "$f")"
 done
+# state valuations (CSR 1.3): CSR files with them, Storm's archives, .sta text
+# for the harness's model of N states (first byte N - 1)
+for f in tests/data/valuations/*.umb "$models/coin2.umb" "$models/brp.umb"; do
+    b=$(basename "$f" .umb)
+    "$bin/prism2csr" "$f" > "$out/csr/$b.valuations"
+    "$bin/restructure" -u 3 "$out/csr/$b.valuations" > "$out/csr/$b.valuations.u3"
+    case $f in tests/*) cp "$f" "$out/umb/"; zcat "$f" > "$out/umb/$b.umb.tar" ;; esac
+done
+for f in tests/data/valuations/*.sta.gz; do
+    n=$(zcat "$f" | grep -c '^[0-9]')
+    [ "$n" -le 64 ] && { printf "\\x$(printf %02x $((n - 1)))"; zcat "$f"; } > "$out/sta/$(basename "$f" .sta.gz)"
+done
+printf '\x02# States\n(x, b,y)\n0:(-1,true,9223372036854775807)\n1:(0,false,-9223372036854775808)\n2:(5,true,0)\n' > "$out/sta/shapes"
 # props: every shared .props line, and the fragment's shapes
 i=0
 cat "$models"/*.props | while IFS= read -r line; do

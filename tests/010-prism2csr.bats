@@ -550,5 +550,5 @@ rejects_rewards() {
     [[ "$stderr" == *"a second file of state rewards for one reward structure" ]] || fail "$stderr"
     run --separate-stderr prism2csr -r "$srew" "$MODELS/coin2.umb"
     assert_failure 2
-    [[ "$stderr" == *"-l and -r are for a .tra" ]] || fail "$stderr"
+    [[ "$stderr" == *"-l, -s and -r are for a .tra" ]] || fail "$stderr"
 }

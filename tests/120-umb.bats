@@ -55,12 +55,12 @@ refuses() { # file message
     [[ "$stderr" == *"$2"* ]] || fail "stdin: message '$stderr' lacks '$2'"
 }
 
-@test "prism2csr reads every PRISM .umb into the same CSR file as its .tra and .lab, rewards aside" {
+@test "prism2csr reads every PRISM .umb into the same CSR file as its .tra and .lab, rewards and valuations aside" {
     local n=0
     for m in $(umb_names); do
         [[ $m == *.storm ]] && continue
         from_text "$m" "$T/text.csr"
-        prism2csr --no-rewards "$MODELS/$m.umb" > "$T/umb.csr" || fail "$m: prism2csr failed"
+        prism2csr --no-rewards --no-valuations "$MODELS/$m.umb" > "$T/umb.csr" || fail "$m: prism2csr failed"
         cmp -s "$T/text.csr" "$T/umb.csr" || fail "$m: the CSR files differ"
         n=$((n + 1))
     done
@@ -119,11 +119,14 @@ refuses() { # file message
     assert_output --partial "UMB (xz, by PRISM), MDP, 22656 states, 60544 choices, 75232 transitions"
 }
 
-@test "prism2csr -v names what of a UMB archive the CSR format has no place for" {
+@test "prism2csr -v names what of a UMB archive it kept and what it skipped" {
     run --separate-stderr prism2csr -v "$MODELS/coin2.umb"
     assert_success
-    [[ "$stderr" == *"skipped state valuations: no place in the CSR format"* ]] || fail "$stderr"
-    [[ "$stderr" != *"skipped rewards"* ]] || fail "rewards are kept since CSR 1.2: $stderr"
+    [[ "$stderr" == *"state valuations of 5 variables kept"* ]] || fail "valuations are kept since CSR 1.3: $stderr"
+    [[ "$stderr" != *"skipped"* ]] || fail "nothing is skipped: $stderr"
+    run --separate-stderr prism2csr -v --no-valuations "$MODELS/coin2.umb"
+    assert_success
+    [[ "$stderr" == *"skipped state valuations (--no-valuations)"* ]] || fail "$stderr"
     run --separate-stderr prism2csr "$MODELS/coin2.umb"
     [ -z "$stderr" ] || fail "notices without -v: $stderr"
 }
@@ -212,7 +215,7 @@ refuses() { # file message
             [ -n "$files" ] || fail "$m: no file of structure $r"
             args+=(-r "$files")
         done
-        prism2csr -l "$T/x.lab" "${args[@]}" "$T/x.tra" > "$T/b.csr" || fail "$m: prism2csr -r failed"
+        prism2csr -l "$T/x.lab" -s "$T/x.sta" "${args[@]}" "$T/x.tra" > "$T/b.csr" || fail "$m: prism2csr -r failed"
         cmp -s "$T/a.csr" "$T/b.csr" || fail "$m: the CSR files differ"
         n=$((n + 1))
     done

@@ -54,7 +54,7 @@ same_tra() { # a b
     done
 }
 
-@test "prism2csr reads a DRN file from stdin and gzip-compressed, and says what it skipped with -v" {
+@test "prism2csr reads a DRN file from stdin and gzip-compressed, and says what it kept and skipped with -v" {
     prism2csr "$DRN/coin2.drn" > "$T/a.csr"
     prism2csr < "$DRN/coin2.drn" | cmp - "$T/a.csr"
     gzip -c "$DRN/coin2.drn" > "$T/c.drn.gz"
@@ -62,10 +62,13 @@ same_tra() { # a b
     run --separate-stderr prism2csr -v "$DRN/coin2.drn"
     assert_success
     assert_equal "$(echo "$stderr" | grep -c '1 reward model(s) kept as reward structures')" 1
-    assert_equal "$(echo "$stderr" | grep -c 'skipped: 272 state valuations')" 1
+    assert_equal "$(echo "$stderr" | grep -c 'state valuations of 5 variables kept')" 1
+    run --separate-stderr prism2csr -v --no-valuations "$DRN/coin2.drn"
+    assert_success
+    assert_equal "$(echo "$stderr" | grep -c 'skipped: 272 state valuations (--no-valuations)')" 1
     run --separate-stderr prism2csr -l "$(model_file coin2.lab)" "$DRN/coin2.drn"
     assert_failure 2
-    assert_equal "$stderr" "prism2csr: $DRN/coin2.drn: a DRN file carries its own labels: -l and -r are for a .tra"
+    assert_equal "$stderr" "prism2csr: $DRN/coin2.drn: a DRN file carries its own labels, rewards and valuations: -l, -s and -r are for a .tra"
 }
 
 # prism2csr on DRN text must fail with status 1, nothing on stdout, and "file:line: message".

@@ -8,8 +8,9 @@
  * Input: a CSR file (format/CSR.md), plain or restructured; the output is in
  * the original (PRISM) numbering either way.  -f tra writes BASE.tra and
  * BASE.lab (format/prism_text.h: the same bytes as PRISM's files but for the
- * "#" comment lines) and the reward structures as BASE.srew and BASE.trew
- * (BASE1.srew, BASE2.trew, ... for several, as PRISM names them), -f umb writes BASE.umb (format/umb.h); without -o the
+ * "#" comment lines), the reward structures as BASE.srew and BASE.trew
+ * (BASE1.srew, BASE2.trew, ... for several, as PRISM names them) and the
+ * state valuations as BASE.sta, -f umb writes BASE.umb (format/umb.h); without -o the
  * .tra or the archive goes to stdout (a .tra without its labels).  Files are
  * written under a temporary name and renamed once complete, so a failure
  * leaves nothing half written.  Exit 0 ok, 1 bad input or write error, 2 usage.
@@ -31,8 +32,9 @@ static void usage(FILE *out)
             "Write a CSR model (plain or restructured) in its original numbering as PRISM's\n"
             "explicit export or as a UMB archive for PRISM 4.10 and Storm 2.0.\n"
             "  -f tra   BASE.tra and BASE.lab, as prism -exportmodel writes them (default),\n"
-            "           and BASE.srew and BASE.trew for rewards (BASE1.srew, ... for several)\n"
-            "  -f umb   BASE.umb, a gzip-compressed UMB archive\n"
+            "           BASE.srew and BASE.trew for rewards (BASE1.srew, ... for several),\n"
+            "           and BASE.sta for state valuations (as prism -exportstates)\n"
+            "  -f umb   BASE.umb, a gzip-compressed UMB archive (valuations included)\n"
             "  -o BASE  output files' name without extension; without it the .tra (no\n"
             "           labels) or the archive goes to stdout\n"
             "  -v       report sizes and times on stderr\n"
@@ -99,14 +101,15 @@ static int write_tra(const csr_model *m, const char *base)
             tool_error("(stdout): %s: %s", csr_strerror(rc), st.detail);
         return rc ? EXIT_BAD_INPUT : EXIT_OK;
     }
-    output tra, lab;
+    output tra, lab, sta = {0};
     if (output_open(&tra, base, "tra")) {
         output_close(&tra, 0);
         return EXIT_BAD_INPUT;
     }
-    if (output_open(&lab, base, "lab")) {
+    if (output_open(&lab, base, "lab") || (m->variables.count && output_open(&sta, base, "sta"))) {
         output_close(&tra, 0);
         output_close(&lab, 0);
+        output_close(&sta, 0);
         return EXIT_BAD_INPUT;
     }
     int rc = prism_write_tra(tra.f, m, &st);
@@ -114,8 +117,12 @@ static int write_tra(const csr_model *m, const char *base)
         tool_error("%s: %s: %s", tra.final, csr_strerror(rc), st.detail);
     if (!rc && (rc = prism_write_lab(lab.f, m, &st)))
         tool_error("%s: %s: %s", lab.final, csr_strerror(rc), st.detail);
+    /* the state valuations as prism -exportstates writes them */
+    if (!rc && sta.f && (rc = prism_write_sta(sta.f, m, &st)))
+        tool_error("%s: %s: %s", sta.final, csr_strerror(rc), st.detail);
     int bad = output_close(&tra, !rc);
     bad |= output_close(&lab, !rc && !bad);
+    bad |= output_close(&sta, !rc && !bad);
     /* the reward structures as PRISM exports them: BASE.srew and BASE.trew,
      * or BASE1.srew, BASE2.srew, ... for several */
     for (uint64_t r = 0; !rc && !bad && r < m->rewards.count; r++) {

@@ -5,8 +5,9 @@
  *   csrinfo [-q] [-w] [file | -]
  *
  * Prints the header, the section table, the counts, the out-degree (transitions
- * per state) and choices per state, the initial states, the labels and the
- * actions, after a full validation: every checksum, every length, every
+ * per state) and choices per state, the initial states, the labels, the
+ * actions, the reward structures and the state variables with the valuation
+ * of the initial states, after a full validation: every checksum, every length, every
  * structural invariant (csr_validate) and the choice sums (1 within 1e-5, or --sum-tolerance).
  * Exit 0 valid, 1 any violation (a message names the file and where), 2 usage.
  */
@@ -47,6 +48,12 @@ static int compare_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The first states of a list, in PRISM's numbering (through the
  * permutation of a restructured file, sorted again), as a user knows them. */
 static void print_state_list(const csr_model *m, const uint32_t *list, uint64_t count)
@@ -66,6 +73,52 @@ static void print_state_list(const csr_model *m, const uint32_t *list, uint64_t 
     if (orig)
         printf(" (original numbering)");
     free(orig);
+}
+
+/* The state variables (name and range, PRISM's declaration syntax) and the
+ * valuations of the first four initial states (in PRISM's numbering), as
+ * "name=value" pairs. */
+static void print_valuations(const csr_model *m)
+{
+    const uint64_t V = m->variables.count;
+    if (!V) {
+        printf("\n  variables:    none");
+        return;
+    }
+    printf("\n  variables:    %llu", (unsigned long long)V);
+    for (uint64_t v = 0; v < V; v++) {
+        const csr_variable *x = &m->variable_info[v];
+        if (x->type == CSR_VAR_BOOL)
+            printf("%s%s bool", v ? ", " : ": ", m->variables.names[v]);
+        else
+            printf("%s%s [%lld..%lld]", v ? ", " : ": ", m->variables.names[v], (long long)x->lower,
+                   (long long)x->upper);
+    }
+    /* the initial states in PRISM's numbering, each with its state of the file */
+    const uint64_t count = m->num_initial, shown = count < 4 ? count : 4;
+    uint64_t *pairs = malloc((count ? count : 1) * sizeof *pairs);
+    if (!pairs)
+        return;
+    for (uint64_t i = 0; i < count; i++) {
+        const uint32_t s = m->initial_states[i];
+        pairs[i] = (uint64_t)(m->permutation ? m->permutation[s] : s) << 32 | s;
+    }
+    if (m->permutation)
+        qsort(pairs, count, sizeof *pairs, compare_u64);
+    for (uint64_t i = 0; i < shown; i++) {
+        const uint64_t s = pairs[i] & 0xffffffffu;
+        printf("\n  %sstate %llu:", i ? "              " : "valuation:    ", (unsigned long long)(pairs[i] >> 32));
+        for (uint64_t v = 0; v < V; v++) {
+            const int64_t x = csr_variable_value(m, s, v);
+            if (m->variable_info[v].type == CSR_VAR_BOOL)
+                printf(" %s=%s", m->variables.names[v], x ? "true" : "false");
+            else
+                printf(" %s=%lld", m->variables.names[v], (long long)x);
+        }
+    }
+    if (count > shown)
+        printf("\n                ... (%llu more initial states)", (unsigned long long)(count - shown));
+    free(pairs);
 }
 
 int main(int argc, char **argv)
@@ -205,6 +258,7 @@ int main(int argc, char **argv)
     } else {
         printf("\n  rewards:      none");
     }
+    print_valuations(&m);
     printf("\n  valid:        %s\n", status == EXIT_OK ? "yes" : "no");
     csr_free(&m);
     if (fflush(stdout) != 0) {

@@ -2,9 +2,10 @@
  * prism2csr - convert PRISM's explicit export (.tra, .lab), Storm's DRN or a UMB archive
  * (PRISM 4.10, Storm 2.0) to binary CSR.
  *
- *   prism2csr [-w] [--no-rewards] [-v] [-q] [-j N] [-l file.lab] [-r file.srew,file.trew] [file.tra | file.drn | file.umb | -] > model.csr
+ *   prism2csr [-w] [--no-rewards] [--no-valuations] [-v] [-q] [-j N] [-l file.lab] [-s file.sta]
+ *             [-r file.srew,file.trew] [file.tra | file.drn | file.umb | -] > model.csr
  *
- * Input: PRISM -exportmodel .tra (MDP or DTMC) and optionally .lab, plain or
+ * Input: PRISM -exportmodel .tra (MDP or DTMC) and optionally .lab and .sta, plain or
  * gzip-compressed (format/prism_text.h), or a UMB archive (format/umb.h),
  * told apart by content, not by name, on files and stdin alike.
  * Output: format/CSR.md on stdout,
@@ -119,6 +120,8 @@ static int write_model(const char *path, csr_model *model, int validate, double 
     return EXIT_OK;
 }
 
+static int keep_valuations = 1; /* --no-valuations clears it */
+
 /* Storm's DRN (told apart by content): read, check, write. */
 static int convert_drn(textin *in, const char *path, int sums_are_warnings, double tol, int verbose, int show,
                        double t0)
@@ -127,7 +130,8 @@ static int convert_drn(textin *in, const char *path, int sums_are_warnings, doub
     st.offset = UINT64_MAX;
     csr_model model;
     drn_report rep;
-    drn_read_options opt = {.sums_are_warnings = sums_are_warnings, .sum_tolerance = tol};
+    drn_read_options opt = {.sums_are_warnings = sums_are_warnings, .sum_tolerance = tol,
+                            .skip_valuations = !keep_valuations};
     progress pr;
     if (show)
         progress_start(&pr, path, in);
@@ -155,9 +159,12 @@ static int convert_drn(textin *in, const char *path, int sums_are_warnings, doub
         if (rep.reward_models)
             fprintf(stderr, "%s: %s: %llu reward model(s) kept as reward structures\n", tool_name,
                     tool_input_name(path), (unsigned long long)rep.reward_models);
-        if (rep.valuations)
-            fprintf(stderr, "%s: %s: skipped: %llu state valuations\n", tool_name, tool_input_name(path),
-                    (unsigned long long)rep.valuations);
+        if (rep.variables)
+            fprintf(stderr, "%s: %s: state valuations of %llu variables kept\n", tool_name, tool_input_name(path),
+                    (unsigned long long)rep.variables);
+        else if (rep.valuations)
+            fprintf(stderr, "%s: %s: skipped: %llu state valuations (%s)\n", tool_name, tool_input_name(path),
+                    (unsigned long long)rep.valuations, rep.skipped_why);
     }
     csr_free(&model);
     return EXIT_OK;
@@ -210,13 +217,17 @@ static int lab_adopt(lab_job *j, csr_model *m)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-w] [--no-rewards] [-v] [-q] [-j N] [-l file.lab] [-r file.srew,file.trew] [file.tra | file.drn | file.umb | -] > model.csr\n"
+            "usage: %s [-w] [--no-rewards] [--no-valuations] [-v] [-q] [-j N] [-l file.lab] [-s file.sta]\n"
+            "       [-r file.srew,file.trew] [file.tra | file.drn | file.umb | -] > model.csr\n"
             "Convert PRISM's explicit model export (.tra, .lab), Storm's DRN or a UMB\n"
             "archive (PRISM 4.10, Storm 2.0; told apart by content) to the binary CSR\n"
             "format.\n"
             "  -l FILE  labels (.lab) of a .tra: initial states from \"init\", all labels\n"
             "           kept; without it state 0 is the initial state.  DRN and UMB\n"
             "           files carry their own labels and initial states\n"
+            "  -s FILE  state valuations (.sta, prism -exportstates) of a .tra: each\n"
+            "           state's values of the model's variables (CSR 1.3).  DRN and UMB\n"
+            "           files carry their own\n"
             "  -w       a choice whose probabilities do not sum to 1 (within the\n"
             "           tolerance) is a warning, not an error\n"
             "  --sum-tolerance EPS  how far from 1 a choice may sum (default 1e-5, as\n"
@@ -230,6 +241,9 @@ static void usage(FILE *out)
             "  --no-rewards  leave a UMB archive's reward structures out (CSR 1.2\n"
             "           keeps them: state rewards, choice rewards, branch rewards as their\n"
             "           choice's expected value)\n"
+            "  --no-valuations  leave the state valuations of a UMB archive or DRN file\n"
+            "           out (CSR 1.3 keeps bool and integer variables; others are an error\n"
+            "           without this option)\n"
             "  -v       report sizes and throughput on stderr, and what of a UMB\n"
             "           archive the CSR format has no place for (skipped)\n"
             "  -q       no progress line (shown on stderr while the input is read\n"
@@ -247,18 +261,20 @@ static void report_skipped(const char *path, unsigned skipped)
         unsigned flag;
         const char *what;
     } notes[] = {
-        {UMB_SKIPPED_VALUATIONS, "state valuations"},
-        {UMB_SKIPPED_REWARDS, "rewards not of type double"},
-        {UMB_SKIPPED_OBSERVATIONS, "observations"},
-        {UMB_SKIPPED_ANNOTATIONS, "annotations other than atomic propositions of states"},
-        {UMB_SKIPPED_BRANCH_ACTIONS, "branch actions (they differ within a choice, or choice actions are there)"},
-        {UMB_SKIPPED_INIT_AP, "the atomic proposition \"init\" (label init is the initial states)"},
-        {UMB_SKIPPED_MEMBERS, "archive members this reader does not know"},
+        {UMB_SKIPPED_VALUATIONS, "state valuations (--no-valuations)"},
+        {UMB_SKIPPED_OTHER_VALUATIONS, "valuations of entities other than states: no place in the CSR format"},
+        {UMB_SKIPPED_REWARDS, "rewards not of type double: no place in the CSR format"},
+        {UMB_SKIPPED_OBSERVATIONS, "observations: no place in the CSR format"},
+        {UMB_SKIPPED_ANNOTATIONS, "annotations other than atomic propositions of states: no place in the CSR format"},
+        {UMB_SKIPPED_BRANCH_ACTIONS,
+         "branch actions (they differ within a choice, or choice actions are there): no place in the CSR format"},
+        {UMB_SKIPPED_INIT_AP,
+         "the atomic proposition \"init\" (label init is the initial states): no place in the CSR format"},
+        {UMB_SKIPPED_MEMBERS, "archive members this reader does not know: no place in the CSR format"},
     };
     for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
         if (skipped & notes[i].flag)
-            fprintf(stderr, "%s: %s: skipped %s: no place in the CSR format\n", tool_name, tool_input_name(path),
-                    notes[i].what);
+            fprintf(stderr, "%s: %s: skipped %s\n", tool_name, tool_input_name(path), notes[i].what);
 }
 
 static int keep_rewards = 1; /* --no-rewards clears it */
@@ -271,7 +287,8 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
     st.offset = UINT64_MAX;
     csr_model model;
     umb_report rep;
-    umb_read_options opt = {.sums_are_warnings = sums_are_warnings, .sum_tolerance = tol};
+    umb_read_options opt = {.sums_are_warnings = sums_are_warnings, .skip_valuations = !keep_valuations,
+                            .sum_tolerance = tol};
     int rc, fd = -1;
     struct stat info;
     /* A gzip archive in a named file: read whole, inflated by libdeflate (faster); else streamed. */
@@ -306,6 +323,9 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
         return rc;
     if (verbose) {
         report_skipped(path, rep.skipped);
+        if (rep.variables)
+            fprintf(stderr, "%s: %s: state valuations of %llu variables kept\n", tool_name, tool_input_name(path),
+                    (unsigned long long)rep.variables);
         fprintf(stderr,
                 "%s: %s: UMB (%s%s%s), %s, %llu states, %llu choices, %llu transitions; %.1f MB of archive read "
                 "in %.3f s (%.0f MB/s); written in %.3f s\n",
@@ -365,7 +385,7 @@ int main(int argc, char **argv)
 {
     tool_name = "prism2csr";
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
-    const char *lab_path = NULL;
+    const char *lab_path = NULL, *sta_path = NULL;
     const char *reward_args[16];
     int num_reward_args = 0;
     prism_tra_options opt = {0};
@@ -377,13 +397,16 @@ int main(int argc, char **argv)
                                              {"threads", required_argument, 0, 'j'},
                                              {"sum-tolerance", required_argument, 0, 'S'},
                                              {"no-rewards", no_argument, 0, 'R'},
+                                             {"no-valuations", no_argument, 0, 'N'},
+                                             {"states", required_argument, 0, 's'},
                                              {"rewards", required_argument, 0, 'r'},
                                              {"help", no_argument, 0, 'h'},
                                              {"version", no_argument, 0, TOOL_OPT_VERSION},
                                              {0, 0, 0, 0}};
-    while ((c = getopt_long(argc, argv, "l:r:wj:vqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:s:r:wj:vqh", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': lab_path = optarg; break;
+        case 's': sta_path = optarg; break;
         case 'r':
             if (num_reward_args == 16) {
                 tool_error("at most 16 reward structures (-r)");
@@ -415,6 +438,7 @@ int main(int argc, char **argv)
         case 'v': verbose = 1; break;
         case 'q': quiet = 1; break;
         case 'R': keep_rewards = 0; break;
+        case 'N': keep_valuations = 0; break;
         case 'h': usage(stdout); return EXIT_OK;
         case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
@@ -427,6 +451,11 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     if (lab_path && strcmp(lab_path, "-") == 0 && (!tra_path || strcmp(tra_path, "-") == 0)) {
         tool_error("the .tra and the .lab cannot both come from standard input");
+        return EXIT_USAGE;
+    }
+    if (sta_path && strcmp(sta_path, "-") == 0 &&
+        (!tra_path || strcmp(tra_path, "-") == 0 || (lab_path && strcmp(lab_path, "-") == 0))) {
+        tool_error("the .sta cannot come from standard input with the .tra or the .lab");
         return EXIT_USAGE;
     }
 
@@ -452,18 +481,19 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     if (rc == UMB_INPUT_ARCHIVE) {
-        if (lab_path || num_reward_args) {
+        if (lab_path || sta_path || num_reward_args) {
             textin_close(&in);
-            tool_error("%s: a UMB archive carries its own labels and rewards: -l and -r are for a .tra",
+            tool_error("%s: a UMB archive carries its own labels, rewards and valuations: -l, -s and -r are for a .tra",
                        tool_input_name(tra_path));
             return EXIT_USAGE;
         }
         return convert_umb(&in, tra_path, opt.sums_are_warnings, opt.sum_tolerance, verbose, show, t0);
     }
     if (drn_sniff(head, head_length)) {
-        if (lab_path || num_reward_args) {
+        if (lab_path || sta_path || num_reward_args) {
             textin_close(&in);
-            tool_error("%s: a DRN file carries its own labels: -l and -r are for a .tra", tool_input_name(tra_path));
+            tool_error("%s: a DRN file carries its own labels, rewards and valuations: -l, -s and -r are for a .tra",
+                       tool_input_name(tra_path));
             return EXIT_USAGE;
         }
         return convert_drn(&in, tra_path, opt.sums_are_warnings, opt.sum_tolerance, verbose, show, t0);
@@ -517,6 +547,21 @@ int main(int argc, char **argv)
             csr_free(&model);
             return EXIT_BAD_INPUT;
         }
+    if (sta_path) {
+        memset(&st, 0, sizeof st);
+        st.offset = UINT64_MAX;
+        if (textin_open(&in, sta_path, &st) == CSR_OK) {
+            rc = prism_read_sta(&in, &model, &st);
+            textin_close(&in);
+        } else {
+            rc = st.code ? st.code : CSR_ERR_IO;
+        }
+        if (rc) {
+            tool_report(sta_path, &st);
+            csr_free(&model);
+            return EXIT_BAD_INPUT;
+        }
+    }
     double t2 = tool_seconds(), write_s;
     if ((rc = write_model(tra_path, &model, 1, &write_s)))
         return rc;
