@@ -523,6 +523,74 @@ static int zero_reward_quotient(const csr_model *m, const uint8_t *cls, const ui
     return CSR_OK;
 }
 
+/*
+ * The maybe states of an expected reward's system (fixed[s] == 0) whose
+ * value is exactly 0, fixed at 0 (lower = upper = 0): the relative stopping
+ * rule asks them for exact zeros, which no bound from an iteration or a
+ * certificate gives.  Rmax: those that cannot reach a choice of positive
+ * reward through maybe states (every scheduler reaches the target almost
+ * surely, so one that can reach such a choice gets a positive reward);
+ * Rmin (m the zero-reward quotient: no end component of zero-reward choices
+ * among its maybe states): the attractor of the zero-valued fixed states
+ * over zero-reward choices, a state joining when one of them has all its
+ * successors in, which without such end components is exactly where some
+ * scheduler reaches the target almost surely at no cost.  O(n + c + t)
+ * time and a transpose's memory.  Returns the states fixed, or UINT64_MAX
+ * when out of memory (nothing fixed: the solvers' bounds still hold).
+ */
+static uint64_t fix_zero_rewards(const csr_model *m, const double *reward, int maximize, uint8_t *fixed,
+                                 double *lower, double *upper)
+{
+    const uint64_t n = m->num_states, c = m->num_choices;
+    ref_transpose tr = {0};
+    uint8_t *in = calloc(n ? n : 1, 1);
+    uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
+    uint64_t *left = maximize ? NULL : malloc((c ? c : 1) * sizeof *left);
+    uint64_t fixed_now = UINT64_MAX;
+    if (!in || !queue || (!maximize && !left) || ref_transpose_build(m, &tr))
+        goto out;
+    uint64_t head = 0, tail = 0;
+    for (uint64_t s = 0; s < n; s++) {
+        int seed;
+        if (maximize) { /* seeds: the maybe states with a positive-reward choice */
+            seed = 0;
+            for (uint64_t k = m->state_choices[s]; !fixed[s] && !seed && k < m->state_choices[s + 1]; k++)
+                seed = reward[k] > 0.0;
+        } else { /* seeds: the fixed states of value 0 */
+            seed = fixed[s] && lower[s] == 0.0 && upper[s] == 0.0;
+        }
+        if (seed) {
+            in[s] = 1;
+            queue[tail++] = (uint32_t)s;
+        }
+    }
+    for (uint64_t k = 0; left && k < c; k++)
+        left[k] = m->choice_transitions[k + 1] - m->choice_transitions[k];
+    while (head < tail) {
+        const uint32_t v = queue[head++];
+        for (uint64_t j = tr.first[v]; j < tr.first[v + 1]; j++) {
+            const uint64_t k = tr.choice[j], s = tr.owner[k];
+            if (in[s] || fixed[s] || (!maximize && (reward[k] != 0.0 || --left[k] > 0)))
+                continue;
+            in[s] = 1;
+            queue[tail++] = (uint32_t)s;
+        }
+    }
+    fixed_now = 0;
+    for (uint64_t s = 0; s < n; s++)
+        if (!fixed[s] && (maximize ? !in[s] : in[s])) {
+            fixed[s] = 1;
+            lower[s] = upper[s] = 0.0;
+            fixed_now++;
+        }
+out:
+    ref_transpose_free(&tr);
+    free(in);
+    free(queue);
+    free(left);
+    return fixed_now;
+}
+
 int reach_solve_reward(const reach_engine *e, const reach_query *q, const double *state_reward,
                        const double *choice_reward, const reach_options *o, double *values, double *lower_out,
                        double *upper_out, reach_stats *st)
@@ -538,8 +606,8 @@ int reach_solve_reward(const reach_engine *e, const reach_query *q, const double
     const csr_model *solved = m;
     int rc = cls && fixed && reward && lower && upper ? CSR_OK : CSR_ERR_NOMEM;
     reach_options ro = *o;
-    if (ro.method != REACH_VI)
-        ro.method = REACH_OVI; /* no a-priori upper bound: optimistic value iteration */
+    if (ro.method == REACH_II)
+        ro.method = REACH_OVI; /* no a-priori upper bound: interval iteration from a verified guess */
     st->method = ro.method;
     double t0 = monotonic_seconds(), t1 = t0, t2 = t0, t3 = t0;
     /* 1. Finite values: Rmin where some scheduler reaches the target almost
@@ -577,8 +645,18 @@ int reach_solve_reward(const reach_engine *e, const reach_query *q, const double
             solved = &quotient;
         }
     }
-    t2 = t3 = monotonic_seconds();
     const double *solved_reward = solved == m ? reward : qreward;
+    /* 3. The finite states of value 0, exactly. */
+    if (!rc && st->maybe) {
+        const uint64_t zeros = fix_zero_rewards(solved, solved_reward, q->maximize, fixed, lower, upper);
+        if (zeros == UINT64_MAX) {
+            rc = CSR_ERR_NOMEM;
+        } else {
+            st->yes += zeros;
+            st->maybe -= zeros < st->maybe ? zeros : st->maybe;
+        }
+    }
+    t2 = t3 = monotonic_seconds();
     st->bytes_needed = reach_system_bytes(n, solved->num_choices, solved->num_transitions) + 8 * solved->num_choices;
     if (!rc) {
         /* fixed doubles as the classes of the split: 0 (REACH_MAYBE) is solved */

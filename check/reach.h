@@ -196,11 +196,18 @@ int reach_solve(const reach_engine *e, const reach_query *query, const reach_opt
  * Prob1E).  Rmin on an MDP first collapses the end components of the finite
  * states that use only zero-reward choices (a scheduler staying in one pays
  * nothing but never arrives: without the quotient the least fixpoint from 0
- * is too low).  The system then has a unique fixpoint and is solved by
- * optimistic value iteration (REACH_II, REACH_OVI and REACH_PI) or plain
- * value iteration (REACH_VI), whole or split as reach_solve.  values, lower,
- * upper and stats as reach_solve (yes: the targets, no: the infinite states,
- * mecs: the zero-reward MECs).  Errors: as reach_solve.
+ * is too low).  The finite states of value exactly 0 are fixed at 0 (Rmax:
+ * those that cannot reach a positive reward; Rmin: those from which some
+ * scheduler arrives at no cost).  The system then has a unique fixpoint
+ * (Bertsekas & Tsitsiklis 1991's stochastic shortest paths) and is solved by
+ * certified policy iteration (REACH_PI: bounds around its scheduler's
+ * values by the exit time, then interval iteration from them), optimistic
+ * value iteration (REACH_II, REACH_OVI), each handing over to the other
+ * where it finds no upper bound, or plain value iteration (REACH_VI), whole
+ * or split as reach_solve.  values, lower, upper and stats as reach_solve
+ * (yes: the targets and the states of value 0, no: the infinite states,
+ * mecs: the zero-reward MECs).  Errors: as reach_solve; CSR_ERR_NOT_CONVERGED
+ * also where no upper bound could be found (upper INFINITY).
  */
 int reach_solve_reward(const reach_engine *e, const reach_query *query, const double *state_reward,
                        const double *choice_reward, const reach_options *options, double *values, double *lower,

@@ -116,12 +116,22 @@ typedef int (*reach_solver)(const reach_system *system, const reach_options *opt
 #endif
 
 /* The change from older to newer that the stopping rules measure: |newer -
- * older|, relative to the larger of the two when relative (0 when equal). */
+ * older|, relative to the larger of the two when relative (0 when equal);
+ * INFINITY where one is infinite and the other not (an expected reward's
+ * upper bound not yet found), never NaN. */
 static inline REACH_HOST_DEVICE double reach_difference(double newer, double older, int relative)
 {
     double d = fabs(newer - older);
+    if (!(d <= 1.79769313486231570815e308)) /* infinite or NaN */
+        return INFINITY;
     return relative && d > 0.0 ? d / fabs(newer > older ? newer : older) : d;
 }
+
+/* Optimistic value iteration's guesses of an upper bound before it hands
+ * over (to certified policy iteration, or fails with the bounds reached):
+ * a guess that cannot be verified, as where a Bellman sum of the guess
+ * exceeds it by rounding alone, would otherwise be guessed again forever. */
+#define REACH_OVI_MAX_GUESSES 16
 
 /* ---- certified policy iteration (REACH_PI; ref/reach_pi.c, gpu/reach/pi.cu) ----
  * The constants both implementations share. */
@@ -177,10 +187,12 @@ uint64_t reach_pi_jacobi_limit(void);
 
 /*
  * Whether certified policy iteration applies to system y with these bounds:
- * probabilities (no rewards), no MEC to collapse (the maybe states hold no
- * end component and the fixpoint is unique: Pmin after Prob0, Pmax without
- * MECs), and every fixed successor of a maybe state with lower == upper (its
- * value known exactly: not so for the groups of the split).
+ * no MEC to collapse (the maybe states hold no end component and the
+ * fixpoint is unique: Pmin after Prob0, Pmax without MECs, expected rewards
+ * after their finite states and zero-reward quotient: Bertsekas &
+ * Tsitsiklis' stochastic shortest paths, 1991), and every fixed successor
+ * of a maybe state with lower == upper (its value known exactly: not so for
+ * the groups of the split).
  */
 int reach_pi_eligible(const reach_system *y, const double *lower, const double *upper);
 

@@ -66,11 +66,12 @@ typedef struct pi_work {
 } pi_work;
 
 /* sum p * v over choice k's successors; maybe successors from x, fixed ones
- * from value when fixed_too (else 0). */
+ * from value when fixed_too (else 0); with fixed_too also the choice's
+ * reward (a Bellman value; INFINITY where it may enter an infinite state). */
 static double choice_sum(const pi_work *pw, uint64_t k, const double *x, int fixed_too)
 {
     const reach_system *y = pw->y;
-    double s = 0.0;
+    double s = fixed_too && y->choice_reward ? y->choice_reward[k] : 0.0;
     for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
         const uint32_t t = y->targets[j], slot = pw->slot_of[t];
         s += y->probabilities[j] * (slot != UINT32_MAX ? x[slot] : fixed_too ? pw->value[t] : 0.0);
@@ -78,12 +79,12 @@ static double choice_sum(const pi_work *pw, uint64_t k, const double *x, int fix
     return s;
 }
 
-/* b[i] = sum p * value over the fixed successors of sel[i]'s choice. */
+/* b[i] = reward + sum p * value over the fixed successors of sel[i]'s choice. */
 static void fixed_part(const pi_work *pw, const uint64_t *sel, double *b)
 {
     const reach_system *y = pw->y;
     for (uint64_t i = 0; i < pw->nm; i++) {
-        double s = 0.0;
+        double s = y->choice_reward ? y->choice_reward[sel[i]] : 0.0;
         for (uint64_t j = y->choice_transitions[sel[i]]; j < y->choice_transitions[sel[i] + 1]; j++)
             if (pw->slot_of[y->targets[j]] == UINT32_MAX)
                 s += y->probabilities[j] * pw->value[y->targets[j]];
@@ -317,11 +318,12 @@ static uint64_t tie_moves(pi_work *pw, double tie)
 }
 
 /* Bound v of slot i (or of fixed state t) of the certificate's l (side -1)
- * or u (+1): x -+ d w, clamped to [0, 1]. */
-static double candidate(double x, double w, double d, int side)
+ * or u (+1): x -+ d w, clamped to [0, top] (top: 1 for probabilities,
+ * INFINITY for rewards). */
+static double candidate(double x, double w, double d, int side, double top)
 {
     const double c = fma(side * d, w, x);
-    return side < 0 ? fmax(c, 0.0) : fmin(c, 1.0);
+    return side < 0 ? fmax(c, 0.0) : fmin(c, top);
 }
 
 /* Whether l = candidate(-1) and u = candidate(+1) are a post- and a
@@ -329,31 +331,37 @@ static double candidate(double x, double w, double d, int side)
 static int certificate_holds(const pi_work *pw, double d)
 {
     const reach_system *y = pw->y;
+    const double top = y->choice_reward ? INFINITY : 1.0;
     for (uint64_t i = 0; i < pw->nm; i++) {
         const uint64_t s = pw->state_of[i];
-        const double li = candidate(pw->x[i], pw->w[i], d, -1), ui = candidate(pw->x[i], pw->w[i], d, 1);
+        const double li = candidate(pw->x[i], pw->w[i], d, -1, top), ui = candidate(pw->x[i], pw->w[i], d, 1, top);
         /* min: all choices; max: one.  A bound clamped to 0 or 1 holds as it
          * is: B(l) >= 0 for l >= 0, and B(u) <= 1 for u <= 1 (every choice's
          * probabilities sum to 1, as interval iteration's upper bound
          * assumes too), where its rounding bound would be wider than the margin */
-        int lower_ok = !y->maximize || li == 0.0, upper_ok = y->maximize || ui == 1.0;
+        int lower_ok = !y->maximize || li == 0.0, upper_ok = y->maximize || ui == top;
         for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
-            double ql = 0.0, qu = 0.0, al = 0.0, au = 0.0;
+            const double r = y->choice_reward ? y->choice_reward[k] : 0.0;
+            double ql = r, qu = r, al = r, au = r;
             for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
                 const uint32_t t = y->targets[j], slot = pw->slot_of[t];
                 const double p = y->probabilities[j];
-                const double lt = slot != UINT32_MAX ? candidate(pw->x[slot], pw->w[slot], d, -1) : pw->value[t];
-                const double ut = slot != UINT32_MAX ? candidate(pw->x[slot], pw->w[slot], d, 1) : pw->value[t];
+                const double lt =
+                    slot != UINT32_MAX ? candidate(pw->x[slot], pw->w[slot], d, -1, top) : pw->value[t];
+                const double ut = slot != UINT32_MAX ? candidate(pw->x[slot], pw->w[slot], d, 1, top) : pw->value[t];
                 ql += p * lt;
                 al += fabs(p * lt);
                 qu += p * ut;
                 au += fabs(p * ut);
             }
-            const uint64_t m = y->choice_transitions[k + 1] - y->choice_transitions[k];
-            const int l_meets = reach_pi_round_down(ql, al, m) >= li, u_meets = reach_pi_round_up(qu, au, m) <= ui;
+            const uint64_t m = y->choice_transitions[k + 1] - y->choice_transitions[k] + (r != 0.0);
+            /* a choice that may enter an infinite state (Rmin's) is above any l and below no u */
+            const int infinite = isinf(ql);
+            const int l_meets = infinite || reach_pi_round_down(ql, al, m) >= li;
+            const int u_meets = !infinite && reach_pi_round_up(qu, au, m) <= ui;
             if (y->maximize) {
                 lower_ok |= l_meets;
-                upper_ok &= u_meets || ui == 1.0;
+                upper_ok &= u_meets || ui == top;
             } else {
                 lower_ok &= l_meets || li == 0.0;
                 upper_ok |= u_meets;
@@ -373,7 +381,7 @@ uint64_t reach_pi_jacobi_limit(void)
 
 int reach_pi_eligible(const reach_system *y, const double *lower, const double *upper)
 {
-    if (y->choice_reward || (y->mec && y->num_mecs))
+    if (y->mec && y->num_mecs)
         return 0;
     for (uint64_t s = 0; s < y->num_states; s++) {
         if (y->fixed[s])
@@ -399,7 +407,7 @@ static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t 
         double diff = 0.0;
         for (uint64_t i = 0; i < pw->nm; i++) {
             nl[i] = fmax(l[i], best_at(pw, i, l, NULL));
-            nu[i] = fmax(nl[i], fmin(u[i], best_at(pw, i, u, NULL)));
+            nu[i] = isinf(u[i]) ? u[i] : fmax(nl[i], fmin(u[i], best_at(pw, i, u, NULL))); /* rewards: none yet */
             diff = fmax(diff, reach_difference(nu[i], nl[i], relative));
         }
         memcpy(l, nl, pw->nm * sizeof *l);
@@ -542,9 +550,10 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
                 if (!certificate_holds(&pw, d))
                     continue;
                 double diff = 0.0;
+                const double top = y->choice_reward ? INFINITY : 1.0;
                 for (uint64_t i = 0; i < nm; i++) {
-                    l[i] = fmax(l[i], candidate(pw.x[i], pw.w[i], d, -1));
-                    u[i] = fmax(l[i], fmin(u[i], candidate(pw.x[i], pw.w[i], d, 1)));
+                    l[i] = fmax(l[i], candidate(pw.x[i], pw.w[i], d, -1, top));
+                    u[i] = fmax(l[i], fmin(u[i], candidate(pw.x[i], pw.w[i], d, 1, top)));
                     diff = fmax(diff, reach_difference(u[i], l[i], o->relative));
                 }
                 *difference = diff;

@@ -159,7 +159,10 @@ static double best_choice(const reach_system *y, uint64_t s, const double *x, co
  * every state decreasing: u is then a pre-fixpoint, above the least
  * fixpoint).  A guess that crosses l, stops changing unverified, or is not
  * verified within as many sweeps as value iteration took (at least 64) is
- * dropped and value iteration goes on with eps_vi halved.  No MEC quotient:
+ * dropped and value iteration goes on with eps_vi halved; after
+ * REACH_OVI_MAX_GUESSES guesses it gives up (CSR_ERR_NOT_CONVERGED, the
+ * lower bound kept: a guess that rounding alone keeps from being a
+ * pre-fixpoint, as in states of zero reward, fails forever).  No MEC quotient:
  * the systems given to it (expected rewards) have a unique fixpoint.  An
  * upper bound never verified is not handed back (upper keeps what it held).
  */
@@ -174,7 +177,7 @@ static int ovi_iterate(const reach_system *y, const reach_options *o, double eps
     memcpy(kept, upper, n * sizeof *kept);
     int below = 1, verified = 0, rc = CSR_ERR_NOT_CONVERGED;
     double eps_vi = eps, diff = INFINITY;
-    uint64_t it = 0, phase_start = 0, guess_at = 0;
+    uint64_t it = 0, phase_start = 0, guess_at = 0, guesses = 0;
     while (it < o->max_iterations) {
         it++;
         diff = 0.0;
@@ -195,6 +198,8 @@ static int ovi_iterate(const reach_system *y, const reach_options *o, double eps
         }
         if (below) {
             if (diff <= eps_vi || !changed) {
+                if (++guesses > REACH_OVI_MAX_GUESSES)
+                    break;
                 for (uint64_t s = 0; s < n; s++)
                     if (!y->fixed[s])
                         upper[s] = fmin(cap, o->relative ? lower[s] * (1.0 + eps) : lower[s] + eps);
@@ -248,20 +253,56 @@ static int ovi_iterate(const reach_system *y, const reach_options *o, double eps
     return rc;
 }
 
+/* Whether every maybe state of y has a finite upper bound (an expected
+ * reward's, once certified or verified). */
+static int upper_bounded(const reach_system *y, const double *upper)
+{
+    for (uint64_t s = 0; s < y->num_states; s++)
+        if (!y->fixed[s] && isinf(upper[s]))
+            return 0;
+    return 1;
+}
+
 int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
                       uint64_t *iterations, double *out_difference, void *ctx)
 {
     (void)ctx;
-    if (y->choice_reward && o->method != REACH_VI)
-        return ovi_iterate(y, o, eps, lower, upper, iterations, out_difference);
     const uint64_t n = y->num_states;
     const int ii = o->method != REACH_VI;
+    const int pi_fits = o->max_iterations >= reach_pi_jacobi_limit() && reach_pi_eligible(y, lower, upper);
     uint64_t it = 0;
-    if (o->method == REACH_PI && o->max_iterations >= reach_pi_jacobi_limit() && reach_pi_eligible(y, lower, upper)) {
+    *out_difference = INFINITY;
+    if (o->method == REACH_PI && pi_fits) {
         int prc = ref_reach_pi(y, o, eps, lower, upper, &it, out_difference);
         if (prc != CSR_ERR_NOT_CONVERGED) {
             *iterations = it;
             return prc;
+        }
+    }
+    /* Expected rewards have no a-priori upper bound: where certified policy
+     * iteration found none, optimistic value iteration guesses one; where its
+     * guesses fail, policy iteration from its lower bound (if not tried
+     * yet) is the method that ends; then interval iteration from the bounds. */
+    if (ii && y->choice_reward && !upper_bounded(y, upper)) {
+        uint64_t ovi_it = 0;
+        int orc = ovi_iterate(y, o, eps, lower, upper, &ovi_it, out_difference);
+        it += ovi_it;
+        if (orc != CSR_ERR_NOT_CONVERGED || upper_bounded(y, upper)) {
+            *iterations = it;
+            return orc;
+        }
+        if (o->method != REACH_PI && pi_fits) {
+            uint64_t pi_it = 0;
+            int prc = ref_reach_pi(y, o, eps, lower, upper, &pi_it, out_difference);
+            it += pi_it;
+            if (prc != CSR_ERR_NOT_CONVERGED) {
+                *iterations = it;
+                return prc;
+            }
+        }
+        if (!upper_bounded(y, upper)) { /* no sound upper bound: the lower one is all there is */
+            *iterations = it;
+            return CSR_ERR_NOT_CONVERGED;
         }
     }
     double *mec_best = NULL;

@@ -298,6 +298,14 @@ static __global__ void ovi_guess(vi_view v, double eps)
     }
 }
 
+/* The upper bounds of the maybe slots back to the a-priori one (a guess
+ * that failed): 1 for probabilities, INFINITY for rewards. */
+static __global__ void forget_upper(vi_view v)
+{
+    for (uint64_t i = thread_index(); i < v.nm; i += thread_count())
+        v.bounds[i].upper = v.reward ? CUDART_INF : 1.0;
+}
+
 /* Blocks of VI_THREADS for kernel over items threads: what the device holds
  * at once (the occupancy calculator: the step kernels are bounded to 40
  * registers, 6 blocks per SM, so fewer than SMs * maxThreadsPerSM /
@@ -373,7 +381,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
                   uint8_t *needed)
 {
     csr_status *status = cx->status;
-    const int ii = o->method != REACH_VI, ovi = o->method == REACH_OVI, mecs = ii && y->mec && y->num_mecs;
+    const int ii = o->method != REACH_VI, mecs = ii && y->mec && y->num_mecs;
     *iterations = 0;
     *difference = 0.0;
     /* the mapping: long choices (8 transitions or more on average in the
@@ -478,26 +486,44 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     iteration_launcher launch = pick_launcher(g, rows);
     CUDA_TRY(cudaStreamSynchronize(s));
     cx->stats.h2d_s += timer.end();
-    /* certified policy iteration (reach_pi.h) first where it applies; what it
-     * leaves unsolved interval iteration takes on from its bounds */
+    /* certified policy iteration (pi.h) first where it applies; what it
+     * leaves unsolved interval iteration takes on from its bounds.  An
+     * expected reward has no a-priori upper bound: where policy iteration
+     * certified none, optimistic value iteration guesses one, and where
+     * REACH_OVI_MAX_GUESSES guesses fail, policy iteration (if not tried
+     * yet) is the method that ends; without an upper bound the lower one is
+     * all there is (CSR_ERR_NOT_CONVERGED). */
     uint64_t it = 0;
     double diff = INFINITY;
     int rc = CSR_ERR_NOT_CONVERGED;
     std::unique_ptr<uint32_t, void (*)(void *)> order(nullptr, free); /* host: new slot p was slot order[p] */
-    bool verified = !ovi;
-    if (o->method == REACH_PI && o->max_iterations >= reach_pi_jacobi_limit() && !mecs && !cs.reward && !rows &&
-        cs.fixed_exact) {
+    const bool pi_fits = o->max_iterations >= reach_pi_jacobi_limit() && !mecs && !rows && cs.fixed_exact;
+    bool pi_tried = false, bounded = !cs.reward;
+    /* policy iteration on the system as v has it now: whether it solved it (*done) */
+    auto policy_iteration = [&](bool *done) -> int {
         timer.begin();
-        bool solved = false;
-        TRY(gpu_reach_pi(v, slots, o, eps, s, &it, &diff, &solved, status));
+        uint64_t jacobi = 0;
+        bool solved = false, pi_bounded = false;
+        TRY(gpu_reach_pi(v, slots, o, eps, s, &jacobi, &diff, &solved, &pi_bounded, status));
         CUDA_TRY(cudaStreamSynchronize(s));
         cx->stats.pi_s += timer.end();
-        if (solved) {
+        it += jacobi;
+        pi_tried = true;
+        bounded = bounded || pi_bounded;
+        *done = solved;
+        return CSR_OK;
+    };
+    if (o->method == REACH_PI && pi_fits) {
+        bool done;
+        TRY(policy_iteration(&done));
+        if (done) {
             rc = CSR_OK;
             goto download;
         }
     }
     {
+    const bool ovi = ii && (o->method == REACH_OVI || !bounded); /* the method, or a reward's missing upper bound */
+    bool verified = !ovi;
     /* the sweep classes; one class (the slots in order, one launch) for
      * long choices (a warp each: their rows stay in order) and where the
      * renumbering does not fit the device or the memory limit */
@@ -552,7 +578,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
      */
     bool below = ovi;
     double eps_vi = eps;
-    uint64_t phase_start = 0, guess_at = 0;
+    uint64_t phase_start = 0, guess_at = 0, guesses = 0;
     while (it < o->max_iterations) {
         const int step_ii = ii && !below;
         if (o->max_iterations - it >= VI_BATCH) {
@@ -568,6 +594,23 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         memcpy(&diff, &h.difference_bits, sizeof diff);
         if (below) {
             if (diff <= eps_vi || !h.changed) {
+                if (++guesses > REACH_OVI_MAX_GUESSES) { /* they keep failing: hand over, or give up */
+                    bool done = false;
+                    forget_upper<<<grid_for(nm, VI_THREADS), VI_THREADS, 0, s>>>(v);
+                    CUDA_TRY_LAUNCH();
+                    if (!pi_tried && pi_fits)
+                        TRY(policy_iteration(&done));
+                    if (done) {
+                        verified = true;
+                        rc = CSR_OK;
+                        break;
+                    }
+                    if (!bounded)
+                        break; /* CSR_ERR_NOT_CONVERGED with the lower bound */
+                    below = false; /* interval iteration from policy iteration's certificate */
+                    verified = true;
+                    continue;
+                }
                 ovi_guess<<<grid_for(nm, VI_THREADS), VI_THREADS, 0, s>>>(v, eps);
                 CUDA_TRY_LAUNCH();
                 below = false;
@@ -597,6 +640,8 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         }
     }
     cx->stats.iterate_s += timer.end();
+    if (!verified)
+        bounded = false; /* a guess never verified is not handed back */
     }
 download:
     timer.begin();
@@ -605,7 +650,7 @@ download:
     for (uint64_t i = 0; i < nm; i++) {
         const uint32_t state = cs.slot_state[order ? order.get()[i] : i];
         lower[state] = cs.bounds[i].lower;
-        if (verified)
+        if (bounded || rc == CSR_OK)
             upper[state] = cs.bounds[i].upper;
     }
     cx->stats.d2h_s += timer.end();

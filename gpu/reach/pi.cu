@@ -129,10 +129,23 @@ __device__ __forceinline__ double full_value(const vi_view &v, const double *x, 
     return t < v.nm ? x[t] : v.bounds[t].lower;
 }
 
-/* sum p x(t) over choice k (fixed successors at their values). */
+/* The reward of choice k (0 for probabilities). */
+__device__ __forceinline__ double choice_reward(const vi_view &v, uint32_t k)
+{
+    return v.reward ? v.reward[k] : 0.0;
+}
+
+/* The bounds' ceiling: 1 for probabilities, none for rewards. */
+__device__ __forceinline__ double top_of(const vi_view &v)
+{
+    return v.reward ? INFINITY : 1.0;
+}
+
+/* r + sum p x(t) over choice k (fixed successors at their values; INFINITY
+ * where it may enter an infinite state). */
 __device__ __forceinline__ double choice_value(const vi_view &v, uint32_t k, const double *x)
 {
-    double s = 0.0;
+    double s = choice_reward(v, k);
     for_branches(v, k, [&](uint32_t t, double p) { s += p * full_value(v, x, t); });
     return s;
 }
@@ -163,7 +176,7 @@ __global__ void __launch_bounds__(kThreads) pi_jacobi(vi_view v, const vi_bounds
     for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
         double bl = 0.0, bu = 0.0;
         for (uint32_t k = v.state_first[i]; k < v.state_first[i + 1]; k++) {
-            double sl = 0.0, su = 0.0;
+            double sl = choice_reward(v, k), su = sl;
             for_branches(v, k, [&](uint32_t t, double p) {
                 const vi_bounds b = in[t];
                 sl += p * b.lower;
@@ -175,7 +188,8 @@ __global__ void __launch_bounds__(kThreads) pi_jacobi(vi_view v, const vi_bounds
                 bu = su;
         }
         const vi_bounds old = in[i];
-        const double nl = fmax(old.lower, bl), nu = fmax(nl, fmin(old.upper, bu));
+        const double nl = fmax(old.lower, bl);
+        const double nu = isinf(old.upper) ? old.upper : fmax(nl, fmin(old.upper, bu)); /* rewards: none yet */
         out[i] = vi_bounds{nl, nu};
         diff = fmax(diff, reach_difference(nu, nl, v.relative));
     }
@@ -224,11 +238,11 @@ __global__ void __launch_bounds__(kThreads) pi_greedy(vi_view v, const double *_
     to_part(moved, sum_op(), part, kExtra, tmp);
 }
 
-/* b(i) = sum p value(t) over the fixed successors of sel(i)'s choice. */
+/* b(i) = r + sum p value(t) over the fixed successors of sel(i)'s choice. */
 __global__ void pi_fixed_part(vi_view v, const uint32_t *__restrict__ sel, double *b)
 {
     for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
-        double s = 0.0;
+        double s = choice_reward(v, sel[i]);
         for_branches(v, sel[i], [&](uint32_t t, double p) {
             if (t >= v.nm)
                 s += p * v.bounds[t].lower;
@@ -328,15 +342,16 @@ __global__ void __launch_bounds__(kThreads) pi_ties(vi_view v, const double *__r
     to_part(wmax, max_op(), part, kNorm, tmp);
 }
 
-/* The certificate's bound at slot t: x -+ d w clamped to [0, 1] (side -1:
- * l, +1: u), the fixed states' values beyond the maybe slots. */
+/* The certificate's bound at slot t: x -+ d w clamped to [0, 1] (rewards:
+ * [0, INFINITY]; side -1: l, +1: u), the fixed states' values beyond the
+ * maybe slots. */
 __device__ __forceinline__ double candidate(const vi_view &v, const double *x, const double *w, double d, int side,
                                             uint32_t t)
 {
     if (t >= v.nm)
         return v.bounds[t].lower;
     const double c = __fma_rn(side * d, w[t], x[t]);
-    return side < 0 ? fmax(c, 0.0) : fmin(c, 1.0);
+    return side < 0 ? fmax(c, 0.0) : fmin(c, top_of(v));
 }
 
 /* part[kExtra]: the slots where l is not a post-fixpoint (B(l) >= l) or u
@@ -349,12 +364,14 @@ __global__ void __launch_bounds__(kThreads) pi_certify(vi_view v, const double *
     double failed = 0.0;
     for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
         const double li = candidate(v, x, w, d, -1, (uint32_t)i), ui = candidate(v, x, w, d, 1, (uint32_t)i);
+        const double top = top_of(v);
         /* min: every choice; max: one; a bound clamped to 0 or 1 holds as it
          * is (ref/reach_pi.c, certificate_holds) */
-        bool lower_ok = !v.maximize || li == 0.0, upper_ok = v.maximize || ui == 1.0;
+        bool lower_ok = !v.maximize || li == 0.0, upper_ok = v.maximize || ui == top;
         for (uint32_t k = v.state_first[i]; k < v.state_first[i + 1]; k++) {
-            double ql = 0.0, al = 0.0, qu = 0.0, au = 0.0;
-            uint64_t terms = 0;
+            const double r = choice_reward(v, k);
+            double ql = r, al = r, qu = r, au = r;
+            uint64_t terms = r != 0.0;
             for_branches(v, k, [&](uint32_t t, double p) {
                 const double lt = candidate(v, x, w, d, -1, t), ut = candidate(v, x, w, d, 1, t);
                 ql += p * lt;
@@ -363,11 +380,13 @@ __global__ void __launch_bounds__(kThreads) pi_certify(vi_view v, const double *
                 au += fabs(p * ut);
                 terms++;
             });
-            const bool l_meets = reach_pi_round_down(ql, al, terms) >= li;
-            const bool u_meets = reach_pi_round_up(qu, au, terms) <= ui;
+            /* a choice that may enter an infinite state (Rmin's) is above any l and below no u */
+            const bool infinite = isinf(ql);
+            const bool l_meets = infinite || reach_pi_round_down(ql, al, terms) >= li;
+            const bool u_meets = !infinite && reach_pi_round_up(qu, au, terms) <= ui;
             if (v.maximize) {
                 lower_ok = lower_ok || l_meets;
-                upper_ok = upper_ok && (u_meets || ui == 1.0);
+                upper_ok = upper_ok && (u_meets || ui == top);
             } else {
                 lower_ok = lower_ok && (l_meets || li == 0.0);
                 upper_ok = upper_ok || u_meets;
@@ -802,15 +821,16 @@ struct pi_run {
 } /* namespace */
 
 int gpu_reach_pi(const vi_view &v, uint64_t slots, const reach_options *o, double eps, cudaStream_t s,
-                 uint64_t *jacobi, double *difference, bool *solved, csr_status *status)
+                 uint64_t *jacobi, double *difference, bool *solved, bool *bounded, csr_status *status)
 {
     reach_pi_stats *stats = o->pi_stats;
     const uint64_t nm = v.nm;
     *jacobi = 0;
     *solved = false;
+    *bounded = !v.reward; /* an expected reward has an upper bound once certified */
     *difference = INFINITY;
     if (nm == 0) {
-        *solved = true;
+        *solved = *bounded = true;
         *difference = 0.0;
         return CSR_OK;
     }
@@ -953,6 +973,7 @@ int gpu_reach_pi(const vi_view &v, uint64_t slots, const reach_options *o, doubl
             TRY(run.fetch());
             *difference = run.reduce_max(kNorm);
             certified = *difference <= eps;
+            *bounded = true;
             if (stats && dd > stats->certificate)
                 stats->certificate = dd;
             break;

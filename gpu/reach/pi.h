@@ -14,8 +14,10 @@
 #include "system.cuh"
 
 /*
- * REACH_PI on the uploaded system v (choice words; no MECs, no rewards; the
- * fixed slots [nm, slots) hold exact values, lower == upper): interval
+ * REACH_PI on the uploaded system v (choice words; no MECs; the fixed
+ * slots [nm, slots) hold exact values, lower == upper; with rewards the
+ * upper bounds INFINITY until certified, an infinite fixed slot entered by
+ * a choice no minimiser takes): interval
  * iteration in Jacobi order (two buffers of bounds) for up to
  * reach_pi_jacobi_limit() iterations, then, unless that met eps, policy
  * iteration with IDR(REACH_PI_IDR_S) solves (every scalar of the solver
@@ -23,12 +25,14 @@
  * the certificate, each Bellman sum bounded by reach_pi_round_down/up.  The
  * bounds in v.bounds are replaced by sound, tighter ones either way.
  * *solved: they meet eps (relative or absolute) in every maybe slot;
+ * *bounded: every maybe slot has a finite upper bound (rewards: a
+ * certificate held; probabilities: always);
  * *jacobi: the Jacobi iterations; *difference: the largest u - l;
  * o->pi_stats (if set) gets what was done.  Device memory: 16 slots + (48 +
  * 16 S) nm bytes and 8 KiB a block of partial sums, freed on return.
  * Stream s.  Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE.
  */
 int gpu_reach_pi(const vi_view &v, uint64_t slots, const reach_options *o, double eps, cudaStream_t s,
-                 uint64_t *jacobi, double *difference, bool *solved, csr_status *status);
+                 uint64_t *jacobi, double *difference, bool *solved, bool *bounded, csr_status *status);
 
 #endif

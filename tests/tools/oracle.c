@@ -404,6 +404,8 @@ static void brute_rewards(const struct mdp *m, unsigned target, const double *st
 
 /* reach_solve_reward and reach_solve_bounded against brute force on one MDP
  * (after check_values: its random draws come after those); 0 if all agree. */
+static uint64_t pi_reward_certified; /* reward systems that certified policy iteration certified */
+
 static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model, uint64_t seed)
 {
     unsigned target = 0, avoid = 0;
@@ -426,16 +428,22 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
     }
     reach_options o;
     reach_default_options(&o);
+    reach_pi_stats pis;
+    memset(&pis, 0, sizeof pis);
+    o.pi_stats = &pis;
     for (int maximize = 0; maximize <= 1; maximize++) {
         double exact[MAX_STATES], got[MAX_STATES];
         brute_rewards(m, target, state_reward, choice_reward, maximize, exact);
         reach_query q = {tflags, NULL, maximize};
-        for (int split = 0; split <= 1; split++) {
+        /* 0: whole, optimistic value iteration; 1: split; 2: whole,
+         * certified policy iteration (from the start: CSR_TEST_PI_JACOBI=0) */
+        for (int split = 0; split <= 2; split++) {
             reach_stats st;
             memset(&st, 0, sizeof st);
             reach_engine e;
             reach_cpu_engine(model, &e);
-            e.budget = split ? 1 : UINT64_MAX;
+            e.budget = split == 1 ? 1 : UINT64_MAX;
+            o.method = split == 2 ? REACH_PI : REACH_II;
             if (reach_solve_reward(&e, &q, state_reward, flat, &o, got, NULL, NULL, &st)) {
                 fprintf(stderr, "oracle: seed %llu: reach_solve_reward failed\n", (unsigned long long)seed);
                 return 1;
@@ -449,7 +457,8 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
                     for (unsigned v = 0; v < m->n; v++)
                         if (target >> v & 1)
                             fprintf(stderr, " %u", v);
-                    fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\nstate rewards:", split ? " (split)" : "",
+                    fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\nstate rewards:",
+                            split == 2 ? " (certified policy iteration)" : split ? " (split)" : "",
                             s, got[s], exact[s]);
                     for (unsigned v = 0; v < m->n; v++)
                         fprintf(stderr, " %g", state_reward[v]);
@@ -483,6 +492,7 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
             }
         }
     }
+    pi_reward_certified += pis.certified;
     return 0;
 }
 
@@ -843,10 +853,11 @@ int main(int argc, char **argv)
     printf("oracle: %llu random MDPs (seeds %llu to %llu): Tarjan and the basic MEC algorithm agree with "
            "brute force (%llu MECs holding %llu states); interval iteration and certified policy iteration "
            "(%llu systems certified) agree with the exact Pmax and Pmin, "
-           "and optimistic value iteration with the exact Rmax and Rmin, step-bounded iteration with the tree of "
-           "paths (0 to 4 steps), on the %llu of at most %d states\n",
+           "and optimistic value iteration and certified policy iteration (%llu systems certified) with the exact "
+           "Rmax and Rmin, step-bounded iteration with the tree of paths (0 to 4 steps), on the %llu of at most %d "
+           "states\n",
            (unsigned long long)count, (unsigned long long)first, (unsigned long long)(first + count - 1),
            (unsigned long long)mecs, (unsigned long long)states_in_mecs, (unsigned long long)pi_certified,
-           (unsigned long long)valued, MAX_VI_STATES);
+           (unsigned long long)pi_reward_certified, (unsigned long long)valued, MAX_VI_STATES);
     return 0;
 }

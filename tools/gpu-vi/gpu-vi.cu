@@ -656,7 +656,7 @@ int main(int argc, char **argv)
     for (size_t pi = 0; pi < props.count; pi++) {
     const prop_property *prop = &props.items[pi];
     /* rewards have no a-priori upper bound: their interval iteration is optimistic */
-    const int used_method = prop->reward && (ro.method == REACH_II || ro.method == REACH_PI) ? REACH_OVI : ro.method;
+    const int used_method = prop->reward && ro.method == REACH_II ? REACH_OVI : ro.method;
     reach_pi_stats pis;
     memset(&pis, 0, sizeof pis);
     ro.pi_stats = &pis;
