@@ -10,6 +10,7 @@
 #include "hugepages.h"
 #include "parallel.h"
 #include "reach.h"
+#include "reach_internal.h"
 #include "reach_ref.h"
 #include "ref.h"
 
@@ -273,7 +274,7 @@ static int engine_prob01(const reach_engine *e, const reach_query *q, uint8_t *c
     return rc;
 }
 
-static int engine_maybe_mecs(const reach_engine *e, const uint8_t *cls, const double *choice_reward, uint32_t *mec)
+int reach_engine_maybe_mecs(const reach_engine *e, const uint8_t *cls, const double *choice_reward, uint32_t *mec)
 {
     if (e->maybe_mecs)
         return e->maybe_mecs(e->ctx, cls, choice_reward, mec);
@@ -293,7 +294,7 @@ int reach_engine_solve(const reach_engine *e, const reach_system *y, const reach
  * 0: solved; MECs and rewards as reach_system) solved whole when
  * st->bytes_needed fits the engine's budget, else split into groups of SCCs
  * (reach_solve_split); *t3: when the SCCs were found. */
-static int solve_whole_or_split(const reach_engine *e, const csr_model *m, const uint8_t *fixed, const uint32_t *mec,
+int reach_solve_whole_or_split(const reach_engine *e, const csr_model *m, const uint8_t *fixed, const uint32_t *mec,
                                 uint64_t num_mecs, const uint8_t *leaving, int maximize, const double *reward,
                                 const reach_options *o, double *lower, double *upper, reach_stats *st, double *t3)
 {
@@ -387,7 +388,7 @@ int reach_solve(const reach_engine *e, const reach_query *q, const reach_options
     t1 = monotonic_seconds();
     if (!rc && want_mecs && st->maybe) {
         if (!have_mecs) {
-            rc = engine_maybe_mecs(e, cls, NULL, smallest);
+            rc = reach_engine_maybe_mecs(e, cls, NULL, smallest);
             if (!rc)
                 reach_cache_put(e->cache, q, cls, smallest);
         }
@@ -399,7 +400,7 @@ int reach_solve(const reach_engine *e, const reach_query *q, const reach_options
     if (!rc) {
         reach_initial_bounds(n, cls, lower, upper);
         /* cls doubles as the fixed flags: REACH_MAYBE is 0 */
-        rc = solve_whole_or_split(e, m, cls, mec, st->mecs, leaving, q->maximize, NULL, o, lower, upper, st, &t3);
+        rc = reach_solve_whole_or_split(e, m, cls, mec, st->mecs, leaving, q->maximize, NULL, o, lower, upper, st, &t3);
         if (answered(rc))
             reach_answer(n, o->method, lower, upper, values);
     }
@@ -417,17 +418,8 @@ int reach_solve(const reach_engine *e, const reach_query *q, const reach_options
 
 /* ---- expected reachability rewards ------------------------------------------ */
 
-/*
- * The quotient of Rmin's system by its zero-reward MECs: each MEC (ids[s] =
- * its smallest state, REACH_NO_MEC outside MECs) becomes its smallest state,
- * which takes every choice of its members except the zero-reward choices
- * that stay inside (those would let a scheduler stay forever at no cost:
- * the least fixpoint from 0 would be 0, the value is not); every transition
- * into a member goes to that state; the other members keep no choice and
- * are fixed (the caller copies the value back).  q's arrays are its own
- * (csr_free); reward f64[qc]; fixed u8[n] from cls.
- */
-static int zero_reward_quotient(const csr_model *m, const uint8_t *cls, const uint32_t *ids, const double *reward,
+/* The quotient by zero-reward MECs (reach_internal.h): Rmin's, and the reward bounds' epochs. */
+int reach_zero_reward_quotient(const csr_model *m, const uint8_t *cls, const uint32_t *ids, const double *reward,
                                 csr_model *q, double **reward_out, uint8_t *fixed)
 {
     const uint64_t n = m->num_states;
@@ -632,7 +624,7 @@ int reach_solve_reward(const reach_engine *e, const reach_query *q, const double
     /* 2. Rmin on an MDP: collapse the zero-reward MECs of the finite states. */
     if (!rc && !q->maximize && m->model_type == CSR_MDP && st->maybe) {
         ids = malloc((n ? n : 1) * sizeof *ids);
-        rc = ids ? engine_maybe_mecs(e, cls, reward, ids) : CSR_ERR_NOMEM;
+        rc = ids ? reach_engine_maybe_mecs(e, cls, reward, ids) : CSR_ERR_NOMEM;
         uint64_t in = 0;
         for (uint64_t s = 0; !rc && s < n; s++)
             if (ids[s] != REACH_NO_MEC) {
@@ -641,7 +633,7 @@ int reach_solve_reward(const reach_engine *e, const reach_query *q, const double
             }
         st->mec_states = in;
         if (!rc && in) {
-            rc = zero_reward_quotient(m, cls, ids, reward, &quotient, &qreward, fixed);
+            rc = reach_zero_reward_quotient(m, cls, ids, reward, &quotient, &qreward, fixed);
             solved = &quotient;
         }
     }
@@ -660,7 +652,7 @@ int reach_solve_reward(const reach_engine *e, const reach_query *q, const double
     st->bytes_needed = reach_system_bytes(n, solved->num_choices, solved->num_transitions) + 8 * solved->num_choices;
     if (!rc) {
         /* fixed doubles as the classes of the split: 0 (REACH_MAYBE) is solved */
-        rc = solve_whole_or_split(e, solved, fixed, NULL, 0, NULL, q->maximize, solved_reward, &ro, lower, upper, st,
+        rc = reach_solve_whole_or_split(e, solved, fixed, NULL, 0, NULL, q->maximize, solved_reward, &ro, lower, upper, st,
                                   &t3);
         if (answered(rc)) {
             for (uint64_t s = 0; ids && s < n; s++)

@@ -219,6 +219,33 @@ int reach_solve_reward(const reach_engine *e, const reach_query *query, const do
 int reach_solve_bounded(const reach_engine *e, const reach_query *query, uint64_t steps, double *values,
                         reach_stats *stats);
 
+/*
+ * Reward-bounded reachability P_opt [ avoid-free U^{rew <= bound} target ]
+ * (at_least 0) or [ ... U^{rew >= bound} ... ] (at_least 1), PRISM's and
+ * Storm's F{"r"}<=k and QVBS's F^{rew{"r"}<=k}: the probability of reaching
+ * a target with the reward gathered before it (state_reward of each state
+ * left plus choice_reward of each choice taken, as reach_solve_reward's,
+ * whole numbers) at most / at least bound.  Epoch by epoch over the reward
+ * levels 0..bound (Hartmanns, Junges, Katoen & Quatmann, TACAS 2018): an
+ * epoch's reward-0 choices stay in it, its positive-reward choices are
+ * constants from the epochs below; the end components of reward-0 choices
+ * among the maybe states are collapsed for a maximiser and fixed at 0 for a
+ * minimiser once, the states of value 0 fixed each epoch; each epoch is a
+ * system the engine solves (certified policy iteration or interval
+ * iteration) to eps / E, E the most positive-reward steps within the bound,
+ * so that the last is within eps (relative or absolute).  Under a lower
+ * bound epoch 0 is the unbounded query (reach_solve) and a target does not
+ * end the path, so query->avoid (not psi of psi U phi) counts on targets too
+ * there.  values f64[n]; stats: the last epoch's classes, groups =
+ * epochs, iterations summed.  Memory: (min(largest reward, bound) + 4) 8n
+ * bytes and a transpose.  Errors: CSR_ERR_UNSUPPORTED (a reward not whole,
+ * described in status), the solver's (CSR_ERR_NOT_CONVERGED,
+ * CSR_ERR_STALLED from the last epoch), CSR_ERR_NOMEM.
+ */
+int reach_solve_reward_bounded(const reach_engine *e, const reach_query *query, const double *state_reward,
+                               const double *choice_reward, int at_least, uint64_t bound,
+                               const reach_options *options, double *values, reach_stats *stats, csr_status *status);
+
 #define REACH_NO_CHOICE UINT32_MAX /* reach_scheduler: a state without choices */
 
 /*

@@ -498,7 +498,9 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     int rc = CSR_ERR_NOT_CONVERGED;
     std::unique_ptr<uint32_t, void (*)(void *)> order(nullptr, free); /* host: new slot p was slot order[p] */
     const bool pi_fits = o->max_iterations >= reach_pi_jacobi_limit() && !mecs && !rows && cs.fixed_exact;
-    bool pi_tried = false, bounded = !cs.reward;
+    bool pi_tried = false, bounded = true; /* every maybe slot has a finite upper bound (rewards: not a priori) */
+    for (uint64_t i = 0; cs.reward && bounded && i < nm; i++)
+        bounded = !isinf(cs.bounds[i].upper);
     /* policy iteration on the system as v has it now: whether it solved it (*done) */
     auto policy_iteration = [&](bool *done) -> int {
         timer.begin();

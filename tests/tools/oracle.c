@@ -496,6 +496,157 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
     return 0;
 }
 
+/* ---- reward bounds against the product with the budget ------------------------ */
+
+#define MAX_BUDGET 3
+#define PRODUCT_STATES (MAX_STATES * (MAX_BUDGET + 1) + 1)
+
+/*
+ * The product of m with the reward budget b = 0..B, an independent
+ * construction of the same probabilities: state (s, b) is s * (B + 1) + b,
+ * and sink = n (B + 1) of value 0.  Below an upper bound (at_least 0) b is
+ * what may still be gathered: a choice of reward r goes from (s, b) to (t,
+ * b - r), or to the sink where r > b; the targets (t, any b) are the
+ * product's.  Under a lower one (at_least 1) b is what is still to be
+ * gathered: (s, b) goes to (t, max(b - r, 0)); the targets are (t, 0), and
+ * at b > 0 a state that must be avoided (not psi) is avoided even where it
+ * is a target.  r: each choice's reward (state plus choice), whole.
+ */
+static void product_of(const struct mdp *m, const double *r, unsigned target, unsigned avoid, unsigned B, int at_least,
+                       csr_model *c, uint64_t *sc, uint64_t *ct, uint32_t *tg, double *pr, uint8_t *tflags,
+                       uint8_t *aflags)
+{
+    const unsigned L = B + 1, sink = m->n * L;
+    uint64_t k = 0, t = 0;
+    for (unsigned s = 0; s < m->n; s++) {
+        for (unsigned b = 0; b < L; b++) {
+            const unsigned ps = s * L + b;
+            sc[ps] = k;
+            const int is_target = (target >> s & 1) && (!at_least || b == 0);
+            tflags[ps] = (uint8_t)is_target;
+            aflags[ps] = (uint8_t)((avoid >> s & 1) && (at_least ? b > 0 || !(target >> s & 1) : !(target >> s & 1)));
+            unsigned kk = 0;
+            for (unsigned a = 0; a < s; a++)
+                kk += m->choices[a];
+            for (unsigned j = 0; j < m->choices[s]; j++, k++) {
+                ct[k] = t;
+                const unsigned rew = (unsigned)r[kk + j];
+                const unsigned count = (unsigned)__builtin_popcount(m->support[s][j]);
+                if (!at_least && rew > b) {
+                    tg[t] = sink;
+                    pr[t++] = 1.0;
+                    continue;
+                }
+                const unsigned nb = at_least ? (rew >= b ? 0 : b - rew) : b - rew;
+                for (unsigned v = 0; v < m->n; v++)
+                    if (m->support[s][j] >> v & 1) {
+                        tg[t] = v * L + nb;
+                        pr[t++] = 1.0 / count;
+                    }
+            }
+        }
+    }
+    sc[sink] = k;
+    tflags[sink] = 0;
+    aflags[sink] = 0;
+    sc[sink + 1] = k;
+    ct[k] = t;
+    memset(c, 0, sizeof *c);
+    c->model_type = CSR_MDP;
+    c->num_states = sink + 1;
+    c->num_choices = k;
+    c->num_transitions = t;
+    c->state_choices = sc;
+    c->choice_transitions = ct;
+    c->targets = tg;
+    c->probabilities = pr;
+}
+
+static uint64_t reward_bounds_checked;
+
+/* reach_solve_reward_bounded (the epochs by interval iteration, or by
+ * certified policy iteration) against reach_solve on the product (interval
+ * iteration), for bounds 0..MAX_BUDGET, upper and lower, min and max; 0 if
+ * all agree (within 1e-6 relative, 1e-12 absolute). */
+static int check_reward_bounds(const struct mdp *m, const csr_model *model, uint64_t seed)
+{
+    unsigned target = 0, avoid = 0;
+    for (unsigned s = 0; s < m->n; s++)
+        if (below(3) == 0)
+            target |= 1u << s;
+    if (below(4) == 0)
+        avoid = 1u << below(m->n);
+    double state_reward[MAX_STATES], flat[MAX_STATES * MAX_CHOICES], r[MAX_STATES * MAX_CHOICES];
+    unsigned k = 0;
+    for (unsigned s = 0; s < m->n; s++) {
+        state_reward[s] = below(4) == 0 ? 1.0 : 0.0;
+        for (unsigned a = 0; a < m->choices[s]; a++, k++) {
+            flat[k] = below(2) == 0 ? (double)below(3) : 0.0; /* zeros common: reward-0 end components */
+            r[k] = state_reward[s] + flat[k];
+        }
+    }
+    uint8_t tflags[MAX_STATES], aflags[MAX_STATES];
+    for (unsigned s = 0; s < m->n; s++) {
+        tflags[s] = target >> s & 1;
+        aflags[s] = avoid >> s & 1; /* not psi; the query layer's avoid excludes targets but under a lower bound */
+    }
+    reach_options o;
+    reach_default_options(&o);
+    o.method = seed % 8 ? REACH_II : REACH_PI; /* the epochs by certified policy iteration in one MDP of two */
+    for (int at_least = 0; at_least <= 1; at_least++)
+        for (unsigned B = 0; B <= MAX_BUDGET; B++)
+            for (int maximize = 0; maximize <= 1; maximize++) {
+                uint8_t qa[MAX_STATES];
+                for (unsigned s = 0; s < m->n; s++)
+                    qa[s] = aflags[s] && (at_least || !tflags[s]);
+                reach_query q = {tflags, avoid ? qa : NULL, maximize};
+                double got[MAX_STATES], want[PRODUCT_STATES];
+                reach_stats st;
+                memset(&st, 0, sizeof st);
+                reach_engine e;
+                reach_cpu_engine(model, &e);
+                csr_status cs;
+                if (reach_solve_reward_bounded(&e, &q, state_reward, flat, at_least, B, &o, got, &st, &cs)) {
+                    fprintf(stderr, "oracle: seed %llu: reach_solve_reward_bounded failed\n", (unsigned long long)seed);
+                    return 1;
+                }
+                uint64_t sc[PRODUCT_STATES + 1], ct[PRODUCT_STATES * MAX_CHOICES + 1];
+                uint32_t tg[PRODUCT_STATES * MAX_CHOICES * MAX_SUCC];
+                double pr[PRODUCT_STATES * MAX_CHOICES * MAX_SUCC];
+                uint8_t pt[PRODUCT_STATES], pa[PRODUCT_STATES];
+                csr_model prod;
+                product_of(m, r, target, avoid, B, at_least, &prod, sc, ct, tg, pr, pt, pa);
+                reach_query pq = {pt, avoid ? pa : NULL, maximize};
+                reach_engine pe;
+                reach_cpu_engine(&prod, &pe);
+                memset(&st, 0, sizeof st);
+                if (reach_solve(&pe, &pq, &o, want, NULL, NULL, &st)) {
+                    fprintf(stderr, "oracle: seed %llu: reach_solve on the product failed\n", (unsigned long long)seed);
+                    return 1;
+                }
+                for (unsigned s = 0; s < m->n; s++) {
+                    const double w = want[s * (B + 1) + B], d = fabs(got[s] - w);
+                    if (d <= 1e-6 * w || d <= 1e-12)
+                        continue;
+                    fprintf(stderr, "oracle: seed %llu: P%s [ F{r}%s%u ] of state %u: %.17g, on the product %.17g\n",
+                            (unsigned long long)seed, maximize ? "max" : "min", at_least ? ">=" : "<=", B, s,
+                            got[s], w);
+                    fprintf(stderr, "target:");
+                    for (unsigned v = 0; v < m->n; v++)
+                        if (target >> v & 1)
+                            fprintf(stderr, " %u", v);
+                    fprintf(stderr, "; not psi: %x; choice rewards (state + choice):", avoid);
+                    for (unsigned i = 0; i < k; i++)
+                        fprintf(stderr, " %g", r[i]);
+                    fputc('\n', stderr);
+                    print_mdp(m);
+                    return 1;
+                }
+                reward_bounds_checked++;
+            }
+    return 0;
+}
+
 /* ---- accepting cycles by brute force --------------------------------------- */
 
 /* Nested DFS, OWCTY and MAP (ref/acc.h) against the definition on the graph of
@@ -818,7 +969,8 @@ int main(int argc, char **argv)
             return 1;
         }
         if (m.n <= MAX_VI_STATES &&
-            (check_values(&m, &model, seed, &valued) || check_rewards_and_bounds(&m, &model, seed)))
+            (check_values(&m, &model, seed, &valued) || check_rewards_and_bounds(&m, &model, seed) ||
+             (seed % 4 == 0 && check_reward_bounds(&m, &model, seed))))
             return 1;
         if (union_base && union_add(&all, &model, want_scc, want_mec)) {
             fprintf(stderr, "oracle: out of memory\n");
@@ -855,9 +1007,10 @@ int main(int argc, char **argv)
            "(%llu systems certified) agree with the exact Pmax and Pmin, "
            "and optimistic value iteration and certified policy iteration (%llu systems certified) with the exact "
            "Rmax and Rmin, step-bounded iteration with the tree of paths (0 to 4 steps), on the %llu of at most %d "
-           "states\n",
+           "states; reward bounds (<= and >= 0 to %d) by epochs with the product's values, %llu queries\n",
            (unsigned long long)count, (unsigned long long)first, (unsigned long long)(first + count - 1),
            (unsigned long long)mecs, (unsigned long long)states_in_mecs, (unsigned long long)pi_certified,
-           (unsigned long long)pi_reward_certified, (unsigned long long)valued, MAX_VI_STATES);
+           (unsigned long long)pi_reward_certified, (unsigned long long)valued, MAX_VI_STATES, MAX_BUDGET,
+           (unsigned long long)reward_bounds_checked);
     return 0;
 }

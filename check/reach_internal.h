@@ -1,0 +1,48 @@
+/*
+ * reach_internal.h - steps of the query layer that its own files share
+ * (check/reach.c, check/reach_epochs.c); not for the tools.
+ */
+#ifndef REACH_INTERNAL_H
+#define REACH_INTERNAL_H
+
+#include <stdint.h>
+
+#include "csr.h"
+#include "reach.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The engine's maybe_mecs, or the reference's where it has none (reach_engine). */
+int reach_engine_maybe_mecs(const reach_engine *e, const uint8_t *cls, const double *choice_reward, uint32_t *mec);
+
+/*
+ * The system of model m (the engine's, or one derived from it: fixed[s]
+ * kept, 0 solved; MECs and rewards as reach_system) solved whole when
+ * st->bytes_needed fits the engine's budget, else split into groups of SCCs
+ * (reach_solve_split); *t3: when the SCCs were found.  lower/upper f64[n].
+ * Errors: the solver's.
+ */
+int reach_solve_whole_or_split(const reach_engine *e, const csr_model *m, const uint8_t *fixed, const uint32_t *mec,
+                               uint64_t num_mecs, const uint8_t *leaving, int maximize, const double *reward,
+                               const reach_options *o, double *lower, double *upper, reach_stats *st, double *t3);
+
+/*
+ * The quotient of a system by the MECs of its zero-reward choices: each MEC
+ * (ids[s] = its smallest state, REACH_NO_MEC outside MECs) becomes its
+ * smallest state, which takes every choice of its members except the
+ * zero-reward choices that stay inside; every transition into a member goes
+ * to that state; the other members keep no choice and are fixed (the
+ * caller copies the representative's value back).  q's arrays are its own
+ * (csr_free); *reward_out f64[qc] (free); fixed u8[n]: cls != REACH_MAYBE or
+ * a member.  Errors: CSR_ERR_NOMEM.
+ */
+int reach_zero_reward_quotient(const csr_model *m, const uint8_t *cls, const uint32_t *ids, const double *reward,
+                               csr_model *q, double **reward_out, uint8_t *fixed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
