@@ -39,7 +39,7 @@ DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-d
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
               format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
               format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
-              format/props.c format/prism_rewards.c
+              format/expr.c format/props.c format/prism_rewards.c
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach.c ref/reach_pi.c ref/acc.c ref/partition.c ref/reach_parts.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
