@@ -148,7 +148,7 @@ typedef struct expr {
         char *label; /* the same, under props.h 1.0's name (gpu-vi: p->target->label) */
     };
     expr_value value;
-    int64_t index;          /* bound variable or model label */
+    int64_t index;          /* once bound: the variable, the model's label, or the file's formula or label */
     const struct expr *def; /* bound formula or file label definition */
 } expr;
 

@@ -65,6 +65,93 @@ static int grow(void *items, size_t count, size_t size)
     return 0;
 }
 
+/* ---- the names of a file: open addressing, a slot (kind << 56) | (i + 1) ---- */
+
+enum { NAME_CONSTANT = 1, NAME_FORMULA, NAME_LABEL, NAME_PROPERTY };
+
+static const char *name_at(const props_file *f, int kind, size_t i)
+{
+    switch (kind) {
+    case NAME_CONSTANT: return f->constants[i].name;
+    case NAME_FORMULA: return f->formulas[i].name;
+    case NAME_LABEL: return f->labels[i].name;
+    default: return f->properties[i].name;
+    }
+}
+
+static uint64_t name_hash(int kind, const char *name, size_t length)
+{
+    uint64_t h = 1469598103934665603u ^ (uint64_t)kind;
+    for (size_t i = 0; i < length; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211u;
+    return h;
+}
+
+/* Index of the kind's name[0, length) in f, or -1. */
+static int64_t name_find(const props_file *f, int kind, const char *name, size_t length)
+{
+    if (!f || !f->names_cap)
+        return -1;
+    for (size_t j = name_hash(kind, name, length) & (f->names_cap - 1);; j = (j + 1) & (f->names_cap - 1)) {
+        uint64_t v = f->names[j];
+        if (!v)
+            return -1;
+        size_t i = (size_t)(v & ((UINT64_C(1) << 56) - 1)) - 1;
+        const char *other = (int)(v >> 56) == kind ? name_at(f, kind, i) : NULL;
+        if (other && strlen(other) == length && !memcmp(other, name, length))
+            return (int64_t)i;
+    }
+}
+
+static void name_put(props_file *f, int kind, size_t i)
+{
+    const char *name = name_at(f, kind, i);
+    size_t j = name_hash(kind, name, strlen(name)) & (f->names_cap - 1);
+    while (f->names[j])
+        j = (j + 1) & (f->names_cap - 1);
+    f->names[j] = ((uint64_t)kind << 56) | (i + 1);
+    f->names_count++;
+}
+
+/* Every name of f indexed again, in its table or a larger one of at least
+ * cap slots: 0 or -1 (then the index is as it was). */
+static int names_rebuild(props_file *f, size_t cap)
+{
+    size_t want = 16;
+    while (want < cap || want < 4 * (f->num_constants + f->num_formulas + f->num_labels + f->count))
+        want *= 2;
+    if (want > f->names_cap) {
+        uint64_t *slots = calloc(want, sizeof *slots);
+        if (!slots)
+            return -1;
+        free(f->names);
+        f->names = slots;
+        f->names_cap = want;
+    } else {
+        memset(f->names, 0, f->names_cap * sizeof *f->names);
+    }
+    f->names_count = 0;
+    for (size_t i = 0; i < f->num_constants; i++)
+        name_put(f, NAME_CONSTANT, i);
+    for (size_t i = 0; i < f->num_formulas; i++)
+        name_put(f, NAME_FORMULA, i);
+    for (size_t i = 0; i < f->num_labels; i++)
+        name_put(f, NAME_LABEL, i);
+    for (size_t i = 0; i < f->count; i++)
+        if (f->properties[i].name)
+            name_put(f, NAME_PROPERTY, i);
+    return 0;
+}
+
+/* Index item i of the kind (just added): 0 or -1. */
+static int name_add(props_file *f, int kind, size_t i)
+{
+    if (2 * (f->names_count + 1) > f->names_cap)
+        return names_rebuild(f, 2 * f->names_cap); /* indexes i too */
+    name_put(f, kind, i);
+    return 0;
+}
+
 /* ---- the form of a property (after parsing) ------------------------------ */
 
 static void unsupported(props_property *p, const expr *at, const char *what)
@@ -268,16 +355,13 @@ static char *new_name(expr_parser *p, props_file *f, const char *what)
     char *name = strndup(p->text + t->offset, t->length);
     if (!name)
         return expr_parser_fail(p, t, CSR_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < f->num_constants + f->num_formulas; i++) {
-        int c = i < f->num_constants;
-        const char *other = c ? f->constants[i].name : f->formulas[i - f->num_constants].name;
-        uint32_t line = c ? f->constants[i].line : f->formulas[i - f->num_constants].line;
-        if (strcmp(other, name) == 0) {
-            free(name);
-            return expr_parser_fail(p, t, CSR_ERR_SYNTAX, "'%.*s' is already defined (a %s, line %u)",
-                                    (int)(t->length > 40 ? 40 : t->length), p->text + t->offset,
-                                    c ? "constant" : "formula", line);
-        }
+    int64_t c = name_find(f, NAME_CONSTANT, name, t->length), d = name_find(f, NAME_FORMULA, name, t->length);
+    if (c >= 0 || d >= 0) {
+        free(name);
+        return expr_parser_fail(p, t, CSR_ERR_SYNTAX, "'%.*s' is already defined (a %s, line %u)",
+                                (int)(t->length > 40 ? 40 : t->length), p->text + t->offset,
+                                c >= 0 ? "constant" : "formula",
+                                c >= 0 ? f->constants[c].line : f->formulas[d].line);
     }
     return name;
 }
@@ -339,6 +423,8 @@ static void parse_constant(expr_parser *p, props_file *f)
     c->definition = def;
     c->line = pos_line(p, &at);
     c->column = at.column;
+    if (name_add(f, NAME_CONSTANT, f->num_constants - 1))
+        expr_parser_fail(p, &at, CSR_ERR_NOMEM, "out of memory");
 }
 
 /* formula NAME = expr ;  or  label "NAME" = expr ; */
@@ -356,12 +442,12 @@ static void parse_definition(expr_parser *p, props_file *f, int label)
                 expr_parser_fail(p, &at, CSR_ERR_SYNTAX, "expected a label's name in double quotes");
             return;
         }
-        for (size_t i = 0; i < f->num_labels; i++)
-            if (strlen(f->labels[i].name) == at.length && !memcmp(f->labels[i].name, p->text + at.offset, at.length)) {
-                expr_parser_fail(p, &at, CSR_ERR_SYNTAX, "label \"%s\" is already defined (line %u)", f->labels[i].name,
-                                 f->labels[i].line);
-                return;
-            }
+        int64_t i = name_find(f, NAME_LABEL, p->text + at.offset, at.length);
+        if (i >= 0) {
+            expr_parser_fail(p, &at, CSR_ERR_SYNTAX, "label \"%s\" is already defined (line %u)", f->labels[i].name,
+                             f->labels[i].line);
+            return;
+        }
         if (!(name = strndup(p->text + at.offset, at.length))) {
             expr_parser_fail(p, &at, CSR_ERR_NOMEM, "out of memory");
             return;
@@ -392,6 +478,8 @@ static void parse_definition(expr_parser *p, props_file *f, int label)
     d->definition = def;
     d->line = pos_line(p, &at);
     d->column = at.column;
+    if (name_add(f, label ? NAME_LABEL : NAME_FORMULA, *count - 1))
+        expr_parser_fail(p, &at, CSR_ERR_NOMEM, "out of memory");
 }
 
 static void parse_property(expr_parser *p, props_file *f)
@@ -400,12 +488,11 @@ static void parse_property(expr_parser *p, props_file *f)
     expr_parser_after(p, &first, &next);
     char *name = NULL;
     if (first.kind == EXPR_TOK_QUOTED && next.kind == EXPR_TOK_COLON) {
-        for (size_t i = 0; i < f->count; i++)
-            if (f->properties[i].name && strlen(f->properties[i].name) == first.length &&
-                !memcmp(f->properties[i].name, p->text + first.offset, first.length)) {
-                expr_parser_fail(p, &first, CSR_ERR_SYNTAX, "a second property named \"%s\"", f->properties[i].name);
-                return;
-            }
+        int64_t i = name_find(f, NAME_PROPERTY, p->text + first.offset, first.length);
+        if (i >= 0) {
+            expr_parser_fail(p, &first, CSR_ERR_SYNTAX, "a second property named \"%s\"", f->properties[i].name);
+            return;
+        }
         if (!first.length || !(name = strndup(p->text + first.offset, first.length))) {
             expr_parser_fail(p, &first, first.length ? CSR_ERR_NOMEM : CSR_ERR_SYNTAX,
                              first.length ? "out of memory" : "a property named \"\"");
@@ -433,6 +520,8 @@ static void parse_property(expr_parser *p, props_file *f)
     q->line = pos_line(p, &start);
     q->column = start.column;
     classify(q);
+    if (name && name_add(f, NAME_PROPERTY, f->count - 1))
+        expr_parser_fail(p, &start, CSR_ERR_NOMEM, "out of memory");
 }
 
 static void free_property(props_property *p)
@@ -462,6 +551,8 @@ static void roll_back(props_file *f, size_t np, size_t nc, size_t nf, size_t nl)
         free(d->name);
         expr_free(d->definition);
     }
+    if (f->names_cap)
+        names_rebuild(f, 0); /* fewer names: in the table it has */
 }
 
 static int parse_text(const char *text, size_t length, props_file *f, csr_status *st, int file)
@@ -581,6 +672,10 @@ typedef struct binder {
     props_file *f;        /* NULL: no file (props.h 1.0's prop_states) */
     const csr_model *m;   /* NULL: no model */
     csr_status *st;       /* the errors of what is being bound */
+    struct bind_depth {
+        int level;        /* bind_tree's recursion, through formulas and constants: at most PROPS_MAX_HEIGHT */
+        int exceeded;     /* it went deeper: what was being bound is not cached (from elsewhere it may be fine) */
+    } *depth;
 } binder;
 
 static int bind_tree(binder *b, expr *e);
@@ -593,13 +688,15 @@ static int inherit(binder *b, const csr_status *from)
     return from->code;
 }
 
-static props_definition *definition_of(const props_file *f, const expr *def)
+/* The definition a formula or file label reference is bound to (its index). */
+static props_definition *definition_of(const props_file *f, const expr *e)
 {
-    for (size_t i = 0; f && i < f->num_formulas + f->num_labels; i++) {
-        props_definition *d = i < f->num_formulas ? &f->formulas[i] : &f->labels[i - f->num_formulas];
-        if (d->definition == def)
-            return d;
-    }
+    if (!f || e->index < 0)
+        return NULL;
+    if (e->ref == EXPR_REF_FORMULA && (size_t)e->index < f->num_formulas)
+        return &f->formulas[e->index];
+    if (e->ref == EXPR_REF_FILE_LABEL && (size_t)e->index < f->num_labels)
+        return &f->labels[e->index];
     return NULL;
 }
 
@@ -610,7 +707,7 @@ static void measure(const props_file *f, const expr *e, uint64_t *height, uint64
     if (!e)
         return;
     if ((e->kind == EXPR_IDENT || e->kind == EXPR_LABEL) && e->def) {
-        const props_definition *d = definition_of(f, e->def);
+        const props_definition *d = definition_of(f, e);
         *height = (d ? d->height : 0) + 1;
         *size = (d ? d->size : 0) + 1;
         return;
@@ -654,14 +751,14 @@ static int bind_definition(binder *b, props_definition *d, const expr *at, int l
                      label ? "label" : "formula", label ? "\"" : "'", d->name, label ? "\"" : "'");
     d->state = 1;
     memset(&d->status, 0, sizeof d->status);
-    binder sub = {b->f, b->m, &d->status};
+    binder sub = {b->f, b->m, &d->status, b->depth};
     int rc = bind_tree(&sub, d->definition);
     if (!rc && label && d->definition->type != EXPR_BOOL)
         rc = failp(&d->status, CSR_ERR_SYNTAX, d->definition->line, d->definition->column,
                    "type error: label \"%s\" is a %s, not a bool", d->name, expr_type_name(d->definition->type));
     if (!rc)
         rc = check_size(&sub, d->definition, &d->height, &d->size);
-    d->state = 2;
+    d->state = b->depth->exceeded ? 0 : 2;
     return rc ? inherit(b, &d->status) : 0;
 }
 
@@ -673,7 +770,7 @@ static int bind_constant(binder *b, props_constant *c, const expr *at)
         return failp(b->st, CSR_ERR_USAGE, at->line, at->column, "constant '%s' is defined through itself", c->name);
     c->state = 1;
     memset(&c->status, 0, sizeof c->status);
-    binder sub = {b->f, b->m, &c->status};
+    binder sub = {b->f, b->m, &c->status, b->depth};
     int rc = 0;
     if (!c->defined && c->definition) {
         const expr *d = c->definition;
@@ -691,7 +788,7 @@ static int bind_constant(binder *b, props_constant *c, const expr *at)
             c->defined = 1;
         }
     }
-    c->state = 2;
+    c->state = b->depth->exceeded ? 0 : 2;
     return rc ? inherit(b, &c->status) : 0;
 }
 
@@ -707,37 +804,38 @@ static int resolve_name(binder *b, expr *e)
 {
     props_file *f = b->f;
     const char *name = e->name;
-    for (size_t i = 0; f && i < f->num_formulas; i++)
-        if (strcmp(f->formulas[i].name, name) == 0) {
-            props_definition *d = &f->formulas[i];
-            int rc = bind_definition(b, d, e, 0);
-            if (rc)
-                return rc;
-            e->ref = EXPR_REF_FORMULA;
-            e->def = d->definition;
-            e->type = d->definition->type;
-            e->may_fail = d->definition->may_fail;
-            if (d->definition->folded) {
-                e->folded = 1;
-                e->value = d->definition->value;
-            }
-            return 0;
+    const size_t length = strlen(name);
+    int64_t i;
+    if ((i = name_find(f, NAME_FORMULA, name, length)) >= 0) {
+        props_definition *d = &f->formulas[i];
+        int rc = bind_definition(b, d, e, 0);
+        if (rc)
+            return rc;
+        e->ref = EXPR_REF_FORMULA;
+        e->index = i;
+        e->def = d->definition;
+        e->type = d->definition->type;
+        e->may_fail = d->definition->may_fail;
+        if (d->definition->folded) {
+            e->folded = 1;
+            e->value = d->definition->value;
         }
-    for (size_t i = 0; f && i < f->num_constants; i++)
-        if (strcmp(f->constants[i].name, name) == 0) {
-            props_constant *c = &f->constants[i];
-            int rc = bind_constant(b, c, e);
-            if (rc)
-                return rc;
-            if (!c->defined)
-                return failp(b->st, CSR_ERR_USAGE, e->line, e->column,
-                             "constant '%s' has no value: give it with --const %s=VALUE", name, name);
-            set_constant(e, &c->value);
-            return 0;
-        }
-    for (size_t i = 0; f && i < f->num_given; i++)
-        if (strcmp(f->given[i].name, name) == 0) {
-            set_constant(e, &f->given[i].value);
+        return 0;
+    }
+    if ((i = name_find(f, NAME_CONSTANT, name, length)) >= 0) {
+        props_constant *c = &f->constants[i];
+        int rc = bind_constant(b, c, e);
+        if (rc)
+            return rc;
+        if (!c->defined)
+            return failp(b->st, CSR_ERR_USAGE, e->line, e->column,
+                         "constant '%s' has no value: give it with --const %s=VALUE", name, name);
+        set_constant(e, &c->value);
+        return 0;
+    }
+    for (size_t g = 0; f && g < f->num_given; g++)
+        if (strcmp(f->given[g].name, name) == 0) {
+            set_constant(e, &f->given[g].value);
             return 0;
         }
     int64_t v = b->m ? csr_find_variable(b->m, name) : -1;
@@ -758,26 +856,27 @@ static int resolve_label(binder *b, expr *e)
     props_file *f = b->f;
     const char *name = e->name;
     const int64_t l = b->m ? csr_find_label(b->m, name) : -1;
-    for (size_t i = 0; f && i < f->num_labels; i++)
-        if (strcmp(f->labels[i].name, name) == 0) {
-            props_definition *d = &f->labels[i];
-            if (l >= 0)
-                return failp(b->st, CSR_ERR_LABEL, e->line, e->column,
-                             "label \"%.40s\" is defined both by the model and by the properties file (line %u)", name,
-                             d->line);
-            int rc = bind_definition(b, d, e, 1);
-            if (rc)
-                return rc;
-            e->ref = EXPR_REF_FILE_LABEL;
-            e->def = d->definition;
-            e->type = EXPR_BOOL;
-            e->may_fail = d->definition->may_fail;
-            if (d->definition->folded) {
-                e->folded = 1;
-                e->value = d->definition->value;
-            }
-            return 0;
+    int64_t i = name_find(f, NAME_LABEL, name, strlen(name));
+    if (i >= 0) {
+        props_definition *d = &f->labels[i];
+        if (l >= 0)
+            return failp(b->st, CSR_ERR_LABEL, e->line, e->column,
+                         "label \"%.40s\" is defined both by the model and by the properties file (line %u)", name,
+                         d->line);
+        int rc = bind_definition(b, d, e, 1);
+        if (rc)
+            return rc;
+        e->ref = EXPR_REF_FILE_LABEL;
+        e->index = i;
+        e->def = d->definition;
+        e->type = EXPR_BOOL;
+        e->may_fail = d->definition->may_fail;
+        if (d->definition->folded) {
+            e->folded = 1;
+            e->value = d->definition->value;
         }
+        return 0;
+    }
     e->type = EXPR_BOOL;
     if (l >= 0) {
         e->ref = EXPR_REF_MODEL_LABEL;
@@ -788,35 +887,51 @@ static int resolve_label(binder *b, expr *e)
         e->ref = EXPR_REF_INITIAL;
         return 0;
     }
-    for (size_t i = 0; f && i < f->count; i++)
-        if (f->properties[i].name && strcmp(f->properties[i].name, name) == 0) {
-            e->ref = EXPR_REF_PROPERTY;
-            return failp(b->st, CSR_ERR_UNSUPPORTED, e->line, e->column,
-                         "\"%.40s\" names a property: references to properties are not supported", name);
-        }
+    if (name_find(f, NAME_PROPERTY, name, strlen(name)) >= 0) {
+        e->ref = EXPR_REF_PROPERTY;
+        return failp(b->st, CSR_ERR_UNSUPPORTED, e->line, e->column,
+                     "\"%.40s\" names a property: references to properties are not supported", name);
+    }
     e->type = EXPR_NONE;
     if (!b->m)
         return failp(b->st, CSR_ERR_LABEL, e->line, e->column, "no label \"%.40s\" in the properties file (no model given)",
                      name);
     char have[128] = "";
     size_t used = 0;
-    for (uint64_t i = 0; i < b->m->labels.count; i++) {
-        const char *n = b->m->labels.names[i];
+    for (uint64_t k = 0; k < b->m->labels.count; k++) {
+        const char *n = b->m->labels.names[k];
         size_t len = strlen(n);
         if (used + len + 8 >= sizeof have) {
             strcpy(have + used, ", ...");
             break;
         }
-        used += (size_t)sprintf(have + used, "%s%s", i ? ", " : "", n);
+        used += (size_t)sprintf(have + used, "%s%s", k ? ", " : "", n);
     }
     return failp(b->st, CSR_ERR_LABEL, e->line, e->column, "no label \"%.40s\" in the model (it has: %s)%s", name,
                  b->m->labels.count ? have : "none", f ? " or the properties file" : "");
 }
 
+static int bind_node(binder *b, expr *e);
+
+/* Bind e and what it refers to; the recursion, formulas and constants
+ * inside formulas and constants included, at most PROPS_MAX_HEIGHT deep. */
 static int bind_tree(binder *b, expr *e)
 {
     if (!e)
         return 0;
+    if (b->depth->level >= (int)PROPS_MAX_HEIGHT) {
+        b->depth->exceeded = 1;
+        return failp(b->st, CSR_ERR_SYNTAX, e->line, e->column,
+                     "formulas and constants nested in one another more than %d levels deep", (int)PROPS_MAX_HEIGHT);
+    }
+    b->depth->level++;
+    int rc = bind_node(b, e);
+    b->depth->level--;
+    return rc;
+}
+
+static int bind_node(binder *b, expr *e)
+{
     if (e->kind != EXPR_LITERAL) {
         e->folded = 0;
         e->may_fail = 0;
@@ -916,7 +1031,8 @@ static int property_fields(binder *b, props_property *p)
 static void bind_property(props_file *f, const csr_model *m, props_property *p)
 {
     memset(&p->status, 0, sizeof p->status);
-    binder b = {f, m, &p->status};
+    struct bind_depth depth = {0, 0};
+    binder b = {f, m, &p->status, &depth};
     uint64_t height, size;
     if (bind_tree(&b, p->tree) || check_size(&b, p->tree, &height, &size))
         return;
@@ -940,10 +1056,9 @@ int props_bind(props_file *f, const csr_model *m, csr_status *st)
         (i < f->num_formulas ? &f->formulas[i] : &f->labels[i - f->num_formulas])->state = 0;
     for (size_t g = 0; g < f->num_given; g++) {
         const props_given *x = &f->given[g];
-        for (size_t i = 0; i < f->num_constants; i++) {
+        int64_t i = name_find(f, NAME_CONSTANT, x->name, strlen(x->name));
+        if (i >= 0) {
             props_constant *c = &f->constants[i];
-            if (strcmp(c->name, x->name) != 0)
-                continue;
             if (c->definition)
                 return csr_fail(st, CSR_ERR_USAGE, "--const %s: the properties file defines it (line %u)", c->name,
                                 c->line);
@@ -979,6 +1094,7 @@ void props_free(props_file *f)
     free(f->formulas);
     free(f->labels);
     free(f->given);
+    free(f->names);
     memset(f, 0, sizeof *f);
 }
 
@@ -1022,7 +1138,8 @@ static int old_fragment(props_file *f, props_property *p, csr_status *st)
         return failp(st, CSR_ERR_UNSUPPORTED, p->steps_expr->line, p->steps_expr->column,
                      "a step bound on a reward property (R [ F<=k ], and cumulative rewards C<=k) is not supported yet");
     /* the step bound and reward index: constants of no file */
-    binder b = {f, NULL, st};
+    struct bind_depth depth = {0, 0};
+    binder b = {f, NULL, st, &depth};
     const expr *parts[2] = {p->steps_expr, p->index_expr};
     for (int k = 0; k < 2; k++) {
         int rc = parts[k] ? bind_tree(&b, (expr *)parts[k]) : 0;
@@ -1089,7 +1206,8 @@ void prop_free(prop_property *p)
 
 int prop_states(const csr_model *m, const prop_formula *f, uint8_t *flags, csr_status *st)
 {
-    binder b = {NULL, m, st};
+    struct bind_depth depth = {0, 0};
+    binder b = {NULL, m, st, &depth};
     int rc = bind_tree(&b, (expr *)f); /* props.h 1.0 binds here: its formulas are its own */
     return rc ? rc : expr_eval_states(m, f, flags, st);
 }

@@ -18,7 +18,12 @@
  * with // comments; a property may span lines; the ';' after a property is
  * optional (PRISM's semicolon-less grammar: a property ends where its
  * expression cannot go on).  Definitions use no labels and no operators
- * (as in PRISM).  Errors name line and column (a -p property: its column).
+ * (as in PRISM; formula definitions, which PRISM's PropertiesFile holds but
+ * its grammar of today does not read, are read too).  Errors name line and
+ * column (a -p property: its column).  Limits: each property or definition
+ * PROP_MAX_NODES nodes and PROP_MAX_DEPTH brackets (expr.h); formulas and
+ * constants nested in one another 4096 levels; a property's formulas
+ * expanded 65536 nodes and 4096 levels.
  *
  * Names in properties resolve, in this order (PRISM's): the file's
  * formulas (expanded as macros), constants (the file's, given values by
@@ -146,6 +151,8 @@ typedef struct props_file {
     props_given *given; /* props_define_constants */
     size_t num_given;
     const csr_model *model; /* the model of the last props_bind */
+    uint64_t *names;        /* internal: a hash index of the names above */
+    size_t names_cap, names_count;
 } props_file;
 
 /*

@@ -548,6 +548,16 @@ print('P=? [ F f39 > 0 ]')" > "$BATS_TEST_TMPDIR/wide.props"
     run propcheck -P "$BATS_TEST_TMPDIR/wide.props" --sta "$BATS_TEST_TMPDIR/s.sta"
     assert_success
     assert_output --partial "formulas expand to more than 65536 nodes or 4096 levels"
+    # a chain of 6,000 constants: too deep to follow at once from its end, fine from its middle
+    python3 -c "
+print('const int c0 = 1;')
+for i in range(1, 6000): print('const int c%d = c%d;' % (i, i - 1))
+print('\"deep\": c5000 + 1;')
+print('\"middle\": c3000 + 1;')" > "$BATS_TEST_TMPDIR/chain.props"
+    run propcheck -P "$BATS_TEST_TMPDIR/chain.props"
+    assert_success
+    assert_line "deep	c5000 + 1	error: line 907, column 18: formulas and constants nested in one another more than 4096 levels deep"
+    assert_line "middle	c3000 + 1	value value=int:2"
     # many operators in sequence and 200 levels of brackets are fine
     python3 -c "print('P=? [ F ' + 'x > 0 & ' * 1000 + '(' * 200 + 'true' + ')' * 200 + ' ]')" > "$BATS_TEST_TMPDIR/ok.props"
     run propcheck -P "$BATS_TEST_TMPDIR/ok.props" --sta "$BATS_TEST_TMPDIR/s.sta"
