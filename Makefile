@@ -31,7 +31,7 @@ BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
-TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp $(TEST_BIN)/peakrss $(TEST_BIN)/induce $(TEST_BIN)/partcheck
+TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp $(TEST_BIN)/peakrss $(TEST_BIN)/induce $(TEST_BIN)/partcheck $(TEST_BIN)/propcheck
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-dev bats bats-assert bats-support groff-base \
                 xz-utils bzip2
@@ -39,7 +39,7 @@ DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-d
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
               format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
               format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
-              format/props.c format/prism_rewards.c format/prism_states.c
+              format/expr.c format/props.c format/prism_rewards.c format/prism_states.c
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach_ref.c ref/reach_pi.c ref/acc.c ref/partition.c ref/reach_parts.c
 CHECK_SRC  := check/reach.c check/reach_split.c check/reach_scheduler.c check/reach_cpu.c check/reach_cache.c check/reach_epochs.c
 COMMON_SRC := tools/common/tool.c
@@ -187,7 +187,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_LIST  := -fsanitize=address,-fsanitize=undefined,-fno-omit-frame-pointer,-fno-sanitize-recover=undefined
 check-sanitize:
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g $(SAN_FLAGS)" NVCCFLAGS="-O1 -g -Xcompiler=$(SAN_LIST)" \
-	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle build-san/test-bin/csrcat build-san/test-bin/tracmp build-san/test-bin/peakrss build-san/test-bin/induce build-san/test-bin/partcheck
+	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle build-san/test-bin/csrcat build-san/test-bin/tracmp build-san/test-bin/peakrss build-san/test-bin/induce build-san/test-bin/partcheck build-san/test-bin/propcheck
 	SANITIZED=1 TOOLS_BIN=$(CURDIR)/build-san/bin TEST_TOOLS_BIN=$(CURDIR)/build-san/test-bin \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1 bats tests/
 .PHONY: check-sanitize

@@ -59,6 +59,13 @@ cat "$models"/*.props | while IFS= read -r line; do
     printf '%s' "$line" > "$out/props/p$i"; i=$((i + 1))
 done
 printf '%s' 'Pmax=? [ !("a" | false) & true U !!"b" ];' > "$out/props/shapes"
+# whole properties files: QVBS's, and one of every definition and form
+for f in "$models"/../qvbs/*/*/*.props; do
+    if [ -f "$f" ]; then cp "$f" "$out/props/qvbs-$(basename "$(dirname "$f")")-$(basename "$f")"; fi
+done
+printf '%s\n' 'const int K; const double p = 0.5; formula f = x > K & y;' 'label "l" = mod(x, 2) = 0 => f;' \
+    '"n": Pmin>=p [ "l" U<=K !f ]' 'filter(max, R{"r"}=? [ F^{rew{"r"}<=K*2} x = max(1, floor(p * 3)) ], "init");' \
+    'R=? [ C<=3 ] P=? [ F{"r"}>1 "a" {x=0}{min} ]' > "$out/props/file"
 echo "seeds: $(ls "$out"/tra | wc -l) tra, $(ls "$out"/lab | wc -l) lab, $(ls "$out"/labels | wc -l) labels, $(ls "$out"/csr | wc -l) csr, $(ls "$out"/umb | wc -l) umb, $(ls "$out"/drn | wc -l) drn, $(ls "$out"/props | wc -l) props"
 # rewards: the harness's model of 3 states (byte 0x02: DTMC, 0x22: MDP) with files as PRISM writes them
 printf '\x02# Reward structure "a"\n# State rewards\n3 2\n0 1\n2 0.5\n' > "$out/rewards/srew"

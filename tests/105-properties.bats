@@ -60,8 +60,9 @@ PY
         got=$(gpu-vi --cpu -p "P$dir=? [ F (\"fin_c0\" | \"fin_disagree\") ]" "$BATS_TEST_TMPDIR/c.csr")
         assert_equal "${got##*: }" "$want"
         want=$(gpu-vi --cpu -t fin_c0 -a agree -m $dir "$BATS_TEST_TMPDIR/c.csr")
-        got=$(gpu-vi --cpu -p "P$dir=? [ !!\"agree\" = false | !\"agree\" U \"fin_c0\" ]" "$BATS_TEST_TMPDIR/c.csr" 2>&1) &&
-            fail "a stray '=' was accepted: $got"
+        # PRISM's precedence: ! binds below =, | below !, so this is !"agree" | !"agree"
+        got=$(gpu-vi --cpu -p "P$dir=? [ !!\"agree\" = false | !\"agree\" U \"fin_c0\" ]" "$BATS_TEST_TMPDIR/c.csr")
+        assert_equal "${got##*: }" "$want"
         got=$(gpu-vi --cpu -p "P$dir=? [ !(\"agree\" & true) | false U \"fin_c0\" ]" "$BATS_TEST_TMPDIR/c.csr")
         assert_equal "${got##*: }" "$want"
     done
@@ -72,10 +73,10 @@ PY
     run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" ' "$csr"
     assert_failure 2
     assert_output ""
-    assert_equal "$stderr" "gpu-vi: -p 'Pmin=? [ F \"fin_c0\" ': syntax error: column 21: expected ']'"
+    assert_equal "$stderr" "gpu-vi: -p 'Pmin=? [ F \"fin_c0\" ': syntax error: column 21: expected ']', found the end of the text"
     run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" & ]' "$csr"
     assert_failure 2
-    [[ "$stderr" == *"column 23: expected a label in double quotes, true, false, '!' or '('" ]] || fail "$stderr"
+    [[ "$stderr" == *"column 23: expected an expression, found ']'" ]] || fail "$stderr"
     run --separate-stderr gpu-vi --cpu -p 'Pmin>=0.5 [ F "fin_c0" ]' "$csr"
     assert_failure 2
     [[ "$stderr" == *"column 5: expected '=?'"* ]] || fail "$stderr"
@@ -85,11 +86,11 @@ PY
         assert_failure 2
         [[ "$stderr" == *"not supported yet"* ]] || fail "$unsupported: $stderr"
     done
-    printf 'Pmin=? [ F "fin_c0" ];\n\n// a comment\nPmax=? [ F "fin_c0" U "agree" ]\n' > "$BATS_TEST_TMPDIR/bad.props"
+    printf 'Pmin=? [ F "fin_c0" ];\n\n// a comment\nPmax=? [ F "fin_c0" "agree" ]\n' > "$BATS_TEST_TMPDIR/bad.props"
     run --separate-stderr gpu-vi --cpu -P "$BATS_TEST_TMPDIR/bad.props" "$csr"
     assert_failure 1
     assert_output ""
-    assert_equal "$stderr" "gpu-vi: $BATS_TEST_TMPDIR/bad.props:4: syntax error: column 21: expected ']'"
+    assert_equal "$stderr" "gpu-vi: $BATS_TEST_TMPDIR/bad.props:4: syntax error: column 21: expected ']', found \"agree\""
 }
 
 @test "gpu-vi refuses an unknown label, P=? on an MDP, -t with -p, and -o with several properties, before printing anything" {
