@@ -88,6 +88,7 @@ uint64_t reach_cache_computed(const reach_cache *cache);
  *                split; UINT64_MAX: never split.
  *   cache:       the run's Prob0/Prob1 results (NULL: none kept), not the
  *                engine's but its caller's.
+ *   status:      where the engine describes a failure of its own (NULL: none).
  * Errors: the contract's codes (CSR_ERR_NOMEM, CSR_ERR_DEVICE with the text
  * in the engine's status, ...).
  */
@@ -102,6 +103,7 @@ typedef struct reach_engine {
     int (*bounded)(void *ctx, const reach_query *q, uint64_t steps, double *values);
     uint64_t budget;
     reach_cache *cache;
+    csr_status *status;
 } reach_engine;
 
 /*

@@ -124,7 +124,7 @@ setup() {
     run --separate-stderr gpu-vi --cpu -t s3 -m max "$BATS_TEST_TMPDIR/nolab.csr"
     assert_failure 1
     assert_output ""
-    assert_equal "$stderr" "gpu-vi: $BATS_TEST_TMPDIR/nolab.csr: no labels; convert with prism2csr -l FILE.lab"
+    assert_equal "$stderr" "gpu-vi: $BATS_TEST_TMPDIR/nolab.csr: no labels and no state valuations; convert with prism2csr -l FILE.lab (or -s FILE.sta)"
     # retype the PROBABILITIES section (entry 3) as an unknown optional one
     csrpatch -c "$BATS_TEST_TMPDIR/nolab.csr" 160 63000000 164 01000000 > "$BATS_TEST_TMPDIR/graph.csr"
     run --separate-stderr gpu-vi --cpu -t s3 -m max "$BATS_TEST_TMPDIR/graph.csr"
@@ -136,7 +136,7 @@ setup() {
     run --separate-stderr gpu-vi --cpu --max-iters 5 -t fin_c0 -m min "$(model_csr coin4)"
     assert_failure 1
     assert_output ""
-    [[ "$stderr" == "gpu-vi: "*": no convergence within 5 iterations (difference "*"; raise --max-iters" ]] || fail "$stderr"
+    [[ "$stderr" == "gpu-vi: 'Pmin=? [ F \"fin_c0\" ]': no convergence within 5 iterations: bounds ["*"] in state "*" (difference "*" > 1e-06); raise --max-iters" ]] || fail "$stderr"
 }
 
 @test "gpu-vi answers -h and rejects bad usage with status 2" {
@@ -243,7 +243,7 @@ setup() {
     run --separate-stderr timeout 60 gpu-vi --cpu -e 1e-15 -t fin_c0 -m min "$(model_csr coin4)"
     assert_failure 1
     assert_output ""
-    [[ "$stderr" == "gpu-vi: $BATS_TEST_TMPDIR/coin4.csr: the values stopped changing at a difference of "*" > 1e-15 (the floating-point resolution of these values): ask for a larger -e" ]] ||
+    [[ "$stderr" == "gpu-vi: 'Pmin=? [ F \"fin_c0\" ]': the bounds stopped changing at ["*"] in state "*" (difference "*" > 1e-15: the floating-point resolution of these values); ask for a larger -e" ]] ||
         fail "$stderr"
 }
 

@@ -158,7 +158,7 @@ setup() {
     run --separate-stderr timeout 60 gpu-vi -e 1e-15 --stats=json -t fin_c0 -m min "$(model_csr coin4)"
     assert_failure 1
     assert_output ""
-    [[ "$stderr" == "gpu-vi: $BATS_TEST_TMPDIR/coin4.csr: the values stopped changing at a difference of "*" > 1e-15 (the floating-point resolution of these values): ask for a larger -e" ]] ||
+    [[ "$stderr" == "gpu-vi: 'Pmin=? [ F \"fin_c0\" ]': the bounds stopped changing at ["*"] in state "*" (difference "*" > 1e-15: the floating-point resolution of these values); ask for a larger -e"* ]] ||
         fail "$stderr"
 }
 
@@ -364,3 +364,25 @@ PY
 @test "wlan3: GPU: gpu-vi equals PRISM's value within 1e-6 on every query, plain and restructured" { vi_check_gpu wlan3; }
 @test "csma3_2: GPU: gpu-vi equals PRISM's value within 1e-6 on every query, plain and restructured" { vi_check_gpu csma3_2; }
 @test "dining_crypt6: GPU: gpu-vi equals PRISM's value within 1e-6 on every query, plain and restructured" { vi_check_gpu dining_crypt6; }
+
+@test "GPU: every small QVBS instance answers its properties file as written within 1e-6 of QVBS's values, as --cpu does" {
+    n=$(qvbs_check)
+    [ "$n" -ge 37 ] || fail "only $n properties checked"
+    n=$(qvbs_check --method ii)
+    [ "$n" -ge 37 ] || fail "only $n properties checked by interval iteration"
+}
+
+@test "GPU: gpu-vi answers reward-bounded and cumulative queries as Storm does, each epoch on the GPU" {
+    n=$(bounded_check)
+    [ "$n" -ge 20 ] || fail "only $n queries checked"
+}
+
+@test "GPU: wlan.2's R{\"collisions\"}max ends and equals QVBS's value, by each method" {
+    prism2csr "$DATA/qvbs/wlan.2.COL0.umb" > "$BATS_TEST_TMPDIR/w.csr"
+    for method in pi ii ovi; do
+        run --separate-stderr timeout 60 gpu-vi --method $method -P "$DATA/qvbs/wlan.props" --const COL=0 \
+            --property num_collisions "$BATS_TEST_TMPDIR/w.csr"
+        assert_success
+        value_close "${output##*: }" 1.2014594670294494 || fail "--method $method: $output"
+    done
+}

@@ -205,8 +205,8 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
     assert_failure 2
     assert_output --partial "gpu-vi: -g: the iteration over parts takes"
     run gpu-vi --cpu -g 2 -p 'Pmax=? [ F<=5 "fin_c0" ]' "$csr"
-    assert_failure 2
-    assert_output "gpu-vi: -g: 'Pmax=? [ F<=5 \"fin_c0\" ]': step-bounded and reward properties are not iterated over parts"
+    assert_failure 1
+    assert_output "gpu-vi: 'Pmax=? [ F<=5 \"fin_c0\" ]': -g: step-bounded and reward properties are not iterated over parts"
     run gpu-vi --cpu -g 0 -t fin_c0 -m min "$csr"
     assert_failure 2
     assert_output "gpu-vi: bad part count '0' (1 to 65536)"

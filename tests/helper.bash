@@ -363,3 +363,79 @@ buchi_check() {
 stats_fields() {
     python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
 }
+
+# value_close A B: A and B agree within 1e-6 relative (or 1e-12), or are
+# the same word (true, false, Infinity).
+value_close() {
+    python3 -c '
+import sys
+a, b = sys.argv[1:]
+if a == b:
+    sys.exit(0)
+x, y = float(a), float(b)
+sys.exit(not (abs(x - y) <= 1e-6 * abs(y) or abs(x - y) <= 1e-12))' "$1" "$2"
+}
+
+# qvbs_check options...: every instance of tests/data/qvbs/values.tsv
+# converted (prism2csr of Storm's UMB) and its properties file answered as
+# written (gpu-vi options --json -P FILE --const ...), each property within
+# 1e-6 relative of QVBS's value (a qualitative one: true/false); a property
+# that uses a formula of the model file must fail saying so.  Prints the
+# number of properties checked; fails on the first that misses.
+qvbs_check() {
+    local q="$DATA/qvbs" inst consts props n=0 json
+    while IFS=$'\t' read -r inst consts props; do
+        prism2csr "$q/$inst.umb" > "$BATS_TEST_TMPDIR/$inst.csr" || return 1
+        local c=()
+        [ "$consts" = "-" ] || c=(--const "$consts")
+        json=$(gpu-vi "$@" --json -P "$q/$props" "${c[@]}" "$BATS_TEST_TMPDIR/$inst.csr" 2>/dev/null)
+        n=$((n + $(python3 - "$q/values.tsv" "$inst" "$json" <<'PY'
+import json, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
+want = {r[2]: r[3] for r in rows if r[0] == sys.argv[2]}
+j = json.loads(sys.argv[3])
+got = {p["name"]: p for p in j["properties"]}
+for e in j["errors"]:
+    assert "model file's formulas are not exported" in e["error"], (sys.argv[2], e["name"], e["error"])
+checked = 0
+for name, ref in want.items():
+    if name not in got and any(e["name"] == name for e in j["errors"]):
+        continue
+    p = got[name]
+    v = p["initial"][0]["value"]
+    if ref in ("true", "false"):
+        ok = v is (ref == "true")
+    elif ref == "Infinity":
+        ok = v == "Infinity"
+    else:
+        x, y = float(v), float(ref)
+        ok = abs(x - y) <= 1e-6 * abs(y) or abs(x - y) <= 1e-12
+    assert ok, (sys.argv[2], name, v, ref)
+    checked += 1
+print(checked)
+PY
+)))
+    done < <(tail -n +2 "$q/values.tsv" | cut -f1,2,6 | sort -u)
+    echo "$n"
+}
+
+# bounded_check options...: every query of tests/data/qvbs/bounded.tsv
+# (reward-bounded, cumulative and instantaneous, in PRISM's and Storm's
+# syntax) within 1e-6 relative of Storm's value (1e-9 absolute).  Prints
+# the number checked.
+bounded_check() {
+    local q="$DATA/qvbs" inst consts prop storm n=0 out
+    while IFS=$'\t' read -r inst consts prop storm; do
+        [ -e "$BATS_TEST_TMPDIR/$inst.csr" ] || prism2csr "$q/$inst.umb" > "$BATS_TEST_TMPDIR/$inst.csr" || return 1
+        local c=()
+        [ "$consts" = "-" ] || c=(--const "$consts")
+        out=$(gpu-vi "$@" -p "$prop" "${c[@]}" "$BATS_TEST_TMPDIR/$inst.csr") || { echo "$inst: $prop: failed" >&2; return 1; }
+        python3 -c '
+import sys
+x, y = float(sys.argv[1]), float(sys.argv[2])
+sys.exit(not (abs(x - y) <= 1e-6 * abs(y) or abs(x - y) <= 1e-9))' "${out##*: }" "$storm" ||
+            { echo "$inst: $prop: ${out##*: }, Storm $storm" >&2; return 1; }
+        n=$((n + 1))
+    done < <(tail -n +2 "$q/bounded.tsv")
+    echo "$n"
+}

@@ -189,6 +189,7 @@ extern "C" int gpu_reach_engine(const csr_model *m, const gpu_reach_options *o, 
     e->solve = gpu_reach_iterate;
     e->bounded = engine_bounded;
     e->budget = o->memory_limit ? o->memory_limit : (gpu_free_memory() + cx->stats.resident_bytes) / 10 * 9;
+    e->status = status;
     return CSR_OK;
 }
 

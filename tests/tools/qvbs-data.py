@@ -23,10 +23,11 @@ valuations and exports it as UMB:
                         filter's value of herman's steps; '-' where stormpy answers
                         none, as for qualitative ones), each from QVBS's index.json
                         or stormpy, never from this project.
-  reward-bounds.tsv     reward-bounded reachability on these instances: instance,
-                        constants, the property (PRISM's syntax with Storm's F{"r"}<=k
-                        or QVBS's F^{rew{"r"}<=k}, bounds above and below), Storm's
-                        value in the first initial state (sound, relative 1e-6).
+  bounded.tsv           reward-bounded reachability, cumulative and instantaneous
+                        rewards on these instances: instance, constants, the property
+                        (PRISM's syntax with Storm's F{"r"}<=k or QVBS's F^{rew{"r"}<=k},
+                        bounds above and below; C<=k, I=k), Storm's value in the first
+                        initial state (sound, relative 1e-6).
 """
 import json, os, re, shutil, sys
 
@@ -106,7 +107,7 @@ for folder, program, consts in INSTANCES:
             storm = "-"
         rows.append((inst, const_text(consts), p.get_name(), ref_text(results[p.get_name()]), storm, props_file))
     print(inst, model.nr_states, "states", os.path.getsize(umb), "bytes")
-# reward-bounded reachability: (instance index in INSTANCES, property) for Storm
+# reward-bounded reachability, C<=k and I=k: (instance index in INSTANCES, property) for Storm
 REWARD_BOUNDS = [
     (4, 'Pmin=? [ F{"steps"}<=20 "finished" ]'),
     (4, 'Pmax=? [ F{"steps"}<=50 "finished" ]'),
@@ -127,6 +128,12 @@ REWARD_BOUNDS = [
     (3, 'P=? [ F{"num_rounds"}<=1 "elected" ]'),
     (3, 'P=? [ F{"num_rounds"}>=2 "elected" ]'),
     (3, 'P=? [ F{"num_rounds"}<3 "elected" ]'),
+    (4, 'R{"steps"}max=? [ C<=40 ]'),
+    (4, 'R{"steps"}min=? [ C<=40 ]'),
+    (7, 'R{"time"}max=? [ C<=100 ]'),
+    (7, 'R{"collisions"}max=? [ C<=500 ]'),
+    (4, 'R{"steps"}min=? [ I=100 ]'),
+    (3, 'R{"num_rounds"}=? [ C<=2 ]'),
 ]
 bound_rows = []
 for i, text in REWARD_BOUNDS:
@@ -146,7 +153,7 @@ for i, text in REWARD_BOUNDS:
     inst = os.path.splitext(program)[0] + ("." + const_text(consts).replace(",", ".").replace("=", "") if consts else "")
     bound_rows.append((inst, const_text(consts), text, repr(float(r.get_value(model.initial_states[0])))))
     print(inst, text, bound_rows[-1][3])
-with open(os.path.join(out, "reward-bounds.tsv"), "w") as f:
+with open(os.path.join(out, "bounded.tsv"), "w") as f:
     f.write("instance\tconstants\tproperty\tstorm\n")
     for r in bound_rows:
         f.write("\t".join(r) + "\n")

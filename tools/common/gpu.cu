@@ -356,6 +356,7 @@ void gpu_tool_parts_reach_engine(gpu_tool_parts_engine *pe, reach_engine *e)
     e->maybe_mecs = parts_maybe_mecs;
     e->solve = parts_solve;
     e->budget = UINT64_MAX;
+    e->status = pe->pcx.status;
 }
 
 void gpu_tool_parts_usage(FILE *out)
