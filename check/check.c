@@ -262,8 +262,16 @@ static int check_reward(const reach_engine *e, const props_file *file, const pro
         return fail(r, CSR_ERR_UNSUPPORTED, "this reward operator is not supported (F, C<=k, I=k)");
     if (p->path == PROPS_EVENTUALLY && (p->steps >= 0 || p->reward_bound_relation))
         return fail(r, CSR_ERR_UNSUPPORTED, "a bounded F in a reward operator is not supported");
-    if (reward_arrays(m, p->reward_name, p->reward_index, &sr, &cr, r) < 0)
+    if (p->time) { /* Storm's T: one step, one unit of time */
+        if (!(r->time_reward = malloc((n ? n : 1) * sizeof *r->time_reward)))
+            return CSR_ERR_NOMEM;
+        for (uint64_t s = 0; s < n; s++)
+            r->time_reward[s] = 1.0;
+        sr = r->time_reward;
+        cr = NULL;
+    } else if (reward_arrays(m, p->reward_name, p->reward_index, &sr, &cr, r) < 0) {
         return CSR_OK;
+    }
     if (!m->probabilities)
         return fail(r, CSR_ERR_USAGE, "the model has no probabilities (a graph-only CSR file)");
     if (p->path == PROPS_CUMULATIVE) {
@@ -456,5 +464,6 @@ void check_result_free(check_result *r)
     free(r->truth);
     free(r->target);
     free(r->avoid);
+    free(r->time_reward);
     memset(r, 0, sizeof *r);
 }

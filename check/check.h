@@ -14,7 +14,7 @@
  *     F{"r"}<=k, F^{rew{"r"}>=k} ... (also with U)   reach_solve_reward_bounded
  *     G phi, G<=k phi         1 - P_opposite [ F !phi ] (Pmin G = 1 - Pmax F !)
  *     X phi                   one step
- *   R{"r"} / Rmin / Rmax =? or a bound, over
+ *   R{"r"} / Rmin / Rmax =? or a bound (Storm's T: a reward of 1 per step), over
  *     F phi                   reach_solve_reward
  *     C<=k                    the reward gathered in k steps (Jacobi steps)
  *     I=k                     the state reward after k steps (Jacobi steps)
@@ -64,6 +64,7 @@ typedef struct check_result {
     reach_query query;
     uint8_t *target, *avoid; /* u8[n], query's flags (owned) */
     const double *state_reward, *choice_reward;
+    double *time_reward;     /* f64[n] of 1.0: Storm's T operator's state reward (owned); else NULL */
 } check_result;
 
 /*

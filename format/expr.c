@@ -955,12 +955,15 @@ static expr *prob_operator(expr_parser *p, int fl)
     return operator_brackets(p, fl, e, path_contents);
 }
 
-static expr *reward_operator(expr_parser *p, int fl)
+/* R, or with time set Storm's T (T, Tmin, Tmax: the expected time, on a
+ * discrete-time model the expected number of steps; no reward structure). */
+static expr *reward_operator(expr_parser *p, int fl, int time)
 {
     expr *e = new_node(p, EXPR_REWARD, &TOK);
     if (!e)
         return NULL;
-    e->dir = IS("Rmin") ? EXPR_DIR_MIN : IS("Rmax") ? EXPR_DIR_MAX : EXPR_DIR_NONE;
+    e->flags = (uint8_t)time;
+    e->dir = IS("Rmin") || IS("Tmin") ? EXPR_DIR_MIN : IS("Rmax") || IS("Tmax") ? EXPR_DIR_MAX : EXPR_DIR_NONE;
     int plain = IS("R");
     expr_parser_next(p);
     if (plain && TOK.kind == EXPR_TOK_LBRACE) {
@@ -989,7 +992,7 @@ static expr *reward_operator(expr_parser *p, int fl)
             return expr_parser_fail(p, &TOK, CSR_ERR_SYNTAX, "ratio rewards R{\"a\"}/{\"b\"} are not supported");
         }
     }
-    if (!operator_relation(p, e, "R")) {
+    if (!operator_relation(p, e, time ? "T" : "R")) {
         expr_free(e);
         return NULL;
     }
@@ -1116,6 +1119,16 @@ static expr *name_or_keyword(expr_parser *p, int fl)
         if ((next.kind == EXPR_TOK_EQ && after.kind == EXPR_TOK_QMARK) || expr_token_is(p, &next, "min") ||
             expr_token_is(p, &next, "max"))
             property = 6, what = "an LRA operator";
+    } else if ((IS("T") || IS("Tmin") || IS("Tmax")) && (fl & EXPR_PARSE_PROPERTY)) {
+        /* Storm's time operator: T=?, T min=?, Tmin=?, Tmin>=b; otherwise
+         * (T<5 over a variable T) an identifier */
+        expr_token after;
+        expr_parser_after(p, &next, &after);
+        const int nk = next.kind;
+        if ((nk == EXPR_TOK_EQ && after.kind == EXPR_TOK_QMARK) ||
+            (IS("T") ? expr_token_is(p, &next, "min") || expr_token_is(p, &next, "max")
+                     : nk == EXPR_TOK_LT || nk == EXPR_TOK_LE || nk == EXPR_TOK_GT || nk == EXPR_TOK_GE))
+            property = 7, what = "a T operator";
     }
     if (property) {
         if (!(fl & EXPR_PARSE_PROPERTY))
@@ -1123,7 +1136,8 @@ static expr *name_or_keyword(expr_parser *p, int fl)
                                     what);
         switch (property) {
         case 1: return prob_operator(p, fl);
-        case 2: return reward_operator(p, fl);
+        case 2: return reward_operator(p, fl, 0);
+        case 7: return reward_operator(p, fl, 1);
         case 3: return steady_operator(p, fl, 0);
         case 6: return steady_operator(p, fl, 1);
         case 5: return filter_expression(p, fl);
@@ -1360,7 +1374,7 @@ static int operand_types(expr *e, csr_status *st)
     case EXPR_PROB:
     case EXPR_REWARD:
     case EXPR_STEADY: {
-        const char *name = e->kind == EXPR_PROB ? "P" : e->kind == EXPR_REWARD ? "R" : e->flags ? "LRA" : "S";
+        const char *name = e->kind == EXPR_PROB ? "P" : e->kind == EXPR_REWARD ? (e->flags ? "T" : "R") : e->flags ? "LRA" : "S";
         if (b && !is_number(b->type))
             return type_error(b, st, "the bound of %s is a %s, not a number", name, expr_type_name(b->type));
         if (e->c && e->c->type != EXPR_INT)

@@ -135,7 +135,8 @@ typedef struct expr {
     uint8_t ref;      /* EXPR_IDENT, EXPR_LABEL: enum expr_ref once bound */
     uint8_t folded;   /* 1: a constant; value holds it (literals; constant subtrees once bound) */
     uint8_t may_fail; /* its evaluation may fail (integer overflow, mod by 0, ...) */
-    uint8_t flags;    /* EXPR_STEADY: 1 for Storm's LRA; EXPR_FILTER: 1 for an old-style {states} filter */
+    uint8_t flags;    /* EXPR_STEADY: 1 for Storm's LRA; EXPR_REWARD: 1 for Storm's T (time: a reward of 1 per
+                         step); EXPR_FILTER: 1 for an old-style {states} filter */
     uint32_t line, column;
     uint32_t op_line, op_column; /* the operator's token: a binary operator's, P's, R's, S's relation */
     struct expr *a, *b, *c;

@@ -317,6 +317,7 @@ static void classify(props_property *p)
         } else {
             p->reward_name = e->name;
             p->index_expr = e->c;
+            p->time = e->flags;
             reward_path(p, e->a);
         }
         return;

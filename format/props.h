@@ -101,6 +101,7 @@ typedef struct props_property {
     int64_t steps;           /* F<=k, U<=k, G<=k, X: k (F<k: k - 1); C<=k, I=k: k; -1: none */
     const char *reward_name; /* R{"name"}; NULL: by index (points into tree) */
     int64_t reward_index;    /* R{k}: k - 1; -1: R{"name"} or R (the first structure) */
+    int time;                /* 1: Storm's T (Tmin, Tmax): PROPS_REWARD of a reward 1 per step, no structure */
     int reward_bound_relation; /* F{"r"}<=b, F^{rew{"r"}<=b}: EXPR_LE, LT, GE, GT; 0: none */
     double reward_bound;
     const char *reward_bound_name; /* the bound's structure; NULL: the default (rew without a name) */

@@ -371,6 +371,21 @@ EOF
     assert_line -n 5 "-	P=? [ F<=x b ]	error: column 10: a step bound is not constant (it uses a state variable or label)"
 }
 
+@test "Storm's time operator T is an expected reward of one per step, and T stays a name where no =? or min/max follows" {
+    printf '(x,T)\n0:(0,1)\n1:(1,7)\n' > "$BATS_TEST_TMPDIR/s.sta"
+    run propcheck -p 'T=? [ F x=1 ]' -p 'Tmin=? [ F x=1 ]' -p 'T max=? [ F x=1 ]' -p 'Tmax<=3 [ F x=1 ]' \
+        -p 'P=? [ F T<5 ]' -p 'T<5' --sta "$BATS_TEST_TMPDIR/s.sta"
+    assert_success
+    assert_line -n 0 "-	T=? [ F x=1 ]	R any =? reward=time F target=1"
+    assert_line -n 1 "-	Tmin=? [ F x=1 ]	R min =? reward=time F target=1"
+    assert_line -n 2 "-	T max=? [ F x=1 ]	R max =? reward=time F target=1"
+    assert_line -n 3 "-	Tmax<=3 [ F x=1 ]	R max <=3 reward=time F target=1"
+    assert_line -n 4 "-	P=? [ F T<5 ]	P any =? F target=1"
+    assert_line -n 5 "-	T<5	state target=1"
+    run propcheck -p 'T{"r"}=? [ F x=1 ]' --sta "$BATS_TEST_TMPDIR/s.sta"
+    assert_failure
+}
+
 @test "forms the fields cannot hold are parsed and marked unsupported, saying what" {
     run propcheck --parse-only -p 'R{"r"}max=? [ S ]' -p 'S=? [ b ]' -p 'LRA min=? [ b ]' -p 'P=? [ F>=2 b ]' \
         -p 'P=? [ F[1,3] b ]' -p 'P=? [ b W x=1 ]' -p 'P=? [ F P>0.5 [ X b ] ]' -p 'P=? [ F G b ]' -p 'E [ F b ]' \

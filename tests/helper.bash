@@ -420,8 +420,8 @@ PY
 }
 
 # bounded_check options...: every query of tests/data/qvbs/bounded.tsv
-# (reward-bounded, cumulative and instantaneous, in PRISM's and Storm's
-# syntax) within 1e-6 relative of Storm's value (1e-9 absolute).  Prints
+# (reward-bounded, cumulative and instantaneous, Storm's T, in PRISM's and
+# Storm's syntax) within 1e-6 relative of Storm's value (1e-9 absolute).  Prints
 # the number checked.
 bounded_check() {
     local q="$DATA/qvbs" inst consts prop storm n=0 out

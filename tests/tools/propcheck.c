@@ -15,8 +15,9 @@
  * NAME "-" when unnamed; FORM either "error: DETAIL" / "unsupported: DETAIL"
  * or words: the kind (P R S state value other); for P and R the direction
  * (min, max, any; in parentheses where implied by a bound) and =? or the
- * bound (>=0.5); reward="name" / reward=#k / reward=first; the path (F U G
- * X C I) and steps=k; rbound<=b{"name"}; filter=OP; value=TYPE:V (bool:true,
+ * bound (>=0.5); reward="name" / reward=#k / reward=first / reward=time
+ * (Storm's T); the path (F U G X C I) and steps=k; rbound<=b{"name"};
+ * filter=OP; value=TYPE:V (bool:true,
  * int:7, double:2.5) for a constant expression; and with a
  * model the states of each formula: avoid=N target=N states=N (the filter's)
  * (--states: the states themselves on the lines after, "  target: 0 4 7").
@@ -300,7 +301,8 @@ int main(int argc, char **argv)
                 printf(p->direction_written || p->direction == PROP_ANY ? " %s %s" : " (%s) %s", dir,
                        relation_text(p->relation));
                 if (p->kind == PROPS_REWARD)
-                    printf(p->reward_name ? " reward=\"%s\"" : p->index_expr ? " reward=#?" : " reward=first",
+                    printf(p->time ? " reward=time" : p->reward_name ? " reward=\"%s\""
+                                                    : p->index_expr ? " reward=#?" : " reward=first",
                            p->reward_name);
                 printf(" %s%s", props_path_name(p->path), p->steps_expr ? " steps" : "");
                 if (p->reward_bound_relation)
@@ -348,7 +350,9 @@ int main(int argc, char **argv)
             else
                 printf(" %s%.17g", relation_text(p->relation), p->bound);
             if (p->kind == PROPS_REWARD) {
-                if (p->reward_name)
+                if (p->time)
+                    printf(" reward=time");
+                else if (p->reward_name)
                     printf(" reward=\"%s\"", p->reward_name);
                 else if (p->reward_index >= 0)
                     printf(" reward=#%" PRId64, p->reward_index + 1);

@@ -24,10 +24,11 @@ valuations and exports it as UMB:
                         none, as for qualitative ones), each from QVBS's index.json
                         or stormpy, never from this project.
   bounded.tsv           reward-bounded reachability, cumulative and instantaneous
-                        rewards on these instances: instance, constants, the property
-                        (PRISM's syntax with Storm's F{"r"}<=k or QVBS's F^{rew{"r"}<=k},
-                        bounds above and below; C<=k, I=k), Storm's value in the first
-                        initial state (sound, relative 1e-6).
+                        rewards and Storm's time operator (T: expected steps) on these
+                        instances: instance, constants, the property (PRISM's syntax
+                        with Storm's F{"r"}<=k or QVBS's F^{rew{"r"}<=k}, bounds above
+                        and below; C<=k, I=k; Tmin=? [ F ... ]), Storm's value in the
+                        first initial state (sound, relative 1e-6).
 """
 import json, os, re, shutil, sys
 
@@ -107,7 +108,7 @@ for folder, program, consts in INSTANCES:
             storm = "-"
         rows.append((inst, const_text(consts), p.get_name(), ref_text(results[p.get_name()]), storm, props_file))
     print(inst, model.nr_states, "states", os.path.getsize(umb), "bytes")
-# reward-bounded reachability, C<=k and I=k: (instance index in INSTANCES, property) for Storm
+# reward-bounded reachability, C<=k, I=k and T: (instance index in INSTANCES, property) for Storm
 REWARD_BOUNDS = [
     (4, 'Pmin=? [ F{"steps"}<=20 "finished" ]'),
     (4, 'Pmax=? [ F{"steps"}<=50 "finished" ]'),
@@ -134,6 +135,11 @@ REWARD_BOUNDS = [
     (7, 'R{"collisions"}max=? [ C<=500 ]'),
     (4, 'R{"steps"}min=? [ I=100 ]'),
     (3, 'R{"num_rounds"}=? [ C<=2 ]'),
+    (4, 'Tmin=? [ F "finished" ]'),
+    (4, 'Tmax=? [ F "finished" ]'),
+    (3, 'T=? [ F "elected" ]'),
+    (7, 'Tmax=? [ F s1=12 & s2=12 ]'),
+    (7, 'Tmin=? [ F s1=12 & s2=12 ]'),
 ]
 bound_rows = []
 for i, text in REWARD_BOUNDS:
