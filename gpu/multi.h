@@ -129,6 +129,16 @@ int gpu_mec_partitioned(const csr_model *model, const gpu_parts_options *options
 int gpu_reach_iterate_partitioned(const reach_system *system, const reach_options *options, double epsilon,
                                   double *lower, double *upper, uint64_t *iterations, double *difference, void *ctx);
 
+/*
+ * Whether options' exchange can run for its parts before any work: NCCL
+ * asked for (GPU_EXCHANGE_NCCL) takes one part a device, each device once,
+ * and libnccl.so.2 loaded; auto and copies always run.  0, or
+ * CSR_ERR_USAGE with the reason in *status (what the partitioned entries
+ * above would return once the model is partitioned; a tool that asks
+ * several queries checks it first, so that the refusal is the run's).
+ */
+int gpu_parts_check_exchange(const gpu_parts_options *options, csr_status *status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,23 @@ constexpr int kThreads = 256;
 
 /* ---- NCCL, loaded when asked for ---------------------------------------------- */
 
+/* Whether P parts get a device each, no device twice (NCCL's condition). */
+static inline bool parts_on_distinct_devices(const gpu_parts_options *o, uint32_t P)
+{
+    bool distinct = (uint32_t)o->num_devices >= P;
+    for (int a = 0; distinct && a < o->num_devices; a++)
+        for (int b = a + 1; b < o->num_devices; b++)
+            distinct = distinct && o->devices[a] != o->devices[b];
+    return distinct;
+}
+
+static inline int nccl_placement_refused(const gpu_parts_options *o, uint32_t P, csr_status *status)
+{
+    return csr_fail(status, CSR_ERR_USAGE,
+                    "%u parts on %d devices: NCCL takes one part a device, each device once (use copies)", P,
+                    o->num_devices);
+}
+
 /* The few NCCL entry points the exchange uses (nccl.h's signatures with
  * opaque handles), from libnccl.so.2. */
 typedef struct nccl_comm *nccl_comm_t;
@@ -307,14 +324,9 @@ int open_exchange(const gpu_parts_options *o, const csr_partition *p, parted<Par
 {
     const uint32_t P = p->parts;
     x.p = p;
-    bool distinct = (uint32_t)o->num_devices >= P;
-    for (int a = 0; distinct && a < o->num_devices; a++)
-        for (int b = a + 1; b < o->num_devices; b++)
-            distinct = distinct && o->devices[a] != o->devices[b];
+    const bool distinct = parts_on_distinct_devices(o, P);
     if (o->exchange == GPU_EXCHANGE_NCCL && !distinct)
-        return csr_fail(status, CSR_ERR_USAGE,
-                        "%u parts on %d devices: NCCL takes one part a device, each device once (use copies)", P,
-                        o->num_devices);
+        return nccl_placement_refused(o, P, status);
     if (o->exchange != GPU_EXCHANGE_COPIES && distinct && P > 1) {
         x.nccl = x.api.load();
         if (!x.nccl && o->exchange == GPU_EXCHANGE_NCCL)

@@ -894,3 +894,15 @@ extern "C" int gpu_mec_partitioned(const csr_model *m, const gpu_parts_options *
 {
     return run_partitioned(m, o, mec, stats, status, mec_over_parts);
 }
+
+extern "C" int gpu_parts_check_exchange(const gpu_parts_options *o, csr_status *status)
+{
+    if (o->exchange != GPU_EXCHANGE_NCCL)
+        return 0;
+    if (!parts_on_distinct_devices(o, o->parts))
+        return nccl_placement_refused(o, o->parts, status);
+    nccl_api api;
+    if (o->parts > 1 && !api.load())
+        return csr_fail(status, CSR_ERR_USAGE, "NCCL: libnccl.so.2 cannot be loaded: %s", dlerror());
+    return 0;
+}

@@ -870,6 +870,10 @@ static int open_engine(const vi_options *v, const csr_model *m, gpu_reach_contex
     pe->pcx.status = st;
     pe->use_cpu = v->tool.use_cpu;
     if (v->parts.parts) {
+        if (!v->tool.use_cpu && gpu_parts_check_exchange(&v->parts.options, st)) {
+            tool_report_failure(path, CSR_ERR_USAGE, st);
+            return EXIT_USAGE;
+        }
         gpu_tool_parts_reach_engine(pe, e);
     } else if (v->tool.use_cpu) {
         reach_cpu_engine(m, e);
