@@ -50,7 +50,10 @@ setup() {
         for dir in max min; do
             gpu-vi --cpu -t goal -m $dir -o "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
             gpu-vi --cpu -g 200 -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
-            for parts in 1 5 200 $((seed * 400 + 9)); do
+            # on one GPU every part launches its own kernels each sweep: more parts
+            # than states (2409 parts take 127 s on seed 6, H200) only on seed 1
+            more=37; [ "$seed" -eq 1 ] && more=409
+            for parts in 1 5 $more; do
                 gpu-vi -g "$parts" -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null ||
                     fail "seed $seed $dir -g $parts failed"
                 cmp -s "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu" || fail "seed $seed $dir -g $parts: not --cpu -g's bits"
