@@ -399,6 +399,7 @@ int check_property(const reach_engine *e, const props_file *file, const props_pr
         return fail(r, p->status.code, "%s", p->status.detail);
     reach_options ro = *o;
     ro.pi_stats = &r->pi;
+    ro.topo_stats = &r->topo;
     int maximize = 1;
     if (p->kind == PROPS_PROB || p->kind == PROPS_REWARD) {
         if (m->model_type == CSR_MDP && p->direction == PROP_ANY)

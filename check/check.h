@@ -58,6 +58,7 @@ typedef struct check_result {
     uint64_t filter_states;  /* the states the filter ranged over */
     reach_stats stats;       /* of the last query the property asked */
     reach_pi_stats pi;       /* certified policy iteration's figures, summed over its queries */
+    reach_topo_stats topo;   /* the topological solver's (the CPU's), summed over its queries */
     double lower, upper;     /* a failure to converge: the bounds reached in the first initial state */
     /* the query behind the values, for reach_scheduler (unbounded P and R only; else scheduler 0) */
     int scheduler;           /* 1: reach_scheduler may take query, state_reward, choice_reward, values */

@@ -21,6 +21,8 @@ void reach_default_options(reach_options *o)
     o->epsilon = REACH_DEFAULT_EPSILON;
     o->max_iterations = REACH_DEFAULT_MAX_ITERATIONS;
     o->pi_stats = NULL;
+    o->topological = 1;
+    o->topo_stats = NULL;
 }
 
 void reach_count_classes(uint64_t n, const uint8_t *cls, reach_stats *st)

@@ -110,10 +110,34 @@ typedef struct reach_engine {
  * The engine of the sequential references (ref/reach_ref.h) on model (which
  * must outlive it): Prob0/Prob1 by ref_reach_prob01, the MECs of the maybe
  * states by reach_maybe_graph and ref_mec_basic, SCCs by ref_scc_tarjan,
- * systems by ref_reach_iterate, step bounds by ref_reach_bounded; budget
+ * systems by reach_solve_topological (ref_reach_iterate where
+ * options->topological is 0), step bounds by ref_reach_bounded; budget
  * UINT64_MAX.  ctx is the model.
  */
 void reach_cpu_engine(const csr_model *model, reach_engine *engine);
+
+/*
+ * The topological solver (PRISM's -topological, Storm's topological
+ * solver; the CPU engine's unless options->topological is 0): the unfixed
+ * states of system y in SCCs (Tarjan's algorithm without recursion), taken
+ * successors first.  A state alone in its SCC whose successors are solved
+ * is solved by one Bellman step, exact given their values: x = opt over its
+ * choices (those inside its MEC left out) of (r + sum over the other
+ * successors p x) / (1 - p(s -> s)), for each bound (not where a choice
+ * returns with probability above 1 - 1e-6).  The other SCCs, with the
+ * states alone that they wait for, form the core: one subsystem
+ * (reach_subsystem_build, in the model's order) solved by ref_reach_iterate
+ * with the options' method, its successors solved exactly when y's fixed
+ * states are (as certified policy iteration needs).  The states alone that
+ * waited for the core follow, one by one.  Where the bounds reached miss
+ * epsilon (a relative difference grows a little through a minimiser's
+ * state), ref_reach_iterate goes on over the whole system from them.
+ * Contract, guarantee and errors: reach_solver's (*iterations: the core's;
+ * ctx unused); options->topo_stats receives the counts.  Memory: about 50n
+ * bytes, then the core's subsystem.
+ */
+int reach_solve_topological(const reach_system *y, const reach_options *options, double epsilon, double *lower,
+                            double *upper, uint64_t *iterations, double *difference, void *ctx);
 
 /* A system solved by the engine's solver, or by the reference where it has none. */
 int reach_engine_solve(const reach_engine *e, const reach_system *y, const reach_options *options, double eps,

@@ -1,6 +1,7 @@
 /*
  * reach_cpu.c - the engine of the sequential references (reach.h,
- * reach_cpu_engine): gpu-vi --cpu, and every step another engine leaves out.
+ * reach_cpu_engine): gpu-vi --cpu, and every step another engine leaves out;
+ * systems SCC by SCC (reach_solve_topological) unless the options say not.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,14 @@ static int engine_bounded(void *ctx, const reach_query *q, uint64_t steps, doubl
     return ref_reach_bounded((const csr_model *)ctx, q, steps, values);
 }
 
+/* SCC by SCC unless the options ask for the system whole. */
+static int engine_solve(const reach_system *y, const reach_options *o, double eps, double *lower, double *upper,
+                        uint64_t *iterations, double *difference, void *ctx)
+{
+    return o->topological ? reach_solve_topological(y, o, eps, lower, upper, iterations, difference, ctx)
+                          : ref_reach_iterate(y, o, eps, lower, upper, iterations, difference, ctx);
+}
+
 void reach_cpu_engine(const csr_model *model, reach_engine *e)
 {
     memset(e, 0, sizeof *e);
@@ -66,7 +75,7 @@ void reach_cpu_engine(const csr_model *model, reach_engine *e)
     e->prob01 = engine_prob01;
     e->maybe_mecs = engine_maybe_mecs;
     e->sccs = engine_sccs;
-    e->solve = ref_reach_iterate;
+    e->solve = engine_solve;
     e->bounded = engine_bounded;
     e->budget = UINT64_MAX;
 }

@@ -41,6 +41,29 @@ int reach_solve_whole_or_split(const reach_engine *e, const csr_model *m, const 
 int reach_zero_reward_quotient(const csr_model *m, const uint8_t *cls, const uint32_t *ids, const double *reward,
                                csr_model *q, double **reward_out, uint8_t *fixed);
 
+/*
+ * A subsystem of system src: members (count states of src, none fixed there)
+ * as local states [0, count) in the given order, then every successor of a
+ * member outside them as a fixed local state, with the bounds of lower/upper
+ * (f64[src n]).  MEC ids of src (dense, src->num_mecs) are renumbered
+ * densely within the subsystem, so that its solver's work does not grow
+ * with src's MECs; members must hold whole MECs.  local_of (u32[src n], all
+ * UINT32_MAX) and mec_local (u32[src->num_mecs], all UINT32_MAX; NULL
+ * without MECs) are scratch, given back as received.  The subsystem's
+ * arrays are its own (reach_subsystem_free).  Errors: CSR_ERR_NOMEM.
+ */
+typedef struct reach_subsystem {
+    reach_system y;
+    uint32_t *states; /* local -> src state: members, then the fixed successors */
+    double *lower, *upper;
+    void *owned[11];
+} reach_subsystem;
+int reach_subsystem_build(const reach_system *src, const uint32_t *members, uint64_t count, const double *lower,
+                          const double *upper, uint32_t *local_of, uint32_t *mec_local, reach_subsystem *sub);
+/* The members' bounds back into lower/upper (f64[src n]). */
+void reach_subsystem_store(const reach_subsystem *sub, uint64_t count, double *lower, double *upper);
+void reach_subsystem_free(reach_subsystem *sub);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,84 +7,12 @@
 #include <string.h>
 
 #include "reach.h"
+#include "reach_internal.h"
 #include "reach_ref.h"
 
 typedef struct scc_info {
     uint64_t states, choices, transitions, leaving; /* leaving: transitions out of the SCC */
 } scc_info;
-
-/* Group g's system: its members (in the model's order) as local states
- * [0, count), then the successors outside it as fixed states. */
-static int build_group(const csr_model *m, const uint32_t *members, uint64_t count, const double *lower,
-                       const double *upper, const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving,
-                       int maximize, const double *choice_reward, uint32_t *local_of, reach_system *y,
-                       uint32_t **states_out, double **l_out, double **u_out, void **owned)
-{
-    uint64_t c = 0, t = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t s = members[i];
-        c += m->state_choices[s + 1] - m->state_choices[s];
-        t += m->choice_transitions[m->state_choices[s + 1]] - m->choice_transitions[m->state_choices[s]];
-    }
-    uint64_t cap = count + t;
-    uint32_t *states = malloc((cap ? cap : 1) * sizeof *states);
-    uint64_t *sc = malloc((cap + 1) * sizeof *sc), *ct = malloc((c + 1) * sizeof *ct);
-    uint32_t *tg = malloc((t ? t : 1) * sizeof *tg), *mec = mec32 ? malloc((cap ? cap : 1) * sizeof *mec) : NULL;
-    double *pr = malloc((t ? t : 1) * sizeof *pr);
-    double *l = malloc((cap ? cap : 1) * sizeof *l), *u = malloc((cap ? cap : 1) * sizeof *u);
-    uint8_t *fixed = malloc(cap ? cap : 1), *lv = leaving ? malloc(c ? c : 1) : NULL;
-    double *rw = choice_reward ? malloc((c ? c : 1) * sizeof *rw) : NULL;
-    void *all[] = {states, sc, ct, tg, mec, pr, l, u, fixed, lv, rw};
-    for (int i = 0; i < 11; i++)
-        owned[i] = all[i];
-    if (!states || !sc || !ct || !tg || (mec32 && !mec) || !pr || !l || !u || !fixed || (leaving && !lv) ||
-        (choice_reward && !rw))
-        return CSR_ERR_NOMEM;
-    uint64_t nl = count;
-    for (uint64_t i = 0; i < count; i++) {
-        states[i] = members[i];
-        local_of[members[i]] = (uint32_t)i;
-    }
-    c = t = 0;
-    ct[0] = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t s = members[i];
-        sc[i] = c;
-        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
-            for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1]; j++) {
-                uint32_t v = m->targets[j];
-                if (local_of[v] == UINT32_MAX) {
-                    local_of[v] = (uint32_t)nl;
-                    states[nl++] = v;
-                }
-                tg[t] = local_of[v];
-                pr[t++] = m->probabilities[j];
-            }
-            if (lv)
-                lv[c] = leaving[k];
-            if (rw)
-                rw[c] = choice_reward[k];
-            ct[++c] = t;
-        }
-    }
-    for (uint64_t i = count; i <= nl; i++)
-        sc[i] = c;
-    for (uint64_t i = 0; i < nl; i++) {
-        uint32_t s = states[i];
-        fixed[i] = i >= count;
-        l[i] = lower[s];
-        u[i] = upper[s];
-        if (mec)
-            mec[i] = i < count ? mec32[s] : REACH_NO_MEC;
-        local_of[s] = UINT32_MAX;
-    }
-    reach_system g = {nl, c, t, sc, ct, tg, pr, fixed, mec, lv, num_mecs, maximize, rw};
-    *y = g;
-    *states_out = states;
-    *l_out = l;
-    *u_out = u;
-    return CSR_OK;
-}
 
 int reach_solve_split(const csr_model *m, const uint8_t *cls, const uint32_t *scc, uint64_t budget,
                       const uint32_t *mec32, uint64_t num_mecs, const uint8_t *leaving, int maximize,
@@ -238,33 +166,38 @@ int reach_solve_split(const csr_model *m, const uint8_t *cls, const uint32_t *sc
     st->iterations = 0;
     st->final_difference = 0.0;
     /* 6. Solve the groups in order; group g stops at epsilon * (g + 1) / G. */
+    const reach_system whole = {n, m->num_choices, m->num_transitions, m->state_choices, m->choice_transitions,
+                                m->targets, m->probabilities, NULL /* the groups say which are solved */, mec32, leaving, num_mecs, maximize,
+                                choice_reward};
+    uint32_t *mec_local = NULL;
+    if (mec32 && num_mecs) {
+        mec_local = malloc(num_mecs * sizeof *mec_local);
+        if (!mec_local) {
+            rc = CSR_ERR_NOMEM;
+            goto out;
+        }
+        memset(mec_local, 0xff, num_mecs * sizeof *mec_local);
+    }
     for (uint64_t g = 0; g < G && !rc; g++) {
-        reach_system y;
-        uint32_t *states = NULL;
-        double *l = NULL, *u = NULL;
-        void *owned[11] = {0};
+        reach_subsystem sub;
         uint64_t count = gfirst[g + 1] - gfirst[g];
-        rc = build_group(m, members + gfirst[g], count, lower, upper, mec32, num_mecs, leaving, maximize,
-                         choice_reward, local_of, &y, &states, &l, &u, owned);
+        rc = reach_subsystem_build(&whole, members + gfirst[g], count, lower, upper, local_of, mec_local, &sub);
         uint64_t its = 0;
         double diff = 0.0, eps = o->epsilon * (double)(g + 1) / (double)G;
         if (!rc) {
             on_cpu[g] = on_cpu[g] || !e->solve;
             if (on_cpu[g])
                 st->cpu_groups++;
-            rc = on_cpu[g] ? ref_reach_iterate(&y, o, eps, l, u, &its, &diff, NULL)
-                           : reach_engine_solve(e, &y, o, eps, l, u, &its, &diff);
+            rc = on_cpu[g] ? ref_reach_iterate(&sub.y, o, eps, sub.lower, sub.upper, &its, &diff, NULL)
+                           : reach_engine_solve(e, &sub.y, o, eps, sub.lower, sub.upper, &its, &diff);
             st->iterations += its;
             if (diff > st->final_difference)
                 st->final_difference = diff;
-            for (uint64_t i = 0; i < count; i++) {
-                lower[states[i]] = l[i];
-                upper[states[i]] = u[i];
-            }
+            reach_subsystem_store(&sub, count, lower, upper);
         }
-        for (int i = 0; i < 11; i++)
-            free(owned[i]);
+        reach_subsystem_free(&sub);
     }
+    free(mec_local);
 out:
     free(sidx);
     free(local_of);

@@ -62,12 +62,24 @@ typedef struct reach_pi_stats {
     double certificate; /* the largest d of a certificate that held */
 } reach_pi_stats;
 
+/* What the topological solver (reach_solve_topological) did, summed over
+ * the systems it solved. */
+typedef struct reach_topo_stats {
+    uint64_t systems; /* systems solved SCC by SCC */
+    uint64_t sccs;    /* SCCs of their unfixed states */
+    uint64_t alone;   /* states solved alone by one step each */
+    uint64_t core;    /* states iterated, as one system each time */
+} reach_topo_stats;
+
 typedef struct reach_options {
     int method;              /* enum reach_method */
     int relative;            /* 1: relative differences (default), 0: absolute */
     double epsilon;          /* > 0 */
     uint64_t max_iterations; /* per system; reaching it is CSR_ERR_NOT_CONVERGED */
     reach_pi_stats *pi_stats; /* REACH_PI: what it did, added (NULL: not kept) */
+    int topological;          /* 1 (default): SCC by SCC where the engine offers it (the CPU's:
+                                 reach_solve_topological); 0: each system whole */
+    reach_topo_stats *topo_stats; /* what it did, added (NULL: not kept) */
 } reach_options;
 
 void reach_default_options(reach_options *options);

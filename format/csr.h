@@ -201,6 +201,15 @@ int csr_fail(csr_status *status, int code, const char *fmt, ...)
 int csr_read_fd(int fd, csr_model *model, csr_status *status);
 
 /*
+ * The transition count t of the CSR file at path, from its fixed header
+ * (CSR.md: bytes 0-63) without reading further: a hint for choosing where to
+ * solve before the read (which checks everything).  0 with *transitions
+ * set; CSR_ERR_IO (cannot be opened or read), CSR_ERR_TRUNCATED (shorter
+ * than 64 bytes), CSR_ERR_MAGIC or CSR_ERR_VERSION (not CSR 1.x) otherwise.
+ */
+int csr_peek_transitions(const char *path, uint64_t *transitions);
+
+/*
  * Write model to fd in one pass (pipes are fine).  The output is
  * byte-reproducible: same model, same bytes.  Writes nothing if the model's
  * counts cannot be represented.

@@ -9,6 +9,7 @@
  * and finally the structural invariants (csr_validate).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -525,6 +526,26 @@ static int read_stream(int fd, csr_model *m, csr_status *st)
     if (st)
         st->offset = UINT64_MAX;
     return attach_sections(m, data, st);
+}
+
+int csr_peek_transitions(const char *path, uint64_t *transitions)
+{
+    uint8_t h[64];
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return CSR_ERR_IO;
+    ssize_t got = pread(fd, h, sizeof h, 0);
+    close(fd);
+    if (got < 0)
+        return CSR_ERR_IO;
+    if (got < (ssize_t)sizeof h)
+        return CSR_ERR_TRUNCATED;
+    if (memcmp(h, CSR_MAGIC, CSR_MAGIC_LENGTH) != 0)
+        return CSR_ERR_MAGIC;
+    if (get_u16(h + 8) != CSR_VERSION_MAJOR)
+        return CSR_ERR_VERSION;
+    *transitions = get_u64(h + 40);
+    return CSR_OK;
 }
 
 int csr_read_fd(int fd, csr_model *m, csr_status *st)

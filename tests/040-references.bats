@@ -73,13 +73,24 @@ mecs_equal() {
     assert_output "0"
 }
 
-@test "gpu-scc, gpu-mec and gpu-vi without --cpu where there is no GPU point to --cpu and exit with 3" {
+@test "gpu-scc, gpu-mec and gpu-vi without --cpu where there is no GPU point to --cpu and exit with 3, gpu-vi only for a model it would not answer on the CPU" {
     nvidia-smi -L >/dev/null 2>&1 && skip "a GPU is here (tests/090 covers it)"
     prism2csr -l "$MODELS/fmsd_fig1.lab" "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
-    run --separate-stderr gpu-vi -t s3 "$BATS_TEST_TMPDIR/f.csr"
+    run --separate-stderr gpu-vi --cpu-below 0 -t s3 -m max "$BATS_TEST_TMPDIR/f.csr"
     assert_failure 3
     assert_output ""
     assert_equal "$stderr" "gpu-vi: no CUDA device; use --cpu for the CPU reference"
+    run --separate-stderr env GPU_VI_CPU_BELOW=5 gpu-vi -t s3 -m max "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 3
+    assert_equal "$stderr" "gpu-vi: no CUDA device; use --cpu for the CPU reference"
+    # below --cpu-below (default 100,000 transitions) the CPU answers, the GPU never asked for
+    run --separate-stderr gpu-vi --stats=json -t s3 -m max "$BATS_TEST_TMPDIR/f.csr"
+    assert_success
+    assert_equal "$output" "$(gpu-vi --cpu -t s3 -m max "$BATS_TEST_TMPDIR/f.csr")"
+    [[ "$stderr" == *'"cpu":true'* ]] || fail "$stderr"
+    cat "$BATS_TEST_TMPDIR/f.csr" | gpu-vi -t s3 -m max > /dev/null && fail "standard input: answered without a device"
+    run --separate-stderr gpu-vi -d 2 -t s3 -m max "$BATS_TEST_TMPDIR/f.csr"
+    assert_success
     for tool in gpu-scc gpu-mec; do
         run --separate-stderr $tool "$BATS_TEST_TMPDIR/f.csr"
         assert_failure 3

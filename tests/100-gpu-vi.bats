@@ -197,7 +197,8 @@ setup() {
     for q in "coin2 -t fin_c0 -m max" "coin4 -t fin_disagree -m max" "zeroconf -t ip_used -m min" "brp -t sfail"; do
         set -- $q
         m=$1; shift
-        CSR_TEST_PI_JACOBI=0 run --separate-stderr gpu-vi --cpu --method pi --stats=json "$@" "$(model_csr "$m")"
+        # the reference's policy iteration on the whole system (SCC by SCC, these are solved state by state)
+        CSR_TEST_PI_JACOBI=0 run --separate-stderr gpu-vi --cpu --no-topological --method pi --stats=json "$@" "$(model_csr "$m")"
         assert_success
         [[ "$stderr" =~ \"certified\":\ ?1, ]] && certified=$((certified + 1))
     done
@@ -252,6 +253,44 @@ setup() {
 vi_check_cpu() {
     require_model "$1"
     vi_check_model "$(model_csr "$1")" "$1" --cpu
+}
+
+@test "gpu-vi --cpu solves SCC by SCC, a state alone by one step and the rest as one system, within 2e-6 of the whole system's values on random MDPs with MECs and rewards" {
+    local seed q method alone=0 core=0 stats
+    for seed in 1 2 3; do
+        randmdp -n 2000 -c 3 -k 2 -e 20 -l 80 -g 2 -r 30 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for q in 'Pmax=? [ F "goal" ]' 'Pmin=? [ F "goal" ]' 'R{"r"}max=? [ F "goal" ]' 'R{"r"}min=? [ F "goal" ]'; do
+            for method in pi ii; do
+                gpu-vi --cpu --no-topological --method $method -p "$q" -o "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+                run --separate-stderr gpu-vi --cpu --method $method --stats=json -p "$q" -o "$BATS_TEST_TMPDIR/topo" "$BATS_TEST_TMPDIR/r.csr"
+                assert_success
+                stats=$(python3 -c 'import json, sys; t = json.loads(sys.argv[1])["topological"]; print(t["alone"], t["core"])' "$stderr")
+                [ "${stats% *}" -gt 0 ] && alone=$((alone + 1))
+                [ "${stats#* }" -gt 0 ] && core=$((core + 1))
+                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/whole" "$BATS_TEST_TMPDIR/topo"
+                [ "$status" -eq 0 ] || fail "seed $seed $q $method: $output"
+            done
+        done
+    done
+    [ "$alone" -ge 20 ] && [ "$core" -ge 12 ] || fail "states alone in $alone queries, a core in $core"
+}
+
+@test "gpu-vi --cpu solves the states of brp, firewire_dl and csma2_2 that are alone in their SCCs one by one, PRISM's values with and without" {
+    local q m n=0
+    for q in "brp -t sfail" "firewire_dl -t done -m max" "csma2_2 -t all_delivered -a collision_max_backoff -m min"; do
+        set -- $q
+        m=$1; shift
+        [ -e "$MODELS/$m.values.tsv" ] || continue
+        vi_check_model "$(model_csr "$m")" "$m" --cpu --no-topological
+        run --separate-stderr gpu-vi --cpu --stats=json "$@" "$(model_csr "$m")"
+        assert_success
+        python3 -c '
+import json, sys
+j = json.loads(sys.argv[1]); t = j["topological"]
+assert t["alone"] + t["core"] == j["maybe"] and t["alone"] > 0 and t["systems"] == 1, j' "$stderr" || fail "$m: $stderr"
+        n=$((n + 1))
+    done
+    [ "$n" -ge "$(at_least 3 1)" ] || fail "only $n models"
 }
 
 @test "every model of INDEX.tsv with PRISM's values has a test of its own in this file" {

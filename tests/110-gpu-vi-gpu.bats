@@ -11,6 +11,7 @@ load helper
 setup() {
     require_models
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
+    export GPU_VI_CPU_BELOW=0 # the GPU for every model, small ones too (gpu-vi --cpu-below)
 }
 
 @test "GPU: gpu-vi equals PRISM's values when --mem-limit splits the model into groups solved on the GPU" {

@@ -15,6 +15,7 @@ load helper
 setup() {
     require_models
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
+    export GPU_VI_CPU_BELOW=0 # the GPU for every model, small ones too (gpu-vi --cpu-below)
 }
 
 @test "GPU: gpu-vi -g N gives every state the bits of gpu-vi --cpu -g N, the same for 1 to 16 parts, and PRISM's values on every shared model, plain and restructured" {

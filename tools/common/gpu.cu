@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,9 @@ static struct {
     pthread_t thread;
     cudaError_t error;
 } context;
+
+/* Whether the run uses several devices (-g, --gpus: gpu_tool_parts_option). */
+static int several_devices;
 
 static void *create_context(void *)
 {
@@ -50,16 +54,29 @@ int gpu_select_device(int device)
      * decomposition (leader7: gpu-scc's resident time 6.9 -> 6.1 ms with
      * --no-peel, H200, issue 13).  A value the user set is kept. */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    /* One device unless asked for more: where the user has not chosen the
+     * visible devices, the driver sees only the run's, so that it
+     * initialises no other (on a host of four, about a second a run went
+     * to the three the run never used; issue 43). */
+    const int alone = !several_devices && !getenv("CUDA_VISIBLE_DEVICES");
+    if (alone) {
+        char id[16];
+        snprintf(id, sizeof id, "%d", device);
+        setenv("CUDA_VISIBLE_DEVICES", id, 1);
+    }
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        tool_error("no CUDA device; use --cpu for the CPU reference");
+        if (alone && device > 0)
+            tool_error("no CUDA device %d", device);
+        else
+            tool_error("no CUDA device; use --cpu for the CPU reference");
         return EXIT_DEVICE;
     }
-    if (device >= count) {
+    if (!alone && device >= count) {
         tool_error("no CUDA device %d (%d present)", device, count);
         return EXIT_DEVICE;
     }
-    context.device = device;
+    context.device = alone ? 0 : device;
     context.error = cudaSuccess;
     if (pthread_create(&context.thread, NULL, create_context, NULL) == 0)
         context.started = 1;
@@ -80,6 +97,31 @@ int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int
         return EXIT_BAD_INPUT;
     times->read_end = tool_seconds();
     if (!use_cpu && gpu_device_ready()) {
+        csr_free(model);
+        return EXIT_DEVICE;
+    }
+    times->device_ready = tool_seconds();
+    return 0;
+}
+
+int gpu_tool_load_auto(int argc, char **argv, void (*usage)(FILE *), int *use_cpu, int device,
+                       uint64_t cpu_below, const char **path, csr_model *model, gpu_tool_times *times)
+{
+    if (*use_cpu || !cpu_below)
+        return gpu_tool_load(argc, argv, usage, *use_cpu, device, path, model, times);
+    if (tool_input_operand(argc, argv, optind, usage, path))
+        return EXIT_USAGE;
+    /* a file's transition count from its header; standard input's once read */
+    uint64_t t = UINT64_MAX;
+    const int small_file = strcmp(*path, "-") && csr_peek_transitions(*path, &t) == CSR_OK && t < cpu_below;
+    if (!small_file && gpu_select_device(device))
+        return EXIT_DEVICE;
+    times->read_start = tool_seconds();
+    if (tool_read_csr(*path, model))
+        return EXIT_BAD_INPUT;
+    times->read_end = tool_seconds();
+    *use_cpu = model->num_transitions < cpu_below;
+    if (!*use_cpu && gpu_device_ready()) { /* (a small file is never here) */
         csr_free(model);
         return EXIT_DEVICE;
     }
@@ -235,8 +277,11 @@ static int parse_gpus(const char *arg, int *devices)
 int gpu_tool_parts_option(int c, const char *arg, gpu_tool_parts *x)
 {
     switch (c) {
-    case 'g': return gpu_tool_parse_count(arg, 1, 65536, "part count", &x->parts);
+    case 'g':
+        several_devices = 1;
+        return gpu_tool_parse_count(arg, 1, 65536, "part count", &x->parts);
     case GPU_OPT_GPUS:
+        several_devices = 1;
         if ((x->options.num_devices = parse_gpus(arg, x->options.devices)) < 0)
             return -1;
         return 1;

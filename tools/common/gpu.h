@@ -28,7 +28,10 @@ extern "C" {
  * reference", "no CUDA device N") and returns EXIT_DEVICE (3). */
 int gpu_select_device(int device);
 
-/* gpu_select_device checks that the device is there and creates its CUDA
+/* gpu_select_device makes only `device` visible to CUDA (CUDA_VISIBLE_DEVICES)
+ * where the user has not set CUDA_VISIBLE_DEVICES and the run uses one device
+ * (no -g, --gpus), so that the driver initialises no other GPU; it then
+ * checks that the device is there and creates its CUDA
  * context on a thread of its own (0.3-0.4 s on the lent H100/H200), so that
  * the tool reads its input meanwhile; gpu_device_ready waits for it and makes
  * the device current on the calling thread, before the first other CUDA
@@ -52,6 +55,19 @@ typedef struct gpu_tool_times {
  */
 int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int device, const char **path,
                   csr_model *model, gpu_tool_times *times);
+
+/*
+ * gpu_tool_load for a tool that answers small models on the CPU: where
+ * *use_cpu is 0 and cpu_below is not, a model of fewer than cpu_below
+ * transitions sets *use_cpu and is answered without CUDA.  A file whose
+ * header (csr_peek_transitions) says so is read before any CUDA call, so
+ * that such a run never starts the driver; any other input is read while
+ * the context starts, as gpu_tool_load does (standard input: a small model
+ * read from it is answered on the CPU too, once a device was found).
+ * Returns as gpu_tool_load.
+ */
+int gpu_tool_load_auto(int argc, char **argv, void (*usage)(FILE *), int *use_cpu, int device,
+                       uint64_t cpu_below, const char **path, csr_model *model, gpu_tool_times *times);
 
 /* Option codes of the shared options (getopt_long's val). */
 enum {

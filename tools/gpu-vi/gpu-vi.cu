@@ -48,8 +48,12 @@
 #include "reach_ref.h"
 #include "tool.h"
 
+/* Below this many transitions the CPU answers before the GPU would have
+ * started (the process, the driver and the context: bench/RESULTS.md). */
+#define GPU_VI_CPU_BELOW 100000u
+
 enum {
-    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS, OPT_JSON,
+    OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_TOPOLOGICAL, OPT_NO_TOPOLOGICAL, OPT_CPU_BELOW, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS, OPT_JSON,
     OPT_SCHEDULER, OPT_SWEEP_CLASSES, OPT_SCHEME, OPT_CONST, OPT_PROPERTY
 };
 
@@ -93,6 +97,12 @@ static void usage(FILE *out)
             "                         vi: plain value iteration (stops when no value\n"
             "                         changes by more than EPS; no guarantee)\n"
             "  --vi                   the same as --method vi\n"
+            "  --cpu-below N          answer a model of fewer than N transitions on the\n"
+            "                         CPU, without starting the GPU (default %llu, or\n"
+            "                         GPU_VI_CPU_BELOW; 0: always the GPU)\n"
+            "  --no-topological       --cpu: each system whole (the sequential reference),\n"
+            "                         not SCC by SCC, successors first (--topological, the\n"
+            "                         default: a state alone in its SCC by one step, exact)\n"
             "  --max-iters N          iteration limit per system, default %u\n"
             "  --mem-limit BYTES      split into SCC groups when the system needs more\n"
             "                         device memory (suffix k, M, G); default: free memory\n"
@@ -109,7 +119,8 @@ static void usage(FILE *out)
             "                         unbounded) property: per state in original numbering\n"
             "                         \"STATE CHOICE [ACTION]\" (CHOICE: index within the state,\n"
             "                         as in the .tra), \"STATE -\" for a state without choices\n",
-            tool_name, tool_name, REACH_DEFAULT_MAX_ITERATIONS, GPU_REACH_MAX_SWEEP_CLASSES, GPU_REACH_SWEEP_CLASSES);
+            tool_name, tool_name, (unsigned long long)GPU_VI_CPU_BELOW, REACH_DEFAULT_MAX_ITERATIONS,
+            GPU_REACH_MAX_SWEEP_CLASSES, GPU_REACH_SWEEP_CLASSES);
     fputs("Options of the SCC decomposition of the split (as gpu-scc):\n", out);
     gpu_tool_usage(out);
     gpu_tool_parts_usage(out);
@@ -119,6 +130,20 @@ static void usage(FILE *out)
     fputs("Exit status: 0 ok, 1 bad input or a property without an answer, 2 usage,\n"
           "3 no GPU or a GPU failure.\n",
           out);
+}
+
+/* --cpu-below N (and GPU_VI_CPU_BELOW): transitions, 0 or more. */
+static int parse_cpu_below(const char *arg, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (*end || end == arg || errno || arg[0] == '-') {
+        tool_error("--cpu-below takes a transition count, not \"%s\"", arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
 
 static int parse_bytes(const char *arg, uint64_t *out)
@@ -144,6 +169,7 @@ typedef struct vi_options {
     gpu_tool_options tool;  /* --cpu, --stats, -d, the SCC engine's */
     gpu_tool_parts parts;   /* -g, --gpus, --exchange */
     reach_options reach;    /* --method, -e, --rel/--abs, --max-iters */
+    uint64_t cpu_below;     /* --cpu-below: a model of fewer transitions is answered on the CPU */
     gpu_reach_options gpu;  /* --threads-per-state, --sweep-classes, --mem-limit, --scheme */
     const char *target, *avoid, *direction; /* -t, -a, -m */
     const char *props_path, *constants, *selection, *out_path, *scheduler_path;
@@ -161,6 +187,9 @@ static int parse_options(int argc, char **argv, vi_options *v, int *done)
                                              {"rel", no_argument, 0, OPT_REL},
                                              {"vi", no_argument, 0, OPT_VI},
                                              {"method", required_argument, 0, OPT_METHOD},
+                                             {"topological", no_argument, 0, OPT_TOPOLOGICAL},
+                                             {"no-topological", no_argument, 0, OPT_NO_TOPOLOGICAL},
+                                             {"cpu-below", required_argument, 0, OPT_CPU_BELOW},
                                              {"max-iters", required_argument, 0, OPT_MAX_ITERS},
                                              {"mem-limit", required_argument, 0, OPT_MEM_LIMIT},
                                              {"threads-per-state", required_argument, 0, OPT_THREADS},
@@ -177,6 +206,9 @@ static int parse_options(int argc, char **argv, vi_options *v, int *done)
     reach_default_options(&v->reach);
     v->reach.method = REACH_PI; /* the fastest sound method here (bench/RESULTS.md) */
     gpu_reach_default_options(&v->gpu);
+    v->cpu_below = GPU_VI_CPU_BELOW;
+    if (getenv("GPU_VI_CPU_BELOW") && parse_cpu_below(getenv("GPU_VI_CPU_BELOW"), &v->cpu_below))
+        return EXIT_USAGE;
     int method_given = 0, c;
     while ((c = getopt_long(argc, argv, GPU_SHORT_OPTIONS GPU_PARTS_SHORT_OPTIONS "t:a:m:e:o:p:P:", longopts, NULL)) !=
            -1) {
@@ -218,6 +250,8 @@ static int parse_options(int argc, char **argv, vi_options *v, int *done)
         case OPT_ABS: v->reach.relative = 0; break;
         case OPT_REL: v->reach.relative = 1; break;
         case OPT_VI: v->reach.method = REACH_VI; break;
+        case OPT_TOPOLOGICAL: v->reach.topological = 1; break;
+        case OPT_NO_TOPOLOGICAL: v->reach.topological = 0; break;
         case OPT_JSON: v->json = 1; break;
         case OPT_SCHEDULER: v->scheduler_path = optarg; break;
         case OPT_CONST: v->constants = optarg; break;
@@ -247,6 +281,10 @@ static int parse_options(int argc, char **argv, vi_options *v, int *done)
             v->reach.max_iterations = n;
             break;
         }
+        case OPT_CPU_BELOW:
+            if (parse_cpu_below(optarg, &v->cpu_below))
+                return EXIT_USAGE;
+            break;
         case OPT_MEM_LIMIT:
             if (parse_bytes(optarg, &v->gpu.memory_limit) || !v->gpu.memory_limit) {
                 tool_error("--mem-limit takes a byte count (suffix k, M, G), not \"%s\"", optarg);
@@ -703,6 +741,7 @@ static void report_stats(const vi_run *R, const props_property *p, const check_r
         json_object_set_new(j, "mecs", json_integer((json_int_t)r->stats.mecs));
         json_object_set_new(j, "mec_states", json_integer((json_int_t)r->stats.mec_states));
         json_object_set_new(j, "method", json_string(method_key(p, r)));
+        json_object_set_new(j, "cpu", json_boolean(R->v->tool.use_cpu)); /* --cpu, or below --cpu-below */
         json_object_set_new(j, "split", json_boolean(r->stats.split));
         json_object_set_new(j, "groups", json_integer((json_int_t)r->stats.groups));
         json_object_set_new(j, "sccs", json_integer((json_int_t)r->stats.sccs));
@@ -725,6 +764,14 @@ static void report_stats(const vi_run *R, const props_property *p, const check_r
             json_object_set_new(pj, "rounds", json_integer((json_int_t)r->pi.rounds));
             json_object_set_new(pj, "certificate", json_real(r->pi.certificate));
             json_object_set_new(j, "pi", pj);
+        }
+        if (r->topo.systems) {
+            json_t *tj = json_object();
+            json_object_set_new(tj, "systems", json_integer((json_int_t)r->topo.systems));
+            json_object_set_new(tj, "sccs", json_integer((json_int_t)r->topo.sccs));
+            json_object_set_new(tj, "alone", json_integer((json_int_t)r->topo.alone));
+            json_object_set_new(tj, "core", json_integer((json_int_t)r->topo.core));
+            json_object_set_new(j, "topological", tj);
         }
         if (R->v->parts.parts) {
             const reach_parts_stats *ps = &R->pe->pcx.stats;
@@ -790,6 +837,10 @@ static void report_stats(const vi_run *R, const props_property *p, const check_r
                     tool_name, (unsigned long long)r->pi.certified, (unsigned long long)r->pi.attempts,
                     (unsigned long long)r->pi.jacobi, (unsigned long long)r->pi.steps, (unsigned long long)r->pi.matvecs,
                     (unsigned long long)r->pi.rounds, r->pi.certificate);
+        if (r->topo.systems)
+            fprintf(stderr, "%s: topological: %llu SCCs in %llu systems; %llu states solved alone, %llu iterated\n",
+                    tool_name, (unsigned long long)r->topo.sccs, (unsigned long long)r->topo.systems,
+                    (unsigned long long)r->topo.alone, (unsigned long long)r->topo.core);
         fprintf(stderr,
                 "%s: read %.4f s, waiting for the CUDA context %.4f s, Prob0/Prob1 %.4f s, MECs %.4f s, SCCs %.4f s, "
                 "iteration %.4f s\n",
@@ -930,11 +981,13 @@ int main(int argc, char **argv)
         free(chosen);
         return EXIT_USAGE;
     }
-    /* the model, read while the CUDA context starts */
+    /* the model, read while the CUDA context starts; a small one answered on the CPU (--cpu-below) */
     const char *path;
     csr_model m;
     gpu_tool_times times;
-    if ((exit_status = gpu_tool_load(argc, argv, usage, v.tool.use_cpu, v.tool.device, &path, &m, &times))) {
+    const uint64_t cpu_below = v.parts.parts || v.reach.method == REACH_OVI ? 0 : v.cpu_below;
+    if ((exit_status = gpu_tool_load_auto(argc, argv, usage, &v.tool.use_cpu, v.tool.device, cpu_below, &path, &m,
+                                          &times))) {
         props_free(&file);
         free(chosen);
         return exit_status;

@@ -1,0 +1,292 @@
+/*
+ * reach_topological.c - the topological solver (reach.h,
+ * reach_solve_topological): a system solved SCC by SCC, successors first.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reach.h"
+#include "reach_internal.h"
+#include "reach_ref.h"
+
+#define UNSEEN UINT32_MAX
+#define DONE (UINT32_MAX - 1)
+
+/* A self-loop probability above this is left to the iteration: dividing by
+ * 1 - p loses more than the answer's precision. */
+#define SELF_LOOP_LIMIT (1.0 - 1e-6)
+
+/*
+ * The SCCs of y's unfixed states (edges: every transition of an unfixed
+ * state to an unfixed one) by Tarjan's algorithm without recursion, in the
+ * order it completes them: every SCC after the SCCs it reaches.  order
+ * (u32[n]): their members one SCC after the other; end (u64[n]): where SCC
+ * i ends in order.  Returns the number of SCCs, or UINT64_MAX out of memory.
+ */
+static uint64_t tarjan_sccs(const reach_system *y, uint32_t *order, uint64_t *end)
+{
+    const uint64_t n = y->num_states;
+    uint32_t *index = malloc((n ? n : 1) * sizeof *index), *low = malloc((n ? n : 1) * sizeof *low);
+    uint32_t *call = malloc((n ? n : 1) * sizeof *call), *stack = malloc((n ? n : 1) * sizeof *stack);
+    uint64_t *next = malloc((n ? n : 1) * sizeof *next);
+    uint64_t K = UINT64_MAX;
+    if (!index || !low || !call || !stack || !next)
+        goto out;
+    for (uint64_t s = 0; s < n; s++)
+        index[s] = UNSEEN;
+    uint32_t counter = 0;
+    uint64_t top = 0, placed = 0; /* stack[0, top): Tarjan's stack; order[0, placed): the SCCs completed */
+    K = 0;
+    for (uint64_t root = 0; root < n; root++) {
+        if (y->fixed[root] || index[root] != UNSEEN)
+            continue;
+        uint64_t depth = 0;
+        call[depth] = (uint32_t)root;
+        next[depth++] = y->choice_transitions[y->state_choices[root]];
+        index[root] = low[root] = counter++;
+        stack[top++] = (uint32_t)root;
+        while (depth) {
+            const uint32_t v = call[depth - 1];
+            const uint64_t last = y->choice_transitions[y->state_choices[v + 1]];
+            uint64_t j = next[depth - 1];
+            int descended = 0;
+            while (j < last) {
+                const uint32_t w = y->targets[j++];
+                if (y->fixed[w] || index[w] == DONE)
+                    continue;
+                if (index[w] == UNSEEN) {
+                    next[depth - 1] = j;
+                    call[depth] = w;
+                    next[depth++] = y->choice_transitions[y->state_choices[w]];
+                    index[w] = low[w] = counter++;
+                    stack[top++] = w;
+                    descended = 1;
+                    break;
+                }
+                if (index[w] < low[v]) /* on the stack */
+                    low[v] = index[w];
+            }
+            if (descended)
+                continue;
+            depth--;
+            if (low[v] == index[v]) { /* v roots an SCC: Tarjan's stack down to v */
+                uint32_t w;
+                do {
+                    w = stack[--top];
+                    index[w] = DONE;
+                    order[placed++] = w;
+                } while (w != v);
+                end[K++] = placed;
+            }
+            if (depth && low[v] < low[call[depth - 1]])
+                low[call[depth - 1]] = low[v];
+        }
+    }
+out:
+    free(index);
+    free(low);
+    free(call);
+    free(stack);
+    free(next);
+    return K;
+}
+
+/*
+ * Whether the SCC {s} is solved by one Bellman step, and if so both bounds:
+ * x = opt over s's choices (MEC-internal ones left out) of (r + sum over the
+ * other successors p x) / (1 - p(s -> s)), exact given the successors'
+ * values, monotone in them (so bounds give bounds).  Not: no such choice, or
+ * one that returns to s with probability above SELF_LOOP_LIMIT.
+ */
+static int solve_single(const reach_system *y, uint32_t s, double *lower, double *upper)
+{
+    const int max = y->maximize;
+    const int in_mec = y->mec && y->mec[s] != REACH_NO_MEC;
+    double best_l = max ? -INFINITY : INFINITY, best_u = best_l;
+    int any = 0;
+    for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
+        if (in_mec && y->leaving && !y->leaving[k])
+            continue;
+        double self = 0.0, l = y->choice_reward ? y->choice_reward[k] : 0.0, u = l;
+        for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
+            const double p = y->probabilities[j];
+            const uint32_t t = y->targets[j];
+            if (p == 0.0)
+                continue;
+            if (t == s) {
+                self += p;
+            } else {
+                l += p * lower[t];
+                u += p * upper[t];
+            }
+        }
+        if (self > SELF_LOOP_LIMIT)
+            return 0;
+        if (self > 0.0) {
+            l /= 1.0 - self;
+            u /= 1.0 - self;
+        }
+        if (max ? l > best_l : l < best_l)
+            best_l = l;
+        if (max ? u > best_u : u < best_u)
+            best_u = u;
+        any = 1;
+    }
+    if (!any)
+        return 0;
+    if (best_l > lower[s])
+        lower[s] = best_l;
+    if (best_u < upper[s])
+        upper[s] = best_u;
+    return 1;
+}
+
+/* A state's standing in the pass of reach_solve_topological. */
+enum { OPEN = 0, SOLVED = 1, CORE = 2, PENDING = 3 };
+
+/* The highest standing among s's unfixed successors other than s. */
+static uint8_t successors_standing(const reach_system *y, uint32_t s, const uint8_t *standing)
+{
+    uint8_t worst = SOLVED;
+    for (uint64_t j = y->choice_transitions[y->state_choices[s]];
+         j < y->choice_transitions[y->state_choices[s + 1]]; j++) {
+        const uint32_t t = y->targets[j];
+        if (t != s && !y->fixed[t] && standing[t] > worst)
+            worst = standing[t];
+    }
+    return worst;
+}
+
+int reach_solve_topological(const reach_system *y, const reach_options *o, double eps, double *lower,
+                            double *upper, uint64_t *iterations, double *difference, void *ctx)
+{
+    const uint64_t n = y->num_states;
+    if (n >= DONE) /* Tarjan's numbers would reach its marks */
+        return ref_reach_iterate(y, o, eps, lower, upper, iterations, difference, ctx);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order), *local_of = NULL, *mec_local = NULL, *core = NULL;
+    uint32_t *pending = NULL;
+    uint64_t *end = malloc((n ? n : 1) * sizeof *end);
+    uint8_t *standing = NULL;
+    int rc = CSR_ERR_NOMEM;
+    *iterations = 0;
+    *difference = 0.0;
+    if (!order || !end)
+        goto out;
+    const uint64_t K = tarjan_sccs(y, order, end);
+    if (K == UINT64_MAX)
+        goto out;
+    standing = calloc(n ? n : 1, 1);
+    core = malloc((n ? n : 1) * sizeof *core);
+    pending = malloc((n ? n : 1) * sizeof *pending);
+    local_of = malloc((n ? n : 1) * sizeof *local_of);
+    if (!standing || !core || !pending || !local_of ||
+        (y->mec && y->num_mecs && !(mec_local = malloc(y->num_mecs * sizeof *mec_local))))
+        goto out;
+    /* 1. The SCCs, successors first: a state alone whose successors are all
+     * solved is solved; one that waits for the core is pending; the others
+     * join the core, with the pending states that they wait for. */
+    uint64_t nc = 0, np = 0;
+    for (uint64_t i = 0; i < K; i++) {
+        const uint64_t from = i ? end[i - 1] : 0, count = end[i] - from;
+        if (count == 1) {
+            const uint32_t s = order[from];
+            const uint8_t w = successors_standing(y, s, standing);
+            if (w == SOLVED && solve_single(y, s, lower, upper)) {
+                standing[s] = SOLVED;
+                continue;
+            }
+            if (w != SOLVED) {
+                standing[s] = PENDING;
+                pending[np++] = s;
+                continue;
+            }
+        }
+        int waits = 0;
+        for (uint64_t x = from; x < end[i] && !waits; x++)
+            waits = successors_standing(y, order[x], standing) == PENDING;
+        if (waits) { /* every pending state so far joins the core, in order */
+            for (uint64_t x = 0; x < np; x++) {
+                standing[pending[x]] = CORE;
+                core[nc++] = pending[x];
+            }
+            np = 0;
+        }
+        for (uint64_t x = from; x < end[i]; x++) {
+            standing[order[x]] = CORE;
+            core[nc++] = order[x];
+        }
+    }
+    if (o->topo_stats) {
+        o->topo_stats->systems++;
+        o->topo_stats->sccs += K;
+        o->topo_stats->core += nc;
+        o->topo_stats->alone += (K ? end[K - 1] : 0) - nc;
+    }
+    /* 2. The core as one system (its successors outside it are solved), in
+     * the model's order, which its iteration converges in as the whole's. */
+    rc = CSR_OK;
+    if (nc) {
+        nc = 0;
+        for (uint64_t s = 0; s < n; s++)
+            if (standing[s] == CORE)
+                core[nc++] = (uint32_t)s;
+        memset(local_of, 0xff, n * sizeof *local_of);
+        if (mec_local)
+            memset(mec_local, 0xff, y->num_mecs * sizeof *mec_local);
+        reach_subsystem sub;
+        rc = reach_subsystem_build(y, core, nc, lower, upper, local_of, mec_local, &sub);
+        if (!rc) {
+            double diff = 0.0;
+            rc = ref_reach_iterate(&sub.y, o, eps, sub.lower, sub.upper, iterations, &diff, NULL);
+            if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+                reach_subsystem_store(&sub, nc, lower, upper);
+        }
+        reach_subsystem_free(&sub);
+        if (rc)
+            goto out;
+    }
+    /* 3. The pending states, in order: their successors are solved now. */
+    for (uint64_t x = 0; x < np; x++)
+        if (!solve_single(y, pending[x], lower, upper)) { /* a self-loop too likely: iterated alone */
+            reach_subsystem sub;
+            memset(local_of, 0xff, n * sizeof *local_of);
+            rc = reach_subsystem_build(y, pending + x, 1, lower, upper, local_of, mec_local, &sub);
+            uint64_t its = 0;
+            double diff = 0.0;
+            if (!rc)
+                rc = ref_reach_iterate(&sub.y, o, eps, sub.lower, sub.upper, &its, &diff, NULL);
+            *iterations += its;
+            if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+                reach_subsystem_store(&sub, 1, lower, upper);
+            reach_subsystem_free(&sub);
+            if (rc)
+                goto out;
+        }
+    if (o->method == REACH_VI)
+        goto out;
+    /* 4. Bounds that still miss epsilon (a relative difference may grow a
+     * little through a minimiser's state): the whole system, from them. */
+    double worst = 0.0;
+    for (uint64_t s = 0; s < n; s++)
+        if (!y->fixed[s]) {
+            double d = reach_difference(upper[s], lower[s], o->relative);
+            if (d > worst)
+                worst = d;
+        }
+    *difference = worst;
+    if (worst > eps) {
+        uint64_t its = 0;
+        rc = ref_reach_iterate(y, o, eps, lower, upper, &its, difference, NULL);
+        *iterations += its;
+    }
+out:
+    free(order);
+    free(end);
+    free(standing);
+    free(core);
+    free(pending);
+    free(local_of);
+    free(mec_local);
+    return rc;
+}
