@@ -68,7 +68,9 @@ typedef struct reach_topo_stats {
     uint64_t systems; /* systems solved SCC by SCC */
     uint64_t sccs;    /* SCCs of their unfixed states */
     uint64_t alone;   /* states solved alone by one step each */
-    uint64_t core;    /* states iterated, as one system each time */
+    uint64_t core;    /* states iterated, in cores */
+    uint64_t cores;   /* cores: the systems they were iterated in (one after the other) */
+    uint64_t whole;   /* systems whose bounds still missed epsilon, finished whole */
 } reach_topo_stats;
 
 typedef struct reach_options {

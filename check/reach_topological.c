@@ -158,6 +158,122 @@ static uint8_t successors_standing(const reach_system *y, uint32_t s, const uint
     return worst;
 }
 
+/* What one pass shares: the system, the options, the scratch. */
+typedef struct topo_pass {
+    const reach_system *y;
+    const reach_options *o;
+    double eps;
+    double *lower, *upper;
+    uint8_t *standing;
+    uint32_t *local_of, *mec_local;
+    uint64_t *iterations;
+} topo_pass;
+
+static int cmp_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ref_reach_iterate on sub, its members' bounds kept whatever came of it. */
+static int iterate_sub(const topo_pass *t, reach_subsystem *sub, double eps, double *l, double *u)
+{
+    uint64_t its = 0;
+    double diff = 0.0;
+    int rc = ref_reach_iterate(&sub->y, t->o, eps, l, u, &its, &diff, NULL);
+    *t->iterations += its;
+    return rc;
+}
+
+/*
+ * A core of nc states (any order; sorted here into the model's, in which
+ * its iteration converges as the whole system's does), its successors
+ * outside it solved.  Where they hold two bounds, the largest difference d
+ * among them, the core may end with up to d + (epsilon - d) / 2 (the last
+ * core: epsilon), so that every later core still has room: by interval
+ * iteration that is the stopping rule (its difference never exceeds its
+ * successors'); certified policy iteration needs exact successors, so it
+ * solves the core twice, every successor at its lower bound for the lower
+ * one and at its upper bound for the upper one (the values are monotone in
+ * them), each to half the room.  Its states then stand solved.
+ */
+static int solve_core(const topo_pass *t, uint32_t *core, uint64_t nc, int last)
+{
+    const reach_options *o = t->o;
+    qsort(core, nc, sizeof *core, cmp_u32);
+    reach_subsystem sub;
+    int rc = reach_subsystem_build(t->y, core, nc, t->lower, t->upper, t->local_of, t->mec_local, &sub);
+    const uint64_t n = sub.y.num_states;
+    double d = 0.0;
+    for (uint64_t i = nc; !rc && i < n; i++) {
+        if (sub.upper[i] == sub.lower[i]) /* exact, infinite ones too */
+            continue;
+        double x = reach_difference(sub.upper[i], sub.lower[i], o->relative);
+        if (x > d)
+            d = x;
+    }
+    const double room = t->eps > d ? t->eps - d : 0.0;
+    const int pi = o->method == REACH_PI && !(sub.y.mec && sub.y.num_mecs) &&
+                   o->max_iterations >= reach_pi_jacobi_limit() && d > 0.0 && room > 0.0 && !isinf(d);
+    double *l = NULL;
+    if (!rc && !pi) {
+        /* no room left (rounding through a minimiser's states alone): just past d, which the
+         * iteration reaches; the caller's check of the whole system goes on from there */
+        const double target = room == 0.0 ? 1.5 * d : last ? t->eps : d + room / 2;
+        rc = iterate_sub(t, &sub, target, sub.lower, sub.upper);
+    } else if (!rc && !(l = malloc(2 * n * sizeof *l))) {
+        rc = CSR_ERR_NOMEM;
+    } else if (!rc) {
+        double *u = l + n;
+        const double e = last ? room / 2 : room / 4;
+        memcpy(l, sub.lower, n * sizeof *l);
+        memcpy(u, sub.upper, n * sizeof *u);
+        for (uint64_t i = nc; i < n; i++)
+            u[i] = l[i];
+        rc = iterate_sub(t, &sub, e, l, u);
+        if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+            memcpy(sub.lower, l, nc * sizeof *l);
+        if (!rc) {
+            memcpy(l, sub.lower, n * sizeof *l); /* the lower bounds so far bound these values too */
+            memcpy(u, sub.upper, n * sizeof *u);
+            for (uint64_t i = nc; i < n; i++)
+                l[i] = u[i];
+            rc = iterate_sub(t, &sub, e, l, u);
+            if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+                memcpy(sub.upper, u, nc * sizeof *u);
+        }
+    }
+    free(l);
+    if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+        reach_subsystem_store(&sub, nc, t->lower, t->upper);
+    reach_subsystem_free(&sub);
+    for (uint64_t i = 0; i < nc; i++)
+        t->standing[core[i]] = SOLVED;
+    return rc;
+}
+
+/* The pending states in order, their successors solved: one step each, or
+ * (a self-loop too likely) iterated alone. */
+static int solve_pending(const topo_pass *t, const uint32_t *pending, uint64_t np)
+{
+    for (uint64_t x = 0; x < np; x++) {
+        if (!solve_single(t->y, pending[x], t->lower, t->upper)) {
+            reach_subsystem sub;
+            int rc = reach_subsystem_build(t->y, pending + x, 1, t->lower, t->upper, t->local_of, t->mec_local,
+                                           &sub);
+            if (!rc)
+                rc = iterate_sub(t, &sub, t->eps, sub.lower, sub.upper);
+            if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+                reach_subsystem_store(&sub, 1, t->lower, t->upper);
+            reach_subsystem_free(&sub);
+            if (rc)
+                return rc;
+        }
+        t->standing[pending[x]] = SOLVED;
+    }
+    return CSR_OK;
+}
+
 int reach_solve_topological(const reach_system *y, const reach_options *o, double eps, double *lower,
                             double *upper, uint64_t *iterations, double *difference, void *ctx)
 {
@@ -183,11 +299,18 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
     if (!standing || !core || !pending || !local_of ||
         (y->mec && y->num_mecs && !(mec_local = malloc(y->num_mecs * sizeof *mec_local))))
         goto out;
-    /* 1. The SCCs, successors first: a state alone whose successors are all
+    memset(local_of, 0xff, n * sizeof *local_of);
+    if (mec_local)
+        memset(mec_local, 0xff, y->num_mecs * sizeof *mec_local);
+    const topo_pass t = {y, o, eps, lower, upper, standing, local_of, mec_local, iterations};
+    /* The SCCs, successors first: a state alone whose successors are all
      * solved is solved; one that waits for the core is pending; the others
-     * join the core, with the pending states that they wait for. */
-    uint64_t nc = 0, np = 0;
-    for (uint64_t i = 0; i < K; i++) {
+     * join the core.  An SCC that waits for pending states takes them into
+     * the core, unless they outnumber it: then the core is solved first,
+     * the pending states after it, and the SCC starts the next core. */
+    uint64_t nc = 0, np = 0, iterated = 0, cores = 0;
+    rc = CSR_OK;
+    for (uint64_t i = 0; i < K && !rc; i++) {
         const uint64_t from = i ? end[i - 1] : 0, count = end[i] - from;
         if (count == 1) {
             const uint32_t s = order[from];
@@ -205,7 +328,13 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
         int waits = 0;
         for (uint64_t x = from; x < end[i] && !waits; x++)
             waits = successors_standing(y, order[x], standing) == PENDING;
-        if (waits) { /* every pending state so far joins the core, in order */
+        if (waits && np > nc) {
+            iterated += nc;
+            cores += nc > 0;
+            if (!(rc = solve_core(&t, core, nc, 0)))
+                rc = solve_pending(&t, pending, np);
+            nc = np = 0;
+        } else if (waits) { /* every pending state so far joins the core, in order */
             for (uint64_t x = 0; x < np; x++) {
                 standing[pending[x]] = CORE;
                 core[nc++] = pending[x];
@@ -217,52 +346,21 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
             core[nc++] = order[x];
         }
     }
+    iterated += nc;
+    cores += nc > 0;
+    if (!rc && nc)
+        rc = solve_core(&t, core, nc, 1);
+    if (!rc)
+        rc = solve_pending(&t, pending, np);
     if (o->topo_stats) {
         o->topo_stats->systems++;
         o->topo_stats->sccs += K;
-        o->topo_stats->core += nc;
-        o->topo_stats->alone += (K ? end[K - 1] : 0) - nc;
+        o->topo_stats->core += iterated;
+        o->topo_stats->cores += cores;
+        o->topo_stats->alone += (K ? end[K - 1] : 0) - iterated;
     }
-    /* 2. The core as one system (its successors outside it are solved), in
-     * the model's order, which its iteration converges in as the whole's. */
-    rc = CSR_OK;
-    if (nc) {
-        nc = 0;
-        for (uint64_t s = 0; s < n; s++)
-            if (standing[s] == CORE)
-                core[nc++] = (uint32_t)s;
-        memset(local_of, 0xff, n * sizeof *local_of);
-        if (mec_local)
-            memset(mec_local, 0xff, y->num_mecs * sizeof *mec_local);
-        reach_subsystem sub;
-        rc = reach_subsystem_build(y, core, nc, lower, upper, local_of, mec_local, &sub);
-        if (!rc) {
-            double diff = 0.0;
-            rc = ref_reach_iterate(&sub.y, o, eps, sub.lower, sub.upper, iterations, &diff, NULL);
-            if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
-                reach_subsystem_store(&sub, nc, lower, upper);
-        }
-        reach_subsystem_free(&sub);
-        if (rc)
-            goto out;
-    }
-    /* 3. The pending states, in order: their successors are solved now. */
-    for (uint64_t x = 0; x < np; x++)
-        if (!solve_single(y, pending[x], lower, upper)) { /* a self-loop too likely: iterated alone */
-            reach_subsystem sub;
-            memset(local_of, 0xff, n * sizeof *local_of);
-            rc = reach_subsystem_build(y, pending + x, 1, lower, upper, local_of, mec_local, &sub);
-            uint64_t its = 0;
-            double diff = 0.0;
-            if (!rc)
-                rc = ref_reach_iterate(&sub.y, o, eps, sub.lower, sub.upper, &its, &diff, NULL);
-            *iterations += its;
-            if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
-                reach_subsystem_store(&sub, 1, lower, upper);
-            reach_subsystem_free(&sub);
-            if (rc)
-                goto out;
-        }
+    if (rc)
+        goto out;
     if (o->method == REACH_VI)
         goto out;
     /* 4. Bounds that still miss epsilon (a relative difference may grow a
@@ -276,6 +374,8 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
         }
     *difference = worst;
     if (worst > eps) {
+        if (o->topo_stats)
+            o->topo_stats->whole++;
         uint64_t its = 0;
         rc = ref_reach_iterate(y, o, eps, lower, upper, &its, difference, NULL);
         *iterations += its;
