@@ -124,17 +124,24 @@ void reach_cpu_engine(const csr_model *model, reach_engine *engine);
  * is solved by one Bellman step, exact given their values: x = opt over its
  * choices (those inside its MEC left out) of (r + sum over the other
  * successors p x) / (1 - p(s -> s)), for each bound (not where a choice
- * returns with probability above 1 - 1e-6).  The other SCCs, with the
- * states alone that they wait for, form the core: one subsystem
+ * returns with probability above 1 - 1e-6).  An SCC of several states whose
+ * successors are solved is tried on its own: interval iteration (value
+ * iteration for REACH_VI) for at most 64 sweeps, to its successors' largest
+ * difference plus epsilon / 2G (G: such SCCs), so that all of them together
+ * take at most half of epsilon.  The others form a core, one subsystem
  * (reach_subsystem_build, in the model's order) solved by ref_reach_iterate
- * with the options' method, its successors solved exactly when y's fixed
- * states are (as certified policy iteration needs).  The states alone that
- * waited for the core follow, one by one.  Where the bounds reached miss
+ * with the options' method, with the states alone that they wait for; where
+ * those outnumber the core, the core is solved first, then they, and the
+ * SCC starts the next core.  A core whose successors hold two bounds leaves
+ * room for the later ones (its successors' difference plus half of what is
+ * left of epsilon; the last: epsilon) and, by certified policy iteration,
+ * is solved twice, its successors at their lower and at their upper bounds
+ * (the values are monotone in them).  Where the bounds reached still miss
  * epsilon (a relative difference grows a little through a minimiser's
  * state), ref_reach_iterate goes on over the whole system from them.
- * Contract, guarantee and errors: reach_solver's (*iterations: the core's;
- * ctx unused); options->topo_stats receives the counts.  Memory: about 50n
- * bytes, then the core's subsystem.
+ * Contract, guarantee and errors: reach_solver's (*iterations: the
+ * iterations' sum; ctx unused); options->topo_stats receives the counts.
+ * Memory: about 50n bytes, then the largest subsystem.
  */
 int reach_solve_topological(const reach_system *y, const reach_options *options, double epsilon, double *lower,
                             double *upper, uint64_t *iterations, double *difference, void *ctx);

@@ -67,7 +67,8 @@ typedef struct reach_pi_stats {
 typedef struct reach_topo_stats {
     uint64_t systems; /* systems solved SCC by SCC */
     uint64_t sccs;    /* SCCs of their unfixed states */
-    uint64_t alone;   /* states solved alone by one step each */
+    uint64_t alone;   /* states solved outside the cores: alone by one step each, or in their SCC */
+    uint64_t sccs_alone; /* SCCs of several states that converged on their own */
     uint64_t core;    /* states iterated, in cores */
     uint64_t cores;   /* cores: the systems they were iterated in (one after the other) */
     uint64_t whole;   /* systems whose bounds still missed epsilon, finished whole */

@@ -15,6 +15,7 @@
 
 /* A self-loop probability above this is left to the iteration: dividing by
  * 1 - p loses more than the answer's precision. */
+#define ALONE_SWEEPS 64 /* an SCC's sweeps alone before it joins the core */
 #define SELF_LOOP_LIMIT (1.0 - 1e-6)
 
 /*
@@ -252,6 +253,54 @@ static int solve_core(const topo_pass *t, uint32_t *core, uint64_t nc, int last)
     return rc;
 }
 
+/*
+ * An SCC of count states (order's), its successors solved, by interval
+ * iteration alone (or value iteration, as asked) within ALONE_SWEEPS sweeps
+ * (a few for the small SCCs of a chain, as in crowds; those that need more,
+ * as consensus's, go to the core, where certified policy iteration serves
+ * them better), to its successors' largest difference plus room (the G
+ * SCCs of more than one state share half of epsilon).  1: solved, its
+ * bounds kept; 0: not (the bounds as they were); negative: an error.
+ */
+static int solve_alone(const topo_pass *t, const uint32_t *members, uint64_t count, double room)
+{
+    reach_subsystem sub;
+    int rc = reach_subsystem_build(t->y, members, count, t->lower, t->upper, t->local_of, t->mec_local, &sub);
+    if (rc) {
+        reach_subsystem_free(&sub);
+        return -rc;
+    }
+    double d = 0.0;
+    for (uint64_t i = count; i < sub.y.num_states; i++)
+        if (sub.upper[i] != sub.lower[i]) {
+            double x = reach_difference(sub.upper[i], sub.lower[i], t->o->relative);
+            if (x > d)
+                d = x;
+        }
+    reach_options o = *t->o;
+    if (o.method != REACH_VI)
+        o.method = REACH_II;
+    o.max_iterations = ALONE_SWEEPS;
+    o.pi_stats = NULL;
+    uint64_t its = 0;
+    double diff = 0.0;
+    int solved = 0;
+    if (d + room <= t->eps) {
+        rc = ref_reach_iterate(&sub.y, &o, d + room, sub.lower, sub.upper, &its, &diff, NULL);
+        *t->iterations += its;
+        solved = rc == CSR_OK;
+        if (rc == CSR_ERR_NOMEM)
+            solved = -CSR_ERR_NOMEM;
+    }
+    if (solved == 1) {
+        reach_subsystem_store(&sub, count, t->lower, t->upper);
+        for (uint64_t i = 0; i < count; i++)
+            t->standing[members[i]] = SOLVED;
+    }
+    reach_subsystem_free(&sub);
+    return solved;
+}
+
 /* The pending states in order, their successors solved: one step each, or
  * (a self-loop too likely) iterated alone. */
 static int solve_pending(const topo_pass *t, const uint32_t *pending, uint64_t np)
@@ -308,7 +357,10 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
      * join the core.  An SCC that waits for pending states takes them into
      * the core, unless they outnumber it: then the core is solved first,
      * the pending states after it, and the SCC starts the next core. */
-    uint64_t nc = 0, np = 0, iterated = 0, cores = 0;
+    uint64_t nc = 0, np = 0, iterated = 0, cores = 0, alone_sccs = 0, G = 0;
+    for (uint64_t i = 0; i < K; i++)
+        G += end[i] - (i ? end[i - 1] : 0) > 1;
+    const double room = G ? eps / (2.0 * (double)G) : 0.0;
     rc = CSR_OK;
     for (uint64_t i = 0; i < K && !rc; i++) {
         const uint64_t from = i ? end[i - 1] : 0, count = end[i] - from;
@@ -325,9 +377,24 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
                 continue;
             }
         }
-        int waits = 0;
-        for (uint64_t x = from; x < end[i] && !waits; x++)
-            waits = successors_standing(y, order[x], standing) == PENDING;
+        uint8_t w = SOLVED;
+        for (uint64_t x = from; x < end[i]; x++) {
+            const uint8_t sx = successors_standing(y, order[x], standing);
+            if (sx > w)
+                w = sx;
+        }
+        if (w == SOLVED && count > 1) { /* waits for nothing: alone, if it converges soon */
+            const int solved = solve_alone(&t, order + from, count, room);
+            if (solved < 0) {
+                rc = -solved;
+                break;
+            }
+            if (solved) {
+                alone_sccs++;
+                continue;
+            }
+        }
+        const int waits = w == PENDING;
         if (waits && np > nc) {
             iterated += nc;
             cores += nc > 0;
@@ -357,6 +424,7 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
         o->topo_stats->sccs += K;
         o->topo_stats->core += iterated;
         o->topo_stats->cores += cores;
+        o->topo_stats->sccs_alone += alone_sccs;
         o->topo_stats->alone += (K ? end[K - 1] : 0) - iterated;
     }
     if (rc)

@@ -436,14 +436,17 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
         brute_rewards(m, target, state_reward, choice_reward, maximize, exact);
         reach_query q = {tflags, NULL, maximize};
         /* 0: whole, optimistic value iteration; 1: split; 2: whole,
-         * certified policy iteration (from the start: CSR_TEST_PI_JACOBI=0) */
-        for (int split = 0; split <= 2; split++) {
+         * certified policy iteration (from the start: CSR_TEST_PI_JACOBI=0);
+         * 3: SCC by SCC (reach_solve_topological), certified policy
+         * iteration in the cores; 0-2 each system whole */
+        for (int split = 0; split <= 3; split++) {
             reach_stats st;
             memset(&st, 0, sizeof st);
             reach_engine e;
             reach_cpu_engine(model, &e);
             e.budget = split == 1 ? 1 : UINT64_MAX;
-            o.method = split == 2 ? REACH_PI : REACH_II;
+            o.method = split >= 2 ? REACH_PI : REACH_II;
+            o.topological = split == 3;
             if (reach_solve_reward(&e, &q, state_reward, flat, &o, got, NULL, NULL, &st)) {
                 fprintf(stderr, "oracle: seed %llu: reach_solve_reward failed\n", (unsigned long long)seed);
                 return 1;
@@ -458,7 +461,10 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
                         if (target >> v & 1)
                             fprintf(stderr, " %u", v);
                     fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\nstate rewards:",
-                            split == 2 ? " (certified policy iteration)" : split ? " (split)" : "",
+                            split == 3   ? " (SCC by SCC)"
+                            : split == 2 ? " (certified policy iteration)"
+                            : split      ? " (split)"
+                                         : "",
                             s, got[s], exact[s]);
                     for (unsigned v = 0; v < m->n; v++)
                         fprintf(stderr, " %g", state_reward[v]);
@@ -750,11 +756,13 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
         reach_query q = {tflags, aflags, maximize};
         /* splits 0-2 by interval iteration, 3 whole by certified policy
          * iteration (CSR_TEST_PI_JACOBI=0, set in main: the policies from
-         * the start) */
-        for (int split = 0; split <= 3; split++) {
+         * the start), each system whole; 4 SCC by SCC
+         * (reach_solve_topological), certified policy iteration in the cores */
+        for (int split = 0; split <= 4; split++) {
             if (split == 2 && seed % 8)
                 continue;
-            o.method = split == 3 ? REACH_PI : REACH_II;
+            o.method = split >= 3 ? REACH_PI : REACH_II;
+            o.topological = split == 4;
             reach_stats st;
             memset(&st, 0, sizeof st);
             /* split 2, one MDP in 8 (its Jacobi sweeps take 10x the
@@ -793,7 +801,8 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
                         if (avoid >> v & 1)
                             fprintf(stderr, " %u", v);
                     fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\n",
-                            split == 3   ? " (certified policy iteration)"
+                            split == 4   ? " (SCC by SCC)"
+                            : split == 3 ? " (certified policy iteration)"
                             : split == 2 ? " (over parts)"
                             : split      ? " (split)"
                                          : "",
@@ -1004,9 +1013,9 @@ int main(int argc, char **argv)
     free(all.pr);
     printf("oracle: %llu random MDPs (seeds %llu to %llu): Tarjan and the basic MEC algorithm agree with "
            "brute force (%llu MECs holding %llu states); interval iteration and certified policy iteration "
-           "(%llu systems certified) agree with the exact Pmax and Pmin, "
-           "and optimistic value iteration and certified policy iteration (%llu systems certified) with the exact "
-           "Rmax and Rmin, step-bounded iteration with the tree of paths (0 to 4 steps), on the %llu of at most %d "
+           "(%llu systems certified), each system whole and SCC by SCC, agree with the exact Pmax and Pmin, "
+           "and optimistic value iteration and certified policy iteration (%llu systems certified), whole and SCC "
+           "by SCC, with the exact Rmax and Rmin, step-bounded iteration with the tree of paths (0 to 4 steps), on the %llu of at most %d "
            "states; reward bounds (<= and >= 0 to %d) by epochs with the product's values, %llu queries\n",
            (unsigned long long)count, (unsigned long long)first, (unsigned long long)(first + count - 1),
            (unsigned long long)mecs, (unsigned long long)states_in_mecs, (unsigned long long)pi_certified,

@@ -772,6 +772,7 @@ static void report_stats(const vi_run *R, const props_property *p, const check_r
             json_object_set_new(tj, "alone", json_integer((json_int_t)r->topo.alone));
             json_object_set_new(tj, "core", json_integer((json_int_t)r->topo.core));
             json_object_set_new(tj, "cores", json_integer((json_int_t)r->topo.cores));
+            json_object_set_new(tj, "sccs_alone", json_integer((json_int_t)r->topo.sccs_alone));
             json_object_set_new(tj, "whole", json_integer((json_int_t)r->topo.whole));
             json_object_set_new(j, "topological", tj);
         }
@@ -841,11 +842,11 @@ static void report_stats(const vi_run *R, const props_property *p, const check_r
                     (unsigned long long)r->pi.rounds, r->pi.certificate);
         if (r->topo.systems)
             fprintf(stderr,
-                    "%s: topological: %llu SCCs in %llu systems; %llu states solved alone, %llu iterated in %llu "
-                    "cores\n",
+                    "%s: topological: %llu SCCs in %llu systems; %llu states solved outside the cores (%llu SCCs "
+                    "of several states), %llu iterated in %llu cores\n",
                     tool_name, (unsigned long long)r->topo.sccs, (unsigned long long)r->topo.systems,
-                    (unsigned long long)r->topo.alone, (unsigned long long)r->topo.core,
-                    (unsigned long long)r->topo.cores);
+                    (unsigned long long)r->topo.alone, (unsigned long long)r->topo.sccs_alone,
+                    (unsigned long long)r->topo.core, (unsigned long long)r->topo.cores);
         fprintf(stderr,
                 "%s: read %.4f s, waiting for the CUDA context %.4f s, Prob0/Prob1 %.4f s, MECs %.4f s, SCCs %.4f s, "
                 "iteration %.4f s\n",
