@@ -1264,8 +1264,47 @@ static int compare_name_ptrs(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* One task of build_valuations: the states [first, last), pass 0 their
+ * least range of each variable (lo, hi: V each; bad: the first state whose
+ * value does not fit, or UINT64_MAX), pass 1 their values into the rows. */
+typedef struct valuation_task {
+    const umb_index *x;
+    const unsigned char *data;
+    csr_model *model;
+    uint64_t first, last, bad, bad_var;
+    int64_t *lo, *hi;
+    int pass;
+} valuation_task;
+
+static void *valuation_task_run(void *arg)
+{
+    valuation_task *k = arg;
+    const umb_index *x = k->x;
+    const uint64_t V = x->num_vars;
+    k->bad = UINT64_MAX;
+    for (uint64_t s = k->first; s < k->last; s++) {
+        const unsigned char *row = k->data + s * x->row_bytes;
+        for (uint64_t v = 0; v < V; v++) {
+            int64_t value = 0;
+            if (row_value(&x->vars[v], row, &value) && !k->pass) {
+                k->bad = s;
+                k->bad_var = v;
+                return NULL;
+            }
+            if (k->pass) {
+                csr_put_variable_value(k->model, s, v, value);
+            } else {
+                k->lo[v] = value < k->lo[v] ? value : k->lo[v];
+                k->hi[v] = value > k->hi[v] ? value : k->hi[v];
+            }
+        }
+    }
+    return NULL;
+}
+
 /* The state valuations (parse_valuations): the least range of each
- * variable over the states, then its values packed into the CSR's rows. */
+ * variable over the states, then its values packed into the CSR's rows;
+ * each pass a task per CPU over ranges of states (parallel.h). */
 static int build_valuations(reader *r, csr_model *model)
 {
     const umb_index *x = &r->index;
@@ -1290,10 +1329,13 @@ static int build_valuations(reader *r, csr_model *model)
                             "valuations/states/valuation-to-class.bin: state %llu has class %u, but there is one class",
                             (unsigned long long)s, c);
     }
+    valuation_task task[PARALLEL_MAX_TASKS];
+    const unsigned count = parallel_tasks(n * V, parallel_grain(1u << 18));
     int64_t *lo = malloc(V * sizeof *lo), *hi = malloc(V * sizeof *hi);
+    int64_t *ranges = malloc(2 * count * V * sizeof *ranges);
     uint32_t *types = malloc(V * sizeof *types);
     const char **names = malloc(V * sizeof *names);
-    if (!lo || !hi || !types || !names) {
+    if (!lo || !hi || !ranges || !types || !names) {
         rc = csr_fail(r->st, CSR_ERR_NOMEM, "valuations");
         goto done;
     }
@@ -1303,17 +1345,22 @@ static int build_valuations(reader *r, csr_model *model)
         lo[v] = x->vars[v].type == UMB_VAR_BOOL ? 0 : INT64_MAX;
         hi[v] = x->vars[v].type == UMB_VAR_BOOL ? 1 : INT64_MIN;
     }
-    for (uint64_t s = 0; s < n; s++) {
-        const unsigned char *row = m->data + s * x->row_bytes;
+    for (unsigned i = 0; i < count; i++) {
+        task[i] = (valuation_task){x, m->data, model, n * i / count, n * (i + 1) / count, 0, 0,
+                                   ranges + 2 * i * V, ranges + (2 * i + 1) * V, 0};
+        memcpy(task[i].lo, lo, V * sizeof *lo);
+        memcpy(task[i].hi, hi, V * sizeof *hi);
+    }
+    parallel_run(valuation_task_run, task, sizeof task[0], count);
+    for (unsigned i = 0; i < count; i++) {
+        if (task[i].bad != UINT64_MAX) { /* the first such state: tasks run over increasing ranges */
+            rc = csr_fail(r->st, CSR_ERR_RANGE, "%s: state %llu: variable \"%.60s\" does not fit 64 signed bits",
+                          name, (unsigned long long)task[i].bad, x->vars[task[i].bad_var].name);
+            goto done;
+        }
         for (uint64_t v = 0; v < V; v++) {
-            int64_t value;
-            if (row_value(&x->vars[v], row, &value)) {
-                rc = csr_fail(r->st, CSR_ERR_RANGE, "%s: state %llu: variable \"%.60s\" does not fit 64 signed bits",
-                              name, (unsigned long long)s, x->vars[v].name);
-                goto done;
-            }
-            lo[v] = value < lo[v] ? value : lo[v];
-            hi[v] = value > hi[v] ? value : hi[v];
+            lo[v] = task[i].lo[v] < lo[v] ? task[i].lo[v] : lo[v];
+            hi[v] = task[i].hi[v] > hi[v] ? task[i].hi[v] : hi[v];
         }
     }
     for (uint64_t v = 0; n == 0 && v < V; v++)
@@ -1332,17 +1379,12 @@ static int build_valuations(reader *r, csr_model *model)
         csr_fail(r->st, rc, "valuations: %llu variables of %llu states", (unsigned long long)V, (unsigned long long)n);
         goto done;
     }
-    for (uint64_t s = 0; s < n; s++) {
-        const unsigned char *row = m->data + s * x->row_bytes;
-        for (uint64_t v = 0; v < V; v++) {
-            int64_t value = 0;
-            row_value(&x->vars[v], row, &value);
-            csr_put_variable_value(model, s, v, value);
-        }
-    }
+    for (unsigned i = 0; i < count; i++)
+        task[i].pass = 1;
+    parallel_run(valuation_task_run, task, sizeof task[0], count);
     r->report->variables = V;
 done:
-    free(lo), free(hi), free(types), free(names);
+    free(lo), free(hi), free(ranges), free(types), free(names);
     return rc;
 }
 

@@ -284,3 +284,15 @@ refused() { # input... message
     assert_failure 2
     assert_output --partial "-l, -s and -r are for a .tra"
 }
+
+@test "prism2csr decodes a UMB's state valuations into the same bytes with a task per CPU as with one" {
+    local f n=0
+    for f in "$DATA"/qvbs/*.umb; do
+        prism2csr "$f" > "$BATS_TEST_TMPDIR/one.csr"
+        # CSR_TEST_GRAIN=1: the states in ranges, one a CPU, even for a few states
+        CSR_TEST_GRAIN=1 prism2csr "$f" > "$BATS_TEST_TMPDIR/many.csr"
+        cmp "$BATS_TEST_TMPDIR/one.csr" "$BATS_TEST_TMPDIR/many.csr" || fail "$f"
+        csrinfo "$BATS_TEST_TMPDIR/many.csr" | grep -q " VALUATIONS " && n=$((n + 1))
+    done
+    [ "$n" -ge 5 ] || fail "only $n UMB files with valuations"
+}
