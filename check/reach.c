@@ -23,6 +23,7 @@ void reach_default_options(reach_options *o)
     o->pi_stats = NULL;
     o->topological = 1;
     o->topo_stats = NULL;
+    o->pi_warmup_early = 0;
 }
 
 void reach_count_classes(uint64_t n, const uint8_t *cls, reach_stats *st)

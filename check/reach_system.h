@@ -83,6 +83,9 @@ typedef struct reach_options {
     int topological;          /* 1 (default): SCC by SCC where the engine offers it (the CPU's:
                                  reach_solve_topological); 0: each system whole */
     reach_topo_stats *topo_stats; /* what it did, added (NULL: not kept) */
+    int pi_warmup_early;      /* REACH_PI: 1: the Jacobi iterations before the policies end after 32 where
+                                 an expected reward has no upper bound yet (the topological solver's cores);
+                                 0 (default): REACH_PI_JACOBI unless they meet epsilon */
 } reach_options;
 
 void reach_default_options(reach_options *options);

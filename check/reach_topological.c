@@ -15,7 +15,8 @@
 
 /* A self-loop probability above this is left to the iteration: dividing by
  * 1 - p loses more than the answer's precision. */
-#define ALONE_SWEEPS 64 /* an SCC's sweeps alone before it joins the core */
+#define ALONE_SWEEPS 64   /* an SCC's sweeps alone before it joins the core */
+#define ALONE_STATES 1024 /* an SCC tried alone: at most this many states, or 1/16 of the system's */
 #define SELF_LOOP_LIMIT (1.0 - 1e-6)
 
 /*
@@ -181,7 +182,9 @@ static int iterate_sub(const topo_pass *t, reach_subsystem *sub, double eps, dou
 {
     uint64_t its = 0;
     double diff = 0.0;
-    int rc = ref_reach_iterate(&sub->y, t->o, eps, l, u, &its, &diff, NULL);
+    reach_options o = *t->o;
+    o.pi_warmup_early = 1; /* (herman 15: 32 of 512 sweeps over 14.3M transitions, then 13 products) */
+    int rc = ref_reach_iterate(&sub->y, &o, eps, l, u, &its, &diff, NULL);
     *t->iterations += its;
     return rc;
 }
@@ -361,6 +364,7 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
     for (uint64_t i = 0; i < K; i++)
         G += end[i] - (i ? end[i - 1] : 0) > 1;
     const double room = G ? eps / (2.0 * (double)G) : 0.0;
+    const uint64_t unfixed = K ? end[K - 1] : 0;
     rc = CSR_OK;
     for (uint64_t i = 0; i < K && !rc; i++) {
         const uint64_t from = i ? end[i - 1] : 0, count = end[i] - from;
@@ -383,7 +387,9 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
             if (sx > w)
                 w = sx;
         }
-        if (w == SOLVED && count > 1) { /* waits for nothing: alone, if it converges soon */
+        /* waits for nothing: on its own, if it converges soon; not an SCC of much of the system, whose
+         * sweeps would cost more than the core's (herman 15: 64 sweeps over 14.3M transitions) */
+        if (w == SOLVED && count > 1 && (count <= ALONE_STATES || count <= unfixed / 16)) {
             const int solved = solve_alone(&t, order + from, count, room);
             if (solved < 0) {
                 rc = -solved;

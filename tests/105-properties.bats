@@ -100,7 +100,7 @@ PY
     # refused beside answered ones: said, status 0; alone: status 1
     run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" ]' -p 'Pmin=? [ F "nope" ]' -p 'Pmax=? [ F "fin_c0" ]' "$csr"
     assert_success
-    assert_line -n 0 'Pmin=? [ F "fin_c0" ]: 0.38281249999998079'
+    assert_line -n 0 --regexp '^Pmin=\? \[ F "fin_c0" \]: 0\.3828124999|^Pmin=\? \[ F "fin_c0" \]: 0\.3828125(000|$)'
     assert_line -n 1 --partial 'Pmax=? [ F "fin_c0" ]: 0.55555'
     [ "${#lines[@]}" -eq 2 ] || fail "$output"
     [[ "$stderr" == "gpu-vi: 'Pmin=? [ F \"nope\" ]': "*'no label "nope" in the model (it has: init, deadlock, '* ]] || fail "$stderr"
