@@ -177,7 +177,9 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* ref_reach_iterate on sub, its members' bounds kept whatever came of it. */
+/* ref_reach_iterate on sub's system from l, u (f64[sub n]), certified policy
+ * iteration's warm-up ending early (reach_options.pi_warmup_early); its
+ * iterations counted. */
 static int iterate_sub(const topo_pass *t, reach_subsystem *sub, double eps, double *l, double *u)
 {
     uint64_t its = 0;
