@@ -141,7 +141,7 @@ void reach_cpu_engine(const csr_model *model, reach_engine *engine);
  * state), ref_reach_iterate goes on over the whole system from them.
  * Contract, guarantee and errors: reach_solver's (*iterations: the
  * iterations' sum; ctx unused); options->topo_stats receives the counts.
- * Memory: about 50n bytes, then the largest subsystem.
+ * Memory: about 70n bytes, then the largest subsystem.
  */
 int reach_solve_topological(const reach_system *y, const reach_options *options, double epsilon, double *lower,
                             double *upper, uint64_t *iterations, double *difference, void *ctx);

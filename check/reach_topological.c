@@ -9,9 +9,7 @@
 #include "reach.h"
 #include "reach_internal.h"
 #include "reach_ref.h"
-
-#define UNSEEN UINT32_MAX
-#define DONE (UINT32_MAX - 1)
+#include "ref.h"
 
 /* A self-loop probability above this is left to the iteration: dividing by
  * 1 - p loses more than the answer's precision. */
@@ -21,76 +19,35 @@
 
 /*
  * The SCCs of y's unfixed states (edges: every transition of an unfixed
- * state to an unfixed one) by Tarjan's algorithm without recursion, in the
- * order it completes them: every SCC after the SCCs it reaches.  order
- * (u32[n]): their members one SCC after the other; end (u64[n]): where SCC
- * i ends in order.  Returns the number of SCCs, or UINT64_MAX out of memory.
+ * state to an unfixed one) by the reference's Tarjan (ref_scc_tarjan_order),
+ * in the order it completes them: every SCC after the SCCs it reaches.
+ * order (u32[n]): their members one SCC after the other; end (u64[n]):
+ * where SCC i ends in order.  Returns the number of SCCs, or UINT64_MAX out
+ * of memory.
  */
-static uint64_t tarjan_sccs(const reach_system *y, uint32_t *order, uint64_t *end)
+static uint64_t unfixed_sccs(const reach_system *y, uint32_t *order, uint64_t *end)
 {
     const uint64_t n = y->num_states;
-    uint32_t *index = malloc((n ? n : 1) * sizeof *index), *low = malloc((n ? n : 1) * sizeof *low);
-    uint32_t *call = malloc((n ? n : 1) * sizeof *call), *stack = malloc((n ? n : 1) * sizeof *stack);
-    uint64_t *next = malloc((n ? n : 1) * sizeof *next);
+    csr_model graph;
+    memset(&graph, 0, sizeof graph);
+    graph.num_states = n;
+    graph.num_choices = y->num_choices;
+    graph.num_transitions = y->num_transitions;
+    graph.state_choices = y->state_choices;
+    graph.choice_transitions = y->choice_transitions;
+    graph.targets = y->targets;
+    uint8_t *alive = malloc(n ? n : 1);
+    uint64_t *comp = malloc((n ? n : 1) * sizeof *comp);
+    ref_scc_stats st;
     uint64_t K = UINT64_MAX;
-    if (!index || !low || !call || !stack || !next)
-        goto out;
-    for (uint64_t s = 0; s < n; s++)
-        index[s] = UNSEEN;
-    uint32_t counter = 0;
-    uint64_t top = 0, placed = 0; /* stack[0, top): Tarjan's stack; order[0, placed): the SCCs completed */
-    K = 0;
-    for (uint64_t root = 0; root < n; root++) {
-        if (y->fixed[root] || index[root] != UNSEEN)
-            continue;
-        uint64_t depth = 0;
-        call[depth] = (uint32_t)root;
-        next[depth++] = y->choice_transitions[y->state_choices[root]];
-        index[root] = low[root] = counter++;
-        stack[top++] = (uint32_t)root;
-        while (depth) {
-            const uint32_t v = call[depth - 1];
-            const uint64_t last = y->choice_transitions[y->state_choices[v + 1]];
-            uint64_t j = next[depth - 1];
-            int descended = 0;
-            while (j < last) {
-                const uint32_t w = y->targets[j++];
-                if (y->fixed[w] || index[w] == DONE)
-                    continue;
-                if (index[w] == UNSEEN) {
-                    next[depth - 1] = j;
-                    call[depth] = w;
-                    next[depth++] = y->choice_transitions[y->state_choices[w]];
-                    index[w] = low[w] = counter++;
-                    stack[top++] = w;
-                    descended = 1;
-                    break;
-                }
-                if (index[w] < low[v]) /* on the stack */
-                    low[v] = index[w];
-            }
-            if (descended)
-                continue;
-            depth--;
-            if (low[v] == index[v]) { /* v roots an SCC: Tarjan's stack down to v */
-                uint32_t w;
-                do {
-                    w = stack[--top];
-                    index[w] = DONE;
-                    order[placed++] = w;
-                } while (w != v);
-                end[K++] = placed;
-            }
-            if (depth && low[v] < low[call[depth - 1]])
-                low[call[depth - 1]] = low[v];
-        }
+    if (alive && comp) {
+        for (uint64_t s = 0; s < n; s++)
+            alive[s] = !y->fixed[s];
+        if (ref_scc_tarjan_order(&graph, alive, NULL, comp, order, end, &st) == CSR_OK)
+            K = st.sccs;
     }
-out:
-    free(index);
-    free(low);
-    free(call);
-    free(stack);
-    free(next);
+    free(alive);
+    free(comp);
     return K;
 }
 
@@ -332,7 +289,7 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
                             double *upper, uint64_t *iterations, double *difference, void *ctx)
 {
     const uint64_t n = y->num_states;
-    if (n >= DONE) /* Tarjan's numbers would reach its marks */
+    if (n >= UINT32_MAX) /* beyond ref_scc_tarjan_order */
         return ref_reach_iterate(y, o, eps, lower, upper, iterations, difference, ctx);
     uint32_t *order = malloc((n ? n : 1) * sizeof *order), *local_of = NULL, *mec_local = NULL, *core = NULL;
     uint32_t *pending = NULL;
@@ -343,7 +300,7 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
     *difference = 0.0;
     if (!order || !end)
         goto out;
-    const uint64_t K = tarjan_sccs(y, order, end);
+    const uint64_t K = unfixed_sccs(y, order, end);
     if (K == UINT64_MAX)
         goto out;
     standing = calloc(n ? n : 1, 1);

@@ -36,6 +36,19 @@ typedef struct ref_scc_stats {
 int ref_scc_tarjan(const csr_model *model, const uint8_t *alive, const uint8_t *enabled, uint64_t *comp,
                    ref_scc_stats *stats);
 
+/*
+ * ref_scc_tarjan, and where order and end are given (both, with stats):
+ * order (u32[n]) the alive states one SCC after the other in the order
+ * Tarjan's algorithm completes them, so that every SCC comes after the SCCs
+ * it reaches (a topological order of the condensation, successors first),
+ * each SCC's states as they leave Tarjan's stack (the last discovered
+ * first, which a Gauss-Seidel sweep over the SCC converges in sooner: crowds'
+ * small SCCs within 64 sweeps, in discovery order not); end (u64[n]) where
+ * SCC i ends in order, for the stats->sccs SCCs.
+ */
+int ref_scc_tarjan_order(const csr_model *model, const uint8_t *alive, const uint8_t *enabled, uint64_t *comp,
+                         uint32_t *order, uint64_t *end, ref_scc_stats *stats);
+
 /* Whether state s has a transition to itself in an enabled choice (enabled
  * NULL: all): a one-state SCC without one is trivial. */
 int ref_has_self_loop(const csr_model *model, const uint8_t *enabled, uint64_t s);

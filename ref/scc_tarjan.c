@@ -39,6 +39,12 @@ int ref_has_self_loop(const csr_model *m, const uint8_t *enabled, uint64_t s)
 int ref_scc_tarjan(const csr_model *m, const uint8_t *alive, const uint8_t *enabled, uint64_t *comp,
                    ref_scc_stats *stats)
 {
+    return ref_scc_tarjan_order(m, alive, enabled, comp, NULL, NULL, stats);
+}
+
+int ref_scc_tarjan_order(const csr_model *m, const uint8_t *alive, const uint8_t *enabled, uint64_t *comp,
+                         uint32_t *order, uint64_t *end, ref_scc_stats *stats)
+{
     uint64_t n = m->num_states;
     if (n >= UINT32_MAX)
         return CSR_ERR_TOO_LARGE;
@@ -55,7 +61,8 @@ int ref_scc_tarjan(const csr_model *m, const uint8_t *alive, const uint8_t *enab
     }
     ref_scc_stats local = {0};
     uint32_t counter = 0;
-    uint64_t sp = 0; /* Tarjan stack */
+    uint64_t sp = 0;     /* Tarjan stack */
+    uint64_t placed = 0; /* order[0, placed): the SCCs completed */
     for (uint64_t s = 0; s < n; s++)
         comp[s] = REF_NONE;
     for (uint64_t root = 0; root < n; root++) {
@@ -90,11 +97,16 @@ int ref_scc_tarjan(const csr_model *m, const uint8_t *alive, const uint8_t *enab
                     if (stack[bottom] < smallest)
                         smallest = stack[bottom];
                 } while (stack[bottom] != v);
-                local.sccs++;
                 if (sp - bottom == 1)
                     local.trivial_sccs += !ref_has_self_loop(m, enabled, v);
                 for (uint64_t i = bottom; i < sp; i++)
                     comp[stack[i]] = smallest;
+                if (order) { /* as they leave the stack: the last discovered first */
+                    for (uint64_t i = sp; i > bottom; i--)
+                        order[placed++] = stack[i - 1];
+                    end[local.sccs] = placed;
+                }
+                local.sccs++;
                 sp = bottom;
             }
             depth--;
