@@ -329,12 +329,6 @@ int reach_solve_whole_or_split(const reach_engine *e, const csr_model *m, const 
     return rc;
 }
 
-/* Whether rc leaves an answer from the bounds reached. */
-static int answered(int rc)
-{
-    return rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED;
-}
-
 int reach_solve(const reach_engine *e, const reach_query *q, const reach_options *o, double *values, double *lower_out,
                 double *upper_out, reach_stats *st)
 {
@@ -404,7 +398,7 @@ int reach_solve(const reach_engine *e, const reach_query *q, const reach_options
         reach_initial_bounds(n, cls, lower, upper);
         /* cls doubles as the fixed flags: REACH_MAYBE is 0 */
         rc = reach_solve_whole_or_split(e, m, cls, mec, st->mecs, leaving, q->maximize, NULL, o, lower, upper, st, &t3);
-        if (answered(rc))
+        if (reach_answered(rc))
             reach_answer(n, o->method, lower, upper, values);
     }
     phase_seconds(st, t0, t1, t2, t3, monotonic_seconds());
@@ -657,7 +651,7 @@ int reach_solve_reward(const reach_engine *e, const reach_query *q, const double
         /* fixed doubles as the classes of the split: 0 (REACH_MAYBE) is solved */
         rc = reach_solve_whole_or_split(e, solved, fixed, NULL, 0, NULL, q->maximize, solved_reward, &ro, lower, upper, st,
                                   &t3);
-        if (answered(rc)) {
+        if (reach_answered(rc)) {
             for (uint64_t s = 0; ids && s < n; s++)
                 if (ids[s] != REACH_NO_MEC && ids[s] != s) {
                     lower[s] = lower[ids[s]];

@@ -277,7 +277,7 @@ int reach_solve_reward_bounded(const reach_engine *e, const reach_query *q, cons
                 ep.base[s] == 2 ? st->yes++ : ep.fixed[s] ? st->no++ : st->maybe++;
         }
     }
-    if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+    if (reach_answered(rc))
         memcpy(values, ep.ring[bound % ep.slots], n * sizeof *values);
     st->groups = bound + 1;
     st->iterations = iterations;

@@ -14,6 +14,13 @@
 extern "C" {
 #endif
 
+/* Whether a solver's rc leaves an answer in the bounds reached (CSR_OK,
+ * CSR_ERR_NOT_CONVERGED, CSR_ERR_STALLED: reach_solver keeps them). */
+static inline int reach_answered(int rc)
+{
+    return rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED;
+}
+
 /* The engine's maybe_mecs, or the reference's where it has none (reach_engine). */
 int reach_engine_maybe_mecs(const reach_engine *e, const uint8_t *cls, const double *choice_reward, uint32_t *mec);
 

@@ -148,6 +148,41 @@ static int iterate_sub(const topo_pass *t, reach_subsystem *sub, double eps, dou
     return rc;
 }
 
+/* The largest difference between the bounds of sub's fixed states (its
+ * members' successors outside it) that are not exact (infinite ones too). */
+static double exits_difference(const reach_subsystem *sub, uint64_t members, int relative)
+{
+    double d = 0.0;
+    for (uint64_t i = members; i < sub->y.num_states; i++)
+        if (sub->upper[i] != sub->lower[i]) {
+            const double x = reach_difference(sub->upper[i], sub->lower[i], relative);
+            if (x > d)
+                d = x;
+        }
+    return d;
+}
+
+/* The core of sub (its first nc states) iterated to e with every successor
+ * at its lower bound (at_upper 0) or its upper one (1), from sub's bounds
+ * (l, u: scratch f64[sub n]); the core's bound of that side kept. */
+static int solve_at(const topo_pass *t, reach_subsystem *sub, uint64_t nc, double e, int at_upper, double *l,
+                    double *u)
+{
+    const uint64_t n = sub->y.num_states;
+    memcpy(l, sub->lower, n * sizeof *l);
+    memcpy(u, sub->upper, n * sizeof *u);
+    for (uint64_t i = nc; i < n; i++) {
+        if (at_upper)
+            l[i] = u[i];
+        else
+            u[i] = l[i];
+    }
+    const int rc = iterate_sub(t, sub, e, l, u);
+    if (reach_answered(rc))
+        memcpy(at_upper ? sub->upper : sub->lower, at_upper ? u : l, nc * sizeof *l);
+    return rc;
+}
+
 /*
  * A core of nc states (any order; sorted here into the model's, in which
  * its iteration converges as the whole system's does), its successors
@@ -167,14 +202,7 @@ static int solve_core(const topo_pass *t, uint32_t *core, uint64_t nc, int last)
     reach_subsystem sub;
     int rc = reach_subsystem_build(t->y, core, nc, t->lower, t->upper, t->local_of, t->mec_local, &sub);
     const uint64_t n = sub.y.num_states;
-    double d = 0.0;
-    for (uint64_t i = nc; !rc && i < n; i++) {
-        if (sub.upper[i] == sub.lower[i]) /* exact, infinite ones too */
-            continue;
-        double x = reach_difference(sub.upper[i], sub.lower[i], o->relative);
-        if (x > d)
-            d = x;
-    }
+    const double d = rc ? 0.0 : exits_difference(&sub, nc, o->relative);
     const double room = t->eps > d ? t->eps - d : 0.0;
     const int pi = o->method == REACH_PI && !(sub.y.mec && sub.y.num_mecs) &&
                    o->max_iterations >= reach_pi_jacobi_limit() && d > 0.0 && room > 0.0 && !isinf(d);
@@ -187,27 +215,13 @@ static int solve_core(const topo_pass *t, uint32_t *core, uint64_t nc, int last)
     } else if (!rc && !(l = malloc(2 * n * sizeof *l))) {
         rc = CSR_ERR_NOMEM;
     } else if (!rc) {
-        double *u = l + n;
         const double e = last ? room / 2 : room / 4;
-        memcpy(l, sub.lower, n * sizeof *l);
-        memcpy(u, sub.upper, n * sizeof *u);
-        for (uint64_t i = nc; i < n; i++)
-            u[i] = l[i];
-        rc = iterate_sub(t, &sub, e, l, u);
-        if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
-            memcpy(sub.lower, l, nc * sizeof *l);
-        if (!rc) {
-            memcpy(l, sub.lower, n * sizeof *l); /* the lower bounds so far bound these values too */
-            memcpy(u, sub.upper, n * sizeof *u);
-            for (uint64_t i = nc; i < n; i++)
-                l[i] = u[i];
-            rc = iterate_sub(t, &sub, e, l, u);
-            if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
-                memcpy(sub.upper, u, nc * sizeof *u);
-        }
+        rc = solve_at(t, &sub, nc, e, 0, l, l + n);
+        if (!rc) /* (the lower bounds just found bound these values from below too) */
+            rc = solve_at(t, &sub, nc, e, 1, l, l + n);
     }
     free(l);
-    if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+    if (reach_answered(rc))
         reach_subsystem_store(&sub, nc, t->lower, t->upper);
     reach_subsystem_free(&sub);
     for (uint64_t i = 0; i < nc; i++)
@@ -232,13 +246,7 @@ static int solve_alone(const topo_pass *t, const uint32_t *members, uint64_t cou
         reach_subsystem_free(&sub);
         return -rc;
     }
-    double d = 0.0;
-    for (uint64_t i = count; i < sub.y.num_states; i++)
-        if (sub.upper[i] != sub.lower[i]) {
-            double x = reach_difference(sub.upper[i], sub.lower[i], t->o->relative);
-            if (x > d)
-                d = x;
-        }
+    const double d = exits_difference(&sub, count, t->o->relative);
     reach_options o = *t->o;
     if (o.method != REACH_VI)
         o.method = REACH_II;
@@ -274,7 +282,7 @@ static int solve_pending(const topo_pass *t, const uint32_t *pending, uint64_t n
                                            &sub);
             if (!rc)
                 rc = iterate_sub(t, &sub, t->eps, sub.lower, sub.upper);
-            if (!rc || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED)
+            if (reach_answered(rc))
                 reach_subsystem_store(&sub, 1, t->lower, t->upper);
             reach_subsystem_free(&sub);
             if (rc)
