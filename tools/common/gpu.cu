@@ -88,39 +88,26 @@ int gpu_select_device(int device)
 int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int device, const char **path,
                   csr_model *model, gpu_tool_times *times)
 {
-    if (tool_input_operand(argc, argv, optind, usage, path))
-        return EXIT_USAGE;
-    if (!use_cpu && gpu_select_device(device))
-        return EXIT_DEVICE;
-    times->read_start = tool_seconds();
-    if (tool_read_csr(*path, model))
-        return EXIT_BAD_INPUT;
-    times->read_end = tool_seconds();
-    if (!use_cpu && gpu_device_ready()) {
-        csr_free(model);
-        return EXIT_DEVICE;
-    }
-    times->device_ready = tool_seconds();
-    return 0;
+    return gpu_tool_load_auto(argc, argv, usage, &use_cpu, device, 0, path, model, times);
 }
 
 int gpu_tool_load_auto(int argc, char **argv, void (*usage)(FILE *), int *use_cpu, int device,
                        uint64_t cpu_below, const char **path, csr_model *model, gpu_tool_times *times)
 {
-    if (*use_cpu || !cpu_below)
-        return gpu_tool_load(argc, argv, usage, *use_cpu, device, path, model, times);
     if (tool_input_operand(argc, argv, optind, usage, path))
         return EXIT_USAGE;
-    /* a file's transition count from its header; standard input's once read */
+    /* below cpu_below: a file's transition count from its header, standard input's once read */
     uint64_t t = UINT64_MAX;
-    const int small_file = strcmp(*path, "-") && csr_peek_transitions(*path, &t) == CSR_OK && t < cpu_below;
-    if (!small_file && gpu_select_device(device))
+    const int small_file = !*use_cpu && cpu_below && strcmp(*path, "-") &&
+                           csr_peek_transitions(*path, &t) == CSR_OK && t < cpu_below;
+    if (!*use_cpu && !small_file && gpu_select_device(device))
         return EXIT_DEVICE;
     times->read_start = tool_seconds();
     if (tool_read_csr(*path, model))
         return EXIT_BAD_INPUT;
     times->read_end = tool_seconds();
-    *use_cpu = model->num_transitions < cpu_below;
+    if (cpu_below && model->num_transitions < cpu_below)
+        *use_cpu = 1;
     if (!*use_cpu && gpu_device_ready()) { /* (a small file is never here) */
         csr_free(model);
         return EXIT_DEVICE;
