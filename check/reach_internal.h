@@ -71,6 +71,21 @@ int reach_subsystem_build(const reach_system *src, const uint32_t *members, uint
 void reach_subsystem_store(const reach_subsystem *sub, uint64_t count, double *lower, double *upper);
 void reach_subsystem_free(reach_subsystem *sub);
 
+/*
+ * Interval iteration on system y in Gauss-Seidel order, from its last state
+ * to its first (check/reach_gauss_seidel.c), optimistic value iteration's
+ * guesses where an upper bound is infinite (expected rewards), until every
+ * unfixed state's bounds meet eps (as reach_solver's rule) or the rate of
+ * convergence predicts more than `budget` sweeps in all.  No MECs (y->mec
+ * unused: Pmin after Prob0, Pmax without MECs, expected rewards after their
+ * quotient).  lower/upper f64[n]: the bounds, improved in place (an upper
+ * bound never verified left as it was).  *sweeps, *difference: what it
+ * took.  Returns CSR_OK, CSR_ERR_NOT_CONVERGED (gave up: the bounds valid),
+ * CSR_ERR_STALLED, CSR_ERR_NOMEM.
+ */
+int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps, uint64_t budget, double *lower,
+                       double *upper, uint64_t *sweeps, double *difference);
+
 #ifdef __cplusplus
 }
 #endif

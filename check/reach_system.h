@@ -72,6 +72,7 @@ typedef struct reach_topo_stats {
     uint64_t core;    /* states iterated, in cores */
     uint64_t cores;   /* cores: the systems they were iterated in (one after the other) */
     uint64_t whole;   /* systems whose bounds still missed epsilon, finished whole */
+    uint64_t gauss_seidel; /* SCCs alone and cores that Gauss-Seidel interval iteration solved */
 } reach_topo_stats;
 
 typedef struct reach_options {

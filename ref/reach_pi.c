@@ -53,9 +53,11 @@
 /* The maybe states of a system and the vectors over them. */
 typedef struct pi_work {
     const reach_system *y;
-    const double *value;  /* the model's lower bounds: the fixed states' exact values */
     uint64_t nm;
-    uint32_t *slot_of;    /* [n] slot of a maybe state, UINT32_MAX for a fixed one */
+    uint32_t *slot_of;    /* [n] slot of a maybe state, nm + f for the f-th fixed one */
+    uint32_t *column;     /* [t] slot_of of each transition's target (maybe states' choices only) */
+    double *fixed_value;  /* [n - nm] value of the f-th fixed state */
+    double *shadow;       /* [S nm] IDR(s)'s shadow vectors, reach_pi_shadow(q, k) at k nm + q */
     uint32_t *state_of;   /* [nm] */
     uint64_t *sigma;      /* [nm] sigma's choice (the model's index) */
     uint64_t *tau;        /* [nm] tau's choice */
@@ -71,10 +73,11 @@ typedef struct pi_work {
 static double choice_sum(const pi_work *pw, uint64_t k, const double *x, int fixed_too)
 {
     const reach_system *y = pw->y;
+    const uint64_t nm = pw->nm;
     double s = fixed_too && y->choice_reward ? y->choice_reward[k] : 0.0;
     for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
-        const uint32_t t = y->targets[j], slot = pw->slot_of[t];
-        s += y->probabilities[j] * (slot != UINT32_MAX ? x[slot] : fixed_too ? pw->value[t] : 0.0);
+        const uint32_t c = pw->column[j];
+        s += y->probabilities[j] * (c < nm ? x[c] : fixed_too ? pw->fixed_value[c - nm] : 0.0);
     }
     return s;
 }
@@ -86,8 +89,8 @@ static void fixed_part(const pi_work *pw, const uint64_t *sel, double *b)
     for (uint64_t i = 0; i < pw->nm; i++) {
         double s = y->choice_reward ? y->choice_reward[sel[i]] : 0.0;
         for (uint64_t j = y->choice_transitions[sel[i]]; j < y->choice_transitions[sel[i] + 1]; j++)
-            if (pw->slot_of[y->targets[j]] == UINT32_MAX)
-                s += y->probabilities[j] * pw->value[y->targets[j]];
+            if (pw->column[j] >= pw->nm)
+                s += y->probabilities[j] * pw->fixed_value[pw->column[j] - pw->nm];
         b[i] = s;
     }
 }
@@ -129,6 +132,7 @@ static int idr_solve(pi_work *pw, const uint64_t *sel, const double *b, double *
     enum { S = REACH_PI_IDR_S };
     const uint64_t n = pw->nm;
     double *r = pw->r, *t = pw->t, *v = pw->v, *G = pw->G, *U = pw->U;
+    const double *P = pw->shadow;
     for (int restart = 0; restart < 4; restart++) {
         apply(pw, sel, x, r);
         for (uint64_t q = 0; q < n; q++)
@@ -147,7 +151,7 @@ static int idr_solve(pi_work *pw, const uint64_t *sel, const double *b, double *
             for (int i = 0; i < S; i++) {
                 f[i] = 0.0;
                 for (uint64_t q = 0; q < n; q++)
-                    f[i] += reach_pi_shadow(q, (unsigned)i) * r[q];
+                    f[i] += P[i * n + q] * r[q];
             }
             for (int k = 0; k < S && pw->matvecs < pw->budget; k++) {
                 for (int i = k; i < S; i++) { /* M(k:S, k:S) c = f(k:S), lower triangular */
@@ -170,7 +174,7 @@ static int idr_solve(pi_work *pw, const uint64_t *sel, const double *b, double *
                 for (int i = 0; i < k; i++) { /* G_k orthogonal to P_0..P_{k-1} */
                     double alpha = 0.0;
                     for (uint64_t q = 0; q < n; q++)
-                        alpha += reach_pi_shadow(q, (unsigned)i) * Gk[q];
+                        alpha += P[i * n + q] * Gk[q];
                     alpha /= M[i][i];
                     for (uint64_t q = 0; q < n; q++) {
                         Gk[q] -= alpha * G[i * n + q];
@@ -180,7 +184,7 @@ static int idr_solve(pi_work *pw, const uint64_t *sel, const double *b, double *
                 for (int i = k; i < S; i++) {
                     M[i][k] = 0.0;
                     for (uint64_t q = 0; q < n; q++)
-                        M[i][k] += reach_pi_shadow(q, (unsigned)i) * Gk[q];
+                        M[i][k] += P[i * n + q] * Gk[q];
                 }
                 if (M[k][k] == 0.0 || !isfinite(M[k][k])) {
                     broke = 1;
@@ -223,6 +227,37 @@ static int idr_solve(pi_work *pw, const uint64_t *sel, const double *b, double *
     for (uint64_t q = 0; q < n; q++)
         r[q] = b[q] - r[q];
     return max_abs(n, r) <= tol;
+}
+
+/* The best values at l and at u over the choices of slot i (best_at of
+ * each, in one pass over the choices' transitions). */
+static void best_pair(const pi_work *pw, uint64_t i, const double *l, const double *u, double *best_l,
+                      double *best_u)
+{
+    const reach_system *y = pw->y;
+    const uint64_t s = pw->state_of[i], nm = pw->nm;
+    double bl = 0.0, bu = 0.0;
+    for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
+        double ql = y->choice_reward ? y->choice_reward[k] : 0.0, qu = ql;
+        for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
+            const uint32_t c = pw->column[j];
+            const double p = y->probabilities[j];
+            if (c < nm) {
+                ql += p * l[c];
+                qu += p * u[c];
+            } else {
+                ql += p * pw->fixed_value[c - nm];
+                qu += p * pw->fixed_value[c - nm];
+            }
+        }
+        const int first = k == y->state_choices[s];
+        if (first || (y->maximize ? ql > bl : ql < bl))
+            bl = ql;
+        if (first || (y->maximize ? qu > bu : qu < bu))
+            bu = qu;
+    }
+    *best_l = bl;
+    *best_u = bu;
 }
 
 /* The best value at x over the choices of slot i, and its choice. */
@@ -344,11 +379,12 @@ static int certificate_holds(const pi_work *pw, double d)
             const double r = y->choice_reward ? y->choice_reward[k] : 0.0;
             double ql = r, qu = r, al = r, au = r;
             for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
-                const uint32_t t = y->targets[j], slot = pw->slot_of[t];
+                const uint32_t slot = pw->column[j];
                 const double p = y->probabilities[j];
-                const double lt =
-                    slot != UINT32_MAX ? candidate(pw->x[slot], pw->w[slot], d, -1, top) : pw->value[t];
-                const double ut = slot != UINT32_MAX ? candidate(pw->x[slot], pw->w[slot], d, 1, top) : pw->value[t];
+                const int maybe = slot < pw->nm;
+                const double fv = maybe ? 0.0 : pw->fixed_value[slot - pw->nm];
+                const double lt = maybe ? candidate(pw->x[slot], pw->w[slot], d, -1, top) : fv;
+                const double ut = maybe ? candidate(pw->x[slot], pw->w[slot], d, 1, top) : fv;
                 ql += p * lt;
                 al += fabs(p * lt);
                 qu += p * ut;
@@ -415,8 +451,10 @@ static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t 
         it++;
         double diff = 0.0;
         for (uint64_t i = 0; i < pw->nm; i++) {
-            nl[i] = fmax(l[i], best_at(pw, i, l, NULL));
-            nu[i] = isinf(u[i]) ? u[i] : fmax(nl[i], fmin(u[i], best_at(pw, i, u, NULL))); /* rewards: none yet */
+            double bl, bu;
+            best_pair(pw, i, l, u, &bl, &bu);
+            nl[i] = fmax(l[i], bl);
+            nu[i] = isinf(u[i]) ? u[i] : fmax(nl[i], fmin(u[i], bu)); /* rewards: none yet */
             diff = fmax(diff, reach_difference(nu[i], nl[i], relative));
         }
         memcpy(l, nl, pw->nm * sizeof *l);
@@ -432,7 +470,7 @@ static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t 
 
 static void pi_free(pi_work *pw)
 {
-    void *all[] = {pw->slot_of, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
+    void *all[] = {pw->slot_of, pw->column, pw->fixed_value, pw->shadow, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
                    pw->r, pw->t, pw->v, pw->G, pw->U};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
@@ -448,18 +486,40 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
     pi_work pw;
     memset(&pw, 0, sizeof pw);
     pw.y = y;
-    pw.value = lower;
+    if (n >= UINT32_MAX) /* slots are u32 */
+        return CSR_ERR_TOO_LARGE;
     pw.slot_of = malloc((n ? n : 1) * sizeof *pw.slot_of);
     if (!pw.slot_of)
         return CSR_ERR_NOMEM;
     for (uint64_t s = 0; s < n; s++)
-        pw.slot_of[s] = y->fixed[s] ? UINT32_MAX : (uint32_t)pw.nm++;
+        if (!y->fixed[s])
+            pw.slot_of[s] = (uint32_t)pw.nm++;
     const uint64_t nm = pw.nm, S = REACH_PI_IDR_S;
     if (nm == 0) {
         free(pw.slot_of);
         *difference = 0.0;
         return CSR_OK;
     }
+    pw.fixed_value = malloc((n - nm ? n - nm : 1) * sizeof *pw.fixed_value);
+    pw.column = malloc((y->num_transitions ? y->num_transitions : 1) * sizeof *pw.column);
+    pw.shadow = malloc(S * nm * sizeof *pw.shadow);
+    if (!pw.fixed_value || !pw.column || !pw.shadow) {
+        pi_free(&pw);
+        return CSR_ERR_NOMEM;
+    }
+    for (uint64_t s = 0, f = 0; s < n; s++)
+        if (y->fixed[s]) {
+            pw.fixed_value[f] = lower[s]; /* (the fixed states' exact values) */
+            pw.slot_of[s] = (uint32_t)(nm + f++);
+        }
+    for (uint64_t s = 0; s < n; s++)
+        if (!y->fixed[s])
+            for (uint64_t j = y->choice_transitions[y->state_choices[s]];
+                 j < y->choice_transitions[y->state_choices[s + 1]]; j++)
+                pw.column[j] = pw.slot_of[y->targets[j]];
+    for (uint64_t k = 0; k < S; k++)
+        for (uint64_t q = 0; q < nm; q++)
+            pw.shadow[k * nm + q] = reach_pi_shadow(q, (unsigned)k);
     pw.state_of = malloc(nm * sizeof *pw.state_of);
     pw.sigma = malloc(nm * sizeof *pw.sigma);
     pw.tau = malloc(nm * sizeof *pw.tau);

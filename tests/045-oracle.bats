@@ -7,10 +7,10 @@
 
 load helper
 
-@test "Tarjan, the basic MEC algorithm, interval iteration, certified policy iteration (whole and SCC by SCC), expected rewards and step bounds agree with brute force, and reward bounds by epochs with the product with the budget, on 100,000 random MDPs" {
+@test "Tarjan, the basic MEC algorithm, interval iteration, certified policy iteration (whole and SCC by SCC, Gauss-Seidel or policy iteration in the cores), expected rewards and step bounds agree with brute force, and reward bounds by epochs with the product with the budget, on 100,000 random MDPs" {
     run oracle -n 100000 -s 1
     assert_success
-    assert_output --regexp "^oracle: 100000 random MDPs \(seeds 1 to 100000\): Tarjan and the basic MEC algorithm agree with brute force \([0-9]+ MECs holding [0-9]+ states\); interval iteration and certified policy iteration \([0-9]{4,} systems certified\), each system whole and SCC by SCC, agree with the exact Pmax and Pmin, and optimistic value iteration and certified policy iteration \\([0-9]{4,} systems certified\\), whole and SCC by SCC, with the exact Rmax and Rmin, step-bounded iteration with the tree of paths \(0 to 4 steps\), on the [0-9]{5} of at most 6 states; reward bounds \\(<= and >= 0 to 3\\) by epochs with the product's values, [0-9]{6} queries$"
+    assert_output --regexp "^oracle: 100000 random MDPs \(seeds 1 to 100000\): Tarjan and the basic MEC algorithm agree with brute force \([0-9]+ MECs holding [0-9]+ states\); interval iteration and certified policy iteration \([0-9]{4,} systems certified\), each system whole and SCC by SCC \([0-9]{4,} SCCs by Gauss-Seidel\), agree with the exact Pmax and Pmin, and optimistic value iteration and certified policy iteration \\([0-9]{4,} systems certified\\), whole and SCC by SCC \\([0-9]{4,} SCCs by Gauss-Seidel\\), with the exact Rmax and Rmin, step-bounded iteration with the tree of paths \(0 to 4 steps\), on the [0-9]{5} of at most 6 states; reward bounds \\(<= and >= 0 to 3\\) by epochs with the product's values, [0-9]{6} queries$"
 }
 
 @test "the oracle's MDPs have states in MECs and states in none" {

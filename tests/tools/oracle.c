@@ -405,6 +405,7 @@ static void brute_rewards(const struct mdp *m, unsigned target, const double *st
 /* reach_solve_reward and reach_solve_bounded against brute force on one MDP
  * (after check_values: its random draws come after those); 0 if all agree. */
 static uint64_t pi_reward_certified; /* reward systems that certified policy iteration certified */
+static uint64_t gs_reward_cores;     /* reward cores that Gauss-Seidel solved (CSR_TEST_CORE_GS_MIN=0) */
 
 static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model, uint64_t seed)
 {
@@ -431,6 +432,8 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
     reach_pi_stats pis;
     memset(&pis, 0, sizeof pis);
     o.pi_stats = &pis;
+    reach_topo_stats topo;
+    memset(&topo, 0, sizeof topo);
     for (int maximize = 0; maximize <= 1; maximize++) {
         double exact[MAX_STATES], got[MAX_STATES];
         brute_rewards(m, target, state_reward, choice_reward, maximize, exact);
@@ -438,15 +441,21 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
         /* 0: whole, optimistic value iteration; 1: split; 2: whole,
          * certified policy iteration (from the start: CSR_TEST_PI_JACOBI=0);
          * 3: SCC by SCC (reach_solve_topological), certified policy
-         * iteration in the cores; 0-2 each system whole */
-        for (int split = 0; split <= 3; split++) {
+         * iteration in the cores; 4: the same, Gauss-Seidel in the cores
+         * first (CSR_TEST_CORE_GS_MIN=0); 0-2 each system whole */
+        for (int split = 0; split <= 4; split++) {
             reach_stats st;
             memset(&st, 0, sizeof st);
             reach_engine e;
             reach_cpu_engine(model, &e);
             e.budget = split == 1 ? 1 : UINT64_MAX;
             o.method = split >= 2 ? REACH_PI : REACH_II;
-            o.topological = split == 3;
+            o.topological = split >= 3;
+            o.topo_stats = split == 4 ? &topo : NULL;
+            if (split == 4)
+                setenv("CSR_TEST_CORE_GS_MIN", "0", 1);
+            else
+                unsetenv("CSR_TEST_CORE_GS_MIN");
             if (reach_solve_reward(&e, &q, state_reward, flat, &o, got, NULL, NULL, &st)) {
                 fprintf(stderr, "oracle: seed %llu: reach_solve_reward failed\n", (unsigned long long)seed);
                 return 1;
@@ -461,7 +470,8 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
                         if (target >> v & 1)
                             fprintf(stderr, " %u", v);
                     fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\nstate rewards:",
-                            split == 3   ? " (SCC by SCC)"
+                            split == 4   ? " (SCC by SCC, Gauss-Seidel)"
+                            : split == 3 ? " (SCC by SCC)"
                             : split == 2 ? " (certified policy iteration)"
                             : split      ? " (split)"
                                          : "",
@@ -499,6 +509,7 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
         }
     }
     pi_reward_certified += pis.certified;
+    gs_reward_cores += topo.gauss_seidel;
     return 0;
 }
 
@@ -727,6 +738,7 @@ static int check_accepting(const struct mdp *m, csr_model *model, uint64_t seed,
 
 /* Systems that certified policy iteration certified (check_values). */
 static uint64_t pi_certified;
+static uint64_t gs_cores; /* probability cores that Gauss-Seidel solved (CSR_TEST_CORE_GS_MIN=0) */
 
 /* reach_solve against brute force on one MDP; 0 if all agree. */
 static int check_values(const struct mdp *m, const csr_model *model, uint64_t seed, uint64_t *checked)
@@ -750,6 +762,8 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
     reach_pi_stats pis;
     memset(&pis, 0, sizeof pis);
     o.pi_stats = &pis;
+    reach_topo_stats topo;
+    memset(&topo, 0, sizeof topo);
     for (int maximize = 0; maximize <= 1; maximize++) {
         double exact[MAX_STATES], got[MAX_STATES];
         brute_values(m, target, avoid, maximize, exact);
@@ -757,12 +771,18 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
         /* splits 0-2 by interval iteration, 3 whole by certified policy
          * iteration (CSR_TEST_PI_JACOBI=0, set in main: the policies from
          * the start), each system whole; 4 SCC by SCC
-         * (reach_solve_topological), certified policy iteration in the cores */
-        for (int split = 0; split <= 4; split++) {
+         * (reach_solve_topological), certified policy iteration in the cores;
+         * 5 the same, Gauss-Seidel in the cores first (CSR_TEST_CORE_GS_MIN=0) */
+        for (int split = 0; split <= 5; split++) {
             if (split == 2 && seed % 8)
                 continue;
             o.method = split >= 3 ? REACH_PI : REACH_II;
-            o.topological = split == 4;
+            o.topological = split >= 4;
+            o.topo_stats = split == 5 ? &topo : NULL;
+            if (split == 5)
+                setenv("CSR_TEST_CORE_GS_MIN", "0", 1);
+            else
+                unsetenv("CSR_TEST_CORE_GS_MIN");
             reach_stats st;
             memset(&st, 0, sizeof st);
             /* split 2, one MDP in 8 (its Jacobi sweeps take 10x the
@@ -801,7 +821,8 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
                         if (avoid >> v & 1)
                             fprintf(stderr, " %u", v);
                     fprintf(stderr, " }%s: state %u: %.17g, exactly %.17g\n",
-                            split == 4   ? " (SCC by SCC)"
+                            split == 5   ? " (SCC by SCC, Gauss-Seidel)"
+                            : split == 4 ? " (SCC by SCC)"
                             : split == 3 ? " (certified policy iteration)"
                             : split == 2 ? " (over parts)"
                             : split      ? " (split)"
@@ -815,6 +836,7 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
     }
     (*checked)++;
     pi_certified += pis.certified;
+    gs_cores += topo.gauss_seidel;
     return 0;
 }
 
@@ -1013,13 +1035,13 @@ int main(int argc, char **argv)
     free(all.pr);
     printf("oracle: %llu random MDPs (seeds %llu to %llu): Tarjan and the basic MEC algorithm agree with "
            "brute force (%llu MECs holding %llu states); interval iteration and certified policy iteration "
-           "(%llu systems certified), each system whole and SCC by SCC, agree with the exact Pmax and Pmin, "
-           "and optimistic value iteration and certified policy iteration (%llu systems certified), whole and SCC "
-           "by SCC, with the exact Rmax and Rmin, step-bounded iteration with the tree of paths (0 to 4 steps), on the %llu of at most %d "
+           "(%llu systems certified), each system whole and SCC by SCC (%llu SCCs by Gauss-Seidel), agree with "
+           "the exact Pmax and Pmin, and optimistic value iteration and certified policy iteration (%llu systems "
+           "certified), whole and SCC by SCC (%llu SCCs by Gauss-Seidel), with the exact Rmax and Rmin, step-bounded iteration with the tree of paths (0 to 4 steps), on the %llu of at most %d "
            "states; reward bounds (<= and >= 0 to %d) by epochs with the product's values, %llu queries\n",
            (unsigned long long)count, (unsigned long long)first, (unsigned long long)(first + count - 1),
            (unsigned long long)mecs, (unsigned long long)states_in_mecs, (unsigned long long)pi_certified,
-           (unsigned long long)pi_reward_certified, (unsigned long long)valued, MAX_VI_STATES, MAX_BUDGET,
+           (unsigned long long)gs_cores, (unsigned long long)pi_reward_certified, (unsigned long long)gs_reward_cores, (unsigned long long)valued, MAX_VI_STATES, MAX_BUDGET,
            (unsigned long long)reward_bounds_checked);
     return 0;
 }

@@ -774,6 +774,7 @@ static void report_stats(const vi_run *R, const props_property *p, const check_r
             json_object_set_new(tj, "cores", json_integer((json_int_t)r->topo.cores));
             json_object_set_new(tj, "sccs_alone", json_integer((json_int_t)r->topo.sccs_alone));
             json_object_set_new(tj, "whole", json_integer((json_int_t)r->topo.whole));
+            json_object_set_new(tj, "gauss_seidel", json_integer((json_int_t)r->topo.gauss_seidel));
             json_object_set_new(j, "topological", tj);
         }
         if (R->v->parts.parts) {
@@ -843,10 +844,11 @@ static void report_stats(const vi_run *R, const props_property *p, const check_r
         if (r->topo.systems)
             fprintf(stderr,
                     "%s: topological: %llu SCCs in %llu systems; %llu states solved outside the cores (%llu SCCs "
-                    "of several states), %llu iterated in %llu cores\n",
+                    "of several states), %llu iterated in %llu cores; %llu SCCs and cores by Gauss-Seidel\n",
                     tool_name, (unsigned long long)r->topo.sccs, (unsigned long long)r->topo.systems,
                     (unsigned long long)r->topo.alone, (unsigned long long)r->topo.sccs_alone,
-                    (unsigned long long)r->topo.core, (unsigned long long)r->topo.cores);
+                    (unsigned long long)r->topo.core, (unsigned long long)r->topo.cores,
+                    (unsigned long long)r->topo.gauss_seidel);
         fprintf(stderr,
                 "%s: read %.4f s, waiting for the CUDA context %.4f s, Prob0/Prob1 %.4f s, MECs %.4f s, SCCs %.4f s, "
                 "iteration %.4f s\n",
