@@ -8,7 +8,8 @@
 #   mkdir -p .qvbs && cp -r ../shared/qvbs/mdp ../shared/qvbs/dtmc ../shared/tools/qvbs-check .qvbs/
 #   bash bench/on-device.sh run bash bench/qvbs.sh start     # Storm's side in the background (setsid)
 #   bash bench/on-device.sh run bash bench/qvbs.sh finish    # waits for it, then ours; tables to $OUT
-# (two calls of one warm machine; `all` does both in one).  QVBS_ARGS: more
+# (two calls of one warm machine; `all` does both in one).  QVBS_VISIBLE: the
+# runs of ours, e.g. "0 all" (one GPU visible, then every GPU).  QVBS_ARGS: more
 # qvbs-check options (default: the two largest instances of 2e4 to 1.2e7
 # states of each family, as issue 42 asks); QVBS_DIR: where the runs go.
 set -uo pipefail
@@ -33,11 +34,21 @@ finish() {
         while kill -0 "$(cat "$dir/$fam.pid")" 2> /dev/null; do sleep 2; done
         tail -3 "$dir/$fam.storm.log"
     done
-    for fam in mdp dtmc; do
-        python3 .qvbs/qvbs-check ".qvbs/$fam" build/bin "$dir/$fam" "${args[@]}" --phase ours \
-            > "$dir/$fam.ours.log" 2>&1
-        grep -v '^{' "$dir/$fam.ours.log"
-        [ -n "${OUT:-}" ] && cp "$dir/$fam.ours.log" "$OUT/qvbs-$fam.log"
+    # QVBS_VISIBLE: the runs of ours, each with CUDA_VISIBLE_DEVICES as named ("all": unset)
+    for vis in ${QVBS_VISIBLE:-all}; do
+        for fam in mdp dtmc; do
+            log="$dir/$fam.ours-$vis.log"
+            if [ "$vis" = all ]; then
+                (unset CUDA_VISIBLE_DEVICES; python3 .qvbs/qvbs-check ".qvbs/$fam" build/bin "$dir/$fam" "${args[@]}" \
+                    --phase ours > "$log" 2>&1)
+            else
+                CUDA_VISIBLE_DEVICES=$vis python3 .qvbs/qvbs-check ".qvbs/$fam" build/bin "$dir/$fam" "${args[@]}" \
+                    --phase ours > "$log" 2>&1
+            fi
+            echo "== $fam, CUDA_VISIBLE_DEVICES=$vis"
+            grep -v '^{' "$log"
+            [ -n "${OUT:-}" ] && cp "$log" "$OUT/qvbs-$fam-$vis.log"
+        done
     done
 }
 case "${1:-all}" in

@@ -73,7 +73,7 @@ mecs_equal() {
     assert_output "0"
 }
 
-@test "gpu-scc, gpu-mec and gpu-vi without --cpu where there is no GPU point to --cpu and exit with 3, gpu-vi only for a model it would not answer on the CPU" {
+@test "gpu-scc, gpu-mec and gpu-vi without --cpu where there is no GPU point to --cpu and exit with 3, gpu-vi only for a model it would not answer on the CPU (small, or without a large SCC)" {
     nvidia-smi -L >/dev/null 2>&1 && skip "a GPU is here (tests/090 covers it)"
     prism2csr -l "$MODELS/fmsd_fig1.lab" "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
     run --separate-stderr gpu-vi --cpu-below 0 -t s3 -m max "$BATS_TEST_TMPDIR/f.csr"
@@ -88,7 +88,29 @@ mecs_equal() {
     assert_success
     assert_equal "$output" "$(gpu-vi --cpu -t s3 -m max "$BATS_TEST_TMPDIR/f.csr")"
     [[ "$stderr" == *'"cpu":true'* ]] || fail "$stderr"
-    cat "$BATS_TEST_TMPDIR/f.csr" | gpu-vi -t s3 -m max > /dev/null && fail "standard input: answered without a device"
+    # standard input: no header to peek at, so a device first (none here)
+    run --separate-stderr bash -c "gpu-vi -t s3 -m max < '$BATS_TEST_TMPDIR/f.csr'"
+    assert_failure 3
+    assert_equal "$stderr" "gpu-vi: no CUDA device; use --cpu for the CPU reference"
+    # up to 16 times --cpu-below: the CPU where no SCC holds an eighth of it (a chain), else the GPU (a ring)
+    awk 'BEGIN { n = 300000; print n + 1, n + 1; for (i = 0; i <= n; i++) print i, (i < n ? i + 1 : n), 1 }' \
+        > "$BATS_TEST_TMPDIR/chain.tra"
+    awk 'BEGIN { n = 300000; print n + 1, 2 * n + 1; for (i = 0; i < n; i++) { print i, (i + 1) % n, 0.5; print i, n, 0.5 }
+                 print n, n, 1 }' \
+        > "$BATS_TEST_TMPDIR/ring.tra"
+    printf '0="init" 1="goal"\n0: 0\n300000: 1\n' > "$BATS_TEST_TMPDIR/g.lab"
+    for m in chain ring; do
+        prism2csr -l "$BATS_TEST_TMPDIR/g.lab" "$BATS_TEST_TMPDIR/$m.tra" > "$BATS_TEST_TMPDIR/$m.csr"
+    done
+    run --separate-stderr gpu-vi -p 'P=? [ F "goal" ]' "$BATS_TEST_TMPDIR/chain.csr"
+    assert_success
+    assert_output 'P=? [ F "goal" ]: 1'
+    run --separate-stderr gpu-vi -p 'P=? [ F "goal" ]' "$BATS_TEST_TMPDIR/ring.csr"
+    assert_failure 3
+    assert_equal "$stderr" "gpu-vi: no CUDA device; use --cpu for the CPU reference"
+    run --separate-stderr gpu-vi --cpu-below 1000000 -p 'P=? [ F "goal" ]' "$BATS_TEST_TMPDIR/ring.csr"
+    assert_success
+    assert_output 'P=? [ F "goal" ]: 1'
     run --separate-stderr gpu-vi -d 2 -t s3 -m max "$BATS_TEST_TMPDIR/f.csr"
     assert_success
     for tool in gpu-scc gpu-mec; do

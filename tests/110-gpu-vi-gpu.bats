@@ -24,6 +24,27 @@ setup() {
     [ "${BASH_REMATCH[1]}" -gt 1 ] || fail "$stderr"
 }
 
+@test "GPU: gpu-vi reads the model from a pipe as from a file, on the GPU and below --cpu-below on the CPU" {
+    f=$(model_csr coin4)
+    for below in 0 100000; do
+        want=$(gpu-vi $([ $below = 0 ] || echo --cpu) -t fin_c0 -m min "$f")
+        run --separate-stderr bash -c "prism2csr -l '$(model_file coin4.lab)' '$(model_file coin4.tra)' |
+            gpu-vi --cpu-below $below --stats=json -t fin_c0 -m min"
+        assert_success
+        assert_output "$want"
+        [[ "$stderr" == *"\"cpu\":$([ $below = 0 ] && echo false || echo true)"* ]] || fail "$below: $stderr"
+    done
+    # a file of 100,000 to 1,600,000 transitions is read first, then the GPU started where an SCC is large
+    awk 'BEGIN { n = 300000; print n + 1, 2 * n + 1; for (i = 0; i < n; i++) { print i, (i + 1) % n, 0.5; print i, n, 0.5 }
+                 print n, n, 1 }' > "$BATS_TEST_TMPDIR/ring.tra"
+    printf '0="init" 1="goal"\n0: 0\n300000: 1\n' > "$BATS_TEST_TMPDIR/g.lab"
+    prism2csr -l "$BATS_TEST_TMPDIR/g.lab" "$BATS_TEST_TMPDIR/ring.tra" > "$BATS_TEST_TMPDIR/ring.csr"
+    run --separate-stderr gpu-vi --cpu-below 100000 --stats=json -p 'P=? [ F "goal" ]' "$BATS_TEST_TMPDIR/ring.csr"
+    assert_success
+    assert_output 'P=? [ F "goal" ]: 1'
+    [[ "$stderr" == *'"cpu":false'* ]] || fail "$stderr"
+}
+
 @test "GPU: gpu-vi gives every state PRISM's value, exactly 0 and 1 where PRISM's are" {
     for m in brp coin2 coin4 csma2_2 dice dining_crypt3 fmsd_fig1; do
         vi_check_vectors "$m"
@@ -201,11 +222,12 @@ setup() {
     done
 }
 
-@test "GPU: gpu-vi certifies coin4's and coin4_6's queries by policy iteration, as --cpu does" {
+@test "GPU: gpu-vi certifies coin4's and coin4_6's queries by policy iteration, as --cpu --no-topological does" {
+    # (--cpu's topological solver takes these cores by Gauss-Seidel: the whole system is the reference's)
     for q in "coin4 -t fin_c0 -m min" "coin4 -t fin_disagree -m max" "coin4_6 -t fin_c0 -m min"; do
         set -- $q
         m=$1; shift
-        for where in "" --cpu; do
+        for where in "" "--cpu --no-topological"; do
             run --separate-stderr gpu-vi $where --stats=json "$@" "$(model_csr "$m")"
             assert_success
             [[ "$stderr" =~ \"pi\":\ ?\{[^}]*\"attempts\":\ ?1,\ ?\"certified\":\ ?1 ]] || fail "$q $where: $stderr"

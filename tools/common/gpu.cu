@@ -88,19 +88,23 @@ int gpu_select_device(int device)
 int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int device, const char **path,
                   csr_model *model, gpu_tool_times *times)
 {
-    return gpu_tool_load_auto(argc, argv, usage, &use_cpu, device, 0, path, model, times);
+    return gpu_tool_load_auto(argc, argv, usage, &use_cpu, device, 0, NULL, path, model, times);
 }
 
 int gpu_tool_load_auto(int argc, char **argv, void (*usage)(FILE *), int *use_cpu, int device,
-                       uint64_t cpu_below, const char **path, csr_model *model, gpu_tool_times *times)
+                       uint64_t cpu_below, int (*cpu_pays)(const csr_model *), const char **path, csr_model *model,
+                       gpu_tool_times *times)
 {
     if (tool_input_operand(argc, argv, optind, usage, path))
         return EXIT_USAGE;
-    /* below cpu_below: a file's transition count from its header, standard input's once read */
+    /* below cpu_below: a file's transition count from its header, standard input's once read; below
+     * GPU_TOOL_JUDGED times that, read first and judged by cpu_pays before any CUDA call */
     uint64_t t = UINT64_MAX;
-    const int small_file = !*use_cpu && cpu_below && strcmp(*path, "-") &&
-                           csr_peek_transitions(*path, &t) == CSR_OK && t < cpu_below;
-    if (!*use_cpu && !small_file && gpu_select_device(device))
+    const int peeked = !*use_cpu && cpu_below && *path && strcmp(*path, "-") &&
+                       csr_peek_transitions(*path, &t) == CSR_OK; /* (standard input: NULL or "-") */
+    const int small_file = peeked && t < cpu_below;
+    const int judged = peeked && !small_file && cpu_pays && t / GPU_TOOL_JUDGED < cpu_below;
+    if (!*use_cpu && !small_file && !judged && gpu_select_device(device))
         return EXIT_DEVICE;
     times->read_start = tool_seconds();
     if (tool_read_csr(*path, model))
@@ -108,6 +112,12 @@ int gpu_tool_load_auto(int argc, char **argv, void (*usage)(FILE *), int *use_cp
     times->read_end = tool_seconds();
     if (cpu_below && model->num_transitions < cpu_below)
         *use_cpu = 1;
+    else if (judged && cpu_pays(model))
+        *use_cpu = 1;
+    else if (judged && gpu_select_device(device)) {
+        csr_free(model);
+        return EXIT_DEVICE;
+    }
     if (!*use_cpu && gpu_device_ready()) { /* (a small file is never here) */
         csr_free(model);
         return EXIT_DEVICE;

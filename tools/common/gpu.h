@@ -63,11 +63,16 @@ int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int
  * header (csr_peek_transitions) says so is read before any CUDA call, so
  * that such a run never starts the driver; any other input is read while
  * the context starts, as gpu_tool_load does (standard input: a small model
- * read from it is answered on the CPU too, once a device was found).
+ * read from it is answered on the CPU too, once a device was found).  With
+ * cpu_pays, a file of fewer than GPU_TOOL_JUDGED x cpu_below transitions is
+ * read first too, and answered on the CPU where cpu_pays(model) says so (the
+ * context then starts after the read, not during it).
  * Returns as gpu_tool_load.
  */
+#define GPU_TOOL_JUDGED 16
 int gpu_tool_load_auto(int argc, char **argv, void (*usage)(FILE *), int *use_cpu, int device,
-                       uint64_t cpu_below, const char **path, csr_model *model, gpu_tool_times *times);
+                       uint64_t cpu_below, int (*cpu_pays)(const csr_model *), const char **path, csr_model *model,
+                       gpu_tool_times *times);
 
 /* Option codes of the shared options (getopt_long's val). */
 enum {

@@ -52,6 +52,47 @@
  * started (the process, the driver and the context: bench/RESULTS.md). */
 #define GPU_VI_CPU_BELOW 100000u
 
+/* --cpu-below's count; a model of up to GPU_TOOL_JUDGED times as many
+ * transitions is answered on the CPU too where no SCC holds an eighth of
+ * that (cpu_pays). */
+#define CPU_PAYS_SCC 8
+static uint64_t cpu_below_count = GPU_VI_CPU_BELOW;
+
+/*
+ * Whether the CPU's topological solver answers model m sooner than the GPU
+ * would start: no SCC of several states with cpu_below_count / CPU_PAYS_SCC
+ * transitions or more (ref_scc_tarjan; the maybe states' SCCs lie within
+ * the model's; the largest of QVBS's below 2e5 states: egl none, crowds 285,
+ * firewire 3,247, wlan 3 25,940, consensus N=4 K=4 41,488 (a core of 41,342
+ * states that Gauss-Seidel sweeps 2,000 times: the GPU's), zeroconf 142,794).
+ * Such SCCs it solves one by one, a few sweeps each, and the states alone
+ * one step each, successors first, in time about linear in the model (egl
+ * N=5 L=8, 157,693 transitions in SCCs of one state: 0.13 s on the CPU
+ * against 0.67 s on a lent H100, whose start is 0.4 s of that).  Out of
+ * memory: no (the GPU then).
+ */
+static int cpu_pays(const csr_model *m)
+{
+    uint64_t *comp = (uint64_t *)malloc((m->num_states ? m->num_states : 1) * sizeof *comp);
+    uint64_t *size = (uint64_t *)calloc(m->num_states ? m->num_states : 1, sizeof *size);
+    ref_scc_stats st;
+    int pays = 0;
+    if (comp && size && ref_scc_tarjan(m, NULL, NULL, comp, &st) == CSR_OK) {
+        /* size[c]: the transitions of SCC c's states (comp: the SCC's smallest state) */
+        uint64_t largest = 0;
+        for (uint64_t s = 0; s < m->num_states; s++) {
+            const uint64_t c = comp[s];
+            size[c] += m->choice_transitions[m->state_choices[s + 1]] - m->choice_transitions[m->state_choices[s]];
+            if (c != s && size[c] > largest) /* (an SCC of several states) */
+                largest = size[c];
+        }
+        pays = largest < cpu_below_count / CPU_PAYS_SCC;
+    }
+    free(comp);
+    free(size);
+    return pays;
+}
+
 enum {
     OPT_ABS = GPU_OPT_TOOL, OPT_REL, OPT_VI, OPT_METHOD, OPT_TOPOLOGICAL, OPT_NO_TOPOLOGICAL, OPT_CPU_BELOW, OPT_MAX_ITERS, OPT_MEM_LIMIT, OPT_THREADS, OPT_JSON,
     OPT_SCHEDULER, OPT_SWEEP_CLASSES, OPT_SCHEME, OPT_CONST, OPT_PROPERTY
@@ -99,7 +140,8 @@ static void usage(FILE *out)
             "  --vi                   the same as --method vi\n"
             "  --cpu-below N          answer a model of fewer than N transitions on the\n"
             "                         CPU, without starting the GPU (default %llu, or\n"
-            "                         GPU_VI_CPU_BELOW; 0: always the GPU)\n"
+            "                         GPU_VI_CPU_BELOW; 0: always the GPU), and one of\n"
+            "                         fewer than 16 N where no SCC holds N / 8\n"
             "  --no-topological       --cpu: each system whole (the sequential reference),\n"
             "                         not SCC by SCC, successors first (--topological, the\n"
             "                         default: a state alone in its SCC by one step, exact)\n"
@@ -994,8 +1036,9 @@ int main(int argc, char **argv)
     csr_model m;
     gpu_tool_times times;
     const uint64_t cpu_below = v.parts.parts || v.reach.method == REACH_OVI ? 0 : v.cpu_below;
-    if ((exit_status = gpu_tool_load_auto(argc, argv, usage, &v.tool.use_cpu, v.tool.device, cpu_below, &path, &m,
-                                          &times))) {
+    cpu_below_count = cpu_below;
+    if ((exit_status = gpu_tool_load_auto(argc, argv, usage, &v.tool.use_cpu, v.tool.device, cpu_below, cpu_pays,
+                                          &path, &m, &times))) {
         props_free(&file);
         free(chosen);
         return exit_status;
