@@ -1,7 +1,9 @@
 /*
  * reach_gauss_seidel.c - interval iteration in Gauss-Seidel order, states
- * from the last to the first (reach_internal.h, reach_gauss_seidel): the
- * topological solver's first try at a core.
+ * from the last to the first or from the first to the last
+ * (reach_internal.h, reach_gauss_seidel): the topological solver's first
+ * try at a core (backwards, in the model's order) and its SCCs alone
+ * (forwards, in the order states leave Tarjan's stack: ref_scc_tarjan_order).
  *
  * Why backwards: models are numbered as explored, breadth first from the
  * initial states, so a state's successors mostly come after it; sweeping
@@ -70,8 +72,8 @@ static inline void best_sums(const reach_system *y, uint64_t s, const double *l,
     *bu = best_u;
 }
 
-int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps, uint64_t budget, double *lower,
-                       double *upper, uint64_t *sweeps, double *difference)
+int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps, uint64_t budget, int backwards,
+                       double *lower, double *upper, uint64_t *sweeps, double *difference)
 {
     const uint64_t n = y->num_states;
     const int relative = o->relative;
@@ -93,11 +95,12 @@ int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps
     int below = guessing, verified = !guessing, rc = CSR_ERR_NOT_CONVERGED;
     double eps_vi = eps;
     uint64_t it = 0, phase_start = 0, guess_at = 0, guesses = 0;
-    while (it < budget && it < o->max_iterations && !(guesses == 0 && it >= budget / 2)) {
+    while (it < budget && it < o->max_iterations && !(guessing && guesses == 0 && it >= budget / 2)) {
         it++;
         double diff = 0.0;
         int changed = 0, rose = 0, crossed = 0;
-        for (uint64_t s = n; s-- > 0;) {
+        for (uint64_t i = 0; i < n; i++) {
+            const uint64_t s = backwards ? n - 1 - i : i;
             if (y->fixed[s])
                 continue;
             double bl, bu;

@@ -234,7 +234,7 @@ static int solve_core(const topo_pass *t, uint32_t *core, uint64_t nc, int last)
         uint64_t its = 0;
         double diff = 0.0;
         const uint64_t budget = sub.y.choice_reward ? CORE_SWEEPS_REWARDS : CORE_SWEEPS_PROBABILITIES;
-        const int grc = reach_gauss_seidel(&sub.y, o, target, budget, sub.lower, sub.upper, &its, &diff);
+        const int grc = reach_gauss_seidel(&sub.y, o, target, budget, 1, sub.lower, sub.upper, &its, &diff);
         *t->iterations += its;
         if (grc == CSR_OK) {
             if (o->topo_stats)
@@ -296,7 +296,7 @@ static int solve_alone(const topo_pass *t, const uint32_t *members, uint64_t cou
     int solved = 0;
     if (d + room <= t->eps) {
         const int gs = o.method != REACH_VI && !(sub.y.mec && sub.y.num_mecs);
-        rc = gs ? reach_gauss_seidel(&sub.y, &o, d + room, ALONE_SWEEPS, sub.lower, sub.upper, &its, &diff)
+        rc = gs ? reach_gauss_seidel(&sub.y, &o, d + room, ALONE_SWEEPS, 0, sub.lower, sub.upper, &its, &diff)
                 : ref_reach_iterate(&sub.y, &o, d + room, sub.lower, sub.upper, &its, &diff, NULL);
         *t->iterations += its;
         solved = rc == CSR_OK;
