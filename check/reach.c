@@ -531,6 +531,21 @@ static uint64_t fix_zero_rewards(const csr_model *m, const double *reward, int m
                                  double *lower, double *upper)
 {
     const uint64_t n = m->num_states, c = m->num_choices;
+    /* none where every maybe state has a positive-reward choice (max) or only such choices (min): no
+     * transpose then (herman 15's 14.3M transitions, 0.3 s) */
+    int none = 1;
+    for (uint64_t s = 0; none && s < n; s++) {
+        if (fixed[s])
+            continue;
+        int positive = 0, zero = 0;
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            positive |= reward[k] > 0.0;
+            zero |= reward[k] == 0.0;
+        }
+        none = maximize ? positive : !zero;
+    }
+    if (none)
+        return 0;
     ref_transpose tr = {0};
     uint8_t *in = calloc(n ? n : 1, 1);
     uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);

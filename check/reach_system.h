@@ -86,6 +86,7 @@ typedef struct reach_options {
     reach_topo_stats *topo_stats; /* what it did, added (NULL: not kept) */
     int pi_warmup_early;      /* REACH_PI: 1: the Jacobi iterations before the policies end after 32 where
                                  an expected reward has no upper bound yet (the topological solver's cores);
+                                 2: none (its cores of one choice a state: one policy, one solve);
                                  0 (default): REACH_PI_JACOBI unless they meet epsilon */
 } reach_options;
 

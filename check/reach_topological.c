@@ -162,6 +162,11 @@ static int iterate_sub(const topo_pass *t, reach_subsystem *sub, double eps, dou
     double diff = 0.0;
     reach_options o = *t->o;
     o.pi_warmup_early = 1; /* (herman 15: 32 of 512 sweeps over 14.3M transitions, then 13 products) */
+    uint64_t members = 0;
+    for (uint64_t i = 0; i < sub->y.num_states; i++)
+        members += !sub->y.fixed[i];
+    if (sub->y.num_choices == members) /* one choice a state: no policy to choose, the warm-up for nothing */
+        o.pi_warmup_early = 2;
     int rc = ref_reach_iterate(&sub->y, &o, eps, l, u, &its, &diff, NULL);
     *t->iterations += its;
     return rc;

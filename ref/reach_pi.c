@@ -555,7 +555,7 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
     /* 1. Jacobi interval iteration */
     int done = 0;
     if (!rc) {
-        uint64_t limit = reach_pi_jacobi_limit();
+        uint64_t limit = o->pi_warmup_early == 2 ? 0 : reach_pi_jacobi_limit();
         limit = limit < o->max_iterations ? limit : o->max_iterations;
         *iterations = jacobi_interval(&pw, eps, o->relative, limit, o->pi_warmup_early, l, u, buf[2], buf[3], &done,
                                       difference);
