@@ -393,7 +393,9 @@ int ref_reach_bounded(const csr_model *m, const reach_query *q, uint64_t steps, 
     double *cur = values, *nxt = next; /* swapped each step; the last step's copied to values at the end */
     for (uint64_t s = 0; s < n; s++)
         cur[s] = q->target[s] ? 1.0 : 0.0;
-    for (uint64_t i = 0; i < steps; i++) {
+    int changed = 1;
+    for (uint64_t i = 0; i < steps && changed; i++) {
+        changed = 0; /* a step that changes nothing leaves every later one the same: the values are final */
         for (uint64_t s = 0; s < n; s++) {
             uint64_t kb = m->state_choices[s], ke = m->state_choices[s + 1];
             if (q->target[s] || is_avoid(q, s) || kb == ke) {
@@ -408,6 +410,7 @@ int ref_reach_bounded(const csr_model *m, const reach_query *q, uint64_t steps, 
                 best = q->maximize ? fmax(best, sum) : fmin(best, sum);
             }
             nxt[s] = best;
+            changed |= best != cur[s];
         }
         double *swap = cur;
         cur = nxt;

@@ -63,9 +63,10 @@ int ref_reach_pi(const reach_system *y, const reach_options *options, double eps
  * Step-bounded reachability P_opt [ avoid-free U<=steps target ]: exactly
  * steps Jacobi iterations x_{i+1}(s) = opt_k sum p x_i(t) from x_0 = the
  * target flags, targets fixed at 1, avoid states and states without choices
- * at 0 (Baier & Katoen, ch. 10.6.1: the value is exact, no stopping rule).
- * values f64[n].  O(steps * t) time, 8n bytes besides values.  Errors:
- * CSR_ERR_NOMEM.
+ * at 0 (Baier & Katoen, ch. 10.6.1: the value is exact, no stopping rule),
+ * ended early after a step that changed no value (every later step would
+ * give the same, so the values are those of `steps` steps).  values f64[n].
+ * O(steps * t) time, 8n bytes besides values.  Errors: CSR_ERR_NOMEM.
  */
 int ref_reach_bounded(const csr_model *model, const reach_query *query, uint64_t steps, double *values);
 

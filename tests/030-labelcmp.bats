@@ -124,6 +124,18 @@ state 1: 1 in a, 0.98999999999999999 in b (difference 0.01)
     assert_success
 }
 
+@test "labelcmp -n takes nan for nan and infinity for infinity as equal, either against a number as different" {
+    a=$(write_file a.values 'nan\ninf\n0.5\n')
+    b=$(write_file b.values 'nan\ninf\n0.5\n')
+    run labelcmp -n "$a" "$b"
+    assert_success
+    c=$(write_file c.values '0.25\n-inf\n0.5\n')
+    run labelcmp -n -q "$a" "$c"
+    assert_failure 1
+    run labelcmp -n "$a" "$c"
+    assert_line "2 of 3 values differ by more than 1e-06 (relative)"
+}
+
 @test "labelcmp -n -a compares values within an absolute tolerance" {
     a=$(write_file a.values '1e-9\n')
     b=$(write_file b.values '3e-9\n')

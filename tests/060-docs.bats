@@ -43,6 +43,19 @@ load helper
     done
 }
 
+@test "every tool's -h and --version on a full disk say so and fail (labelcmp with 2, the others with 1)" {
+    [ -w /dev/full ] || skip "no /dev/full here"
+    [ "$(ls "$ROOT"/build/bin | wc -l)" -eq 9 ] || fail "$(ls "$ROOT"/build/bin)"
+    for tool in "$ROOT"/build/bin/*; do
+        name=${tool##*/}
+        for opt in -h --version; do
+            run --separate-stderr bash -c "'$tool' $opt > /dev/full"
+            [ "$status" -eq "$([ "$name" = labelcmp ] && echo 2 || echo 1)" ] || fail "$name $opt: status $status"
+            assert_equal "$stderr" "$name: standard output: No space left on device"
+        done
+    done
+}
+
 @test "make install puts the tools and man pages under DESTDIR and PREFIX, where they work, and make uninstall removes them" {
     dest="$BATS_TEST_TMPDIR/stage"
     run make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/mdp-gpu

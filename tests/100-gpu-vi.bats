@@ -329,3 +329,20 @@ assert t["alone"] + t["core"] == j["maybe"] and t["alone"] > 0 and t["systems"] 
 @test "wlan3: gpu-vi --cpu equals PRISM's value within 1e-6 on every query" { vi_check_cpu wlan3; }
 @test "csma3_2: gpu-vi --cpu equals PRISM's value within 1e-6 on every query" { vi_check_cpu csma3_2; }
 @test "dining_crypt6: gpu-vi --cpu equals PRISM's value within 1e-6 on every query" { vi_check_cpu dining_crypt6; }
+
+@test "gpu-vi --cpu ends a step bound of a billion steps where a step changes nothing, with the values of all the steps" {
+    f=$(model_csr coin2)
+    # (before: about an hour on 272 states)
+    run --separate-stderr timeout 60 gpu-vi --cpu -p 'Pmax=? [ F<=1000000000 "fin_c0" ]' \
+        -p 'Pmin=? [ F<=1000000000 "fin_c0" ]' "$f"
+    assert_success
+    # past the step where nothing changes, every bound gives the same values
+    assert_equal "$output" "$(gpu-vi --cpu -p 'Pmax=? [ F<=100000 "fin_c0" ]' -p 'Pmin=? [ F<=100000 "fin_c0" ]' "$f" |
+        sed 's/<=100000 /<=1000000000 /')"
+    # and those of the unbounded property, PRISM's 0.5555... and 0.3828125, within 1e-9
+    awk -F': ' 'NR == 1 { d = $2 - 5 / 9 } NR == 2 { e = $2 - 0.3828125 }
+        END { exit !(d * d < 1e-18 && e * e < 1e-18) }' <<< "$output" || fail "$output"
+    # a bound that ends before: its own values (not the limit's)
+    run gpu-vi --cpu -p 'Pmax=? [ F<=10 "fin_c0" ]' "$f"
+    assert_output 'Pmax=? [ F<=10 "fin_c0" ]: 0'
+}

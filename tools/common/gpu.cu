@@ -167,7 +167,7 @@ int gpu_tool_check_mec_scheme(gpu_mec_scheme scheme, const gpu_scc_options *scc)
 int gpu_tool_option(int c, const char *arg, gpu_tool_options *o)
 {
     switch (c) {
-    case TOOL_OPT_VERSION: tool_version(); exit(EXIT_OK); /* as -h does, at once */
+    case TOOL_OPT_VERSION: tool_version(); exit(tool_stdout_flushed() ? EXIT_BAD_INPUT : EXIT_OK); /* as -h does, at once */
     case GPU_OPT_CPU: o->use_cpu = 1; return 1;
     case GPU_OPT_STATS:
         if (!arg || !strcmp(arg, "text")) {

@@ -31,6 +31,14 @@ void tool_version(void)
     printf("%s (mdp-gpu) %s\n", tool_name, TOOL_VERSION);
 }
 
+int tool_stdout_flushed(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    tool_error("standard output: %s", strerror(errno ? errno : EIO));
+    return -1;
+}
+
 const char *tool_input_name(const char *path)
 {
     return (!path || strcmp(path, "-") == 0) ? "(stdin)" : path;

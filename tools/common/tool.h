@@ -54,6 +54,9 @@ double tool_seconds(void);
 /* --version: "tool (mdp-gpu) VERSION" on stdout (VERSION from the Makefile).
  * Every tool takes --version (getopt_long value TOOL_OPT_VERSION). */
 #define TOOL_OPT_VERSION 'V'
+/* Standard output flushed and free of errors (what -h and --version wrote,
+ * to a full disk or a closed pipe): 0, or -1 with the error printed. */
+int tool_stdout_flushed(void);
 void tool_version(void);
 
 #ifdef __cplusplus

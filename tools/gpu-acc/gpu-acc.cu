@@ -221,8 +221,8 @@ int main(int argc, char **argv)
             device = (int)v;
             break;
         }
-        case 'h': usage(stdout); return EXIT_OK;
-        case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
+        case 'h': usage(stdout); return tool_stdout_flushed() ? EXIT_BAD_INPUT : EXIT_OK;
+        case TOOL_OPT_VERSION: tool_version(); return tool_stdout_flushed() ? EXIT_BAD_INPUT : EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
     }

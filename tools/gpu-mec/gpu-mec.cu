@@ -90,7 +90,7 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
         } else if (c == 'h') {
             usage(stdout);
-            return EXIT_OK;
+            return tool_stdout_flushed() ? EXIT_BAD_INPUT : EXIT_OK;
         } else {
             usage(stderr);
             return EXIT_USAGE;

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
             continue;
         if (c == 'h') {
             usage(stdout);
-            return EXIT_OK;
+            return tool_stdout_flushed() ? EXIT_BAD_INPUT : EXIT_OK;
         }
         usage(stderr);
         return EXIT_USAGE;

@@ -359,7 +359,7 @@ static int parse_options(int argc, char **argv, vi_options *v, int *done)
         case 'h':
             usage(stdout);
             *done = 1;
-            return EXIT_OK;
+            return tool_stdout_flushed() ? EXIT_BAD_INPUT : EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
     }

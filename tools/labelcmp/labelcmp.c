@@ -158,7 +158,8 @@ static int compare_values(const char *pa, const char *pb, int quiet, uint64_t ma
         for (uint64_t s = 0; s < na; s++) {
             double d = fabs(a[s] - b[s]);
             double scale = absolute ? 1.0 : fmax(fabs(a[s]), fabs(b[s]));
-            int same = a[s] == b[s] || d <= tol * scale; /* == also covers equal infinities */
+            /* == also covers equal infinities; nan only equals nan (as PRISM prints an undefined value) */
+            int same = a[s] == b[s] || (isfinite(d) && d <= tol * scale) || (isnan(a[s]) && isnan(b[s]));
             if (!(d <= worst) && !isnan(d))
                 worst = d;
             if (same)
@@ -212,8 +213,8 @@ int main(int argc, char **argv)
                 return TROUBLE;
             }
             break;
-        case 'h': usage(stdout); return SAME;
-        case TOOL_OPT_VERSION: tool_version(); return SAME;
+        case 'h': usage(stdout); return tool_stdout_flushed() ? TROUBLE : SAME;
+        case TOOL_OPT_VERSION: tool_version(); return tool_stdout_flushed() ? TROUBLE : SAME;
         default: usage(stderr); return TROUBLE;
         }
     }

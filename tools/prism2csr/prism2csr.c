@@ -439,8 +439,8 @@ int main(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'R': keep_rewards = 0; break;
         case 'N': keep_valuations = 0; break;
-        case 'h': usage(stdout); return EXIT_OK;
-        case TOOL_OPT_VERSION: tool_version(); return EXIT_OK;
+        case 'h': usage(stdout); return tool_stdout_flushed() ? EXIT_BAD_INPUT : EXIT_OK;
+        case TOOL_OPT_VERSION: tool_version(); return tool_stdout_flushed() ? EXIT_BAD_INPUT : EXIT_OK;
         default: usage(stderr); return EXIT_USAGE;
         }
     }
