@@ -119,6 +119,8 @@ static inline int num_parse_double(const char **p, double *out)
         return -1;
     memcpy(tok, s, len);
     tok[len] = '\0';
+    if (strpbrk(tok, "xX")) /* hexadecimal: C's strtod reads it, PRISM and Storm never write it */
+        return -1;
     char *end;
     double v = strtod(tok, &end);
     if (end != tok + len)

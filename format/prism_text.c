@@ -156,6 +156,7 @@ static inline const char *parse_tra_line(const char *p, const char *end, int is_
         return NULL;
     }
     q = num_skip_spaces(q);
+    const char *prob_text = q;
     if (num_parse_double(&q, &ln->prob)) {
         *rc = csr_fail(st, *q != '\n' && *q != '\r' ? CSR_ERR_NUMBER : CSR_ERR_SYNTAX, "probability%s",
                        *q != '\n' && *q != '\r' ? "" : " missing");
@@ -194,7 +195,14 @@ static inline const char *parse_tra_line(const char *p, const char *end, int is_
         return NULL;
     }
     if (!(ln->prob > 0.0 && ln->prob <= 1.0 + tol)) {
-        *rc = csr_fail(st, CSR_ERR_PROBABILITY, "%.17g", ln->prob);
+        int digits = 0; /* a nonzero digit before the exponent: a positive number below the doubles' range */
+        for (const char *d = prob_text; d < q && *d != 'e' && *d != 'E'; d++)
+            digits |= *d >= '1' && *d <= '9';
+        if (ln->prob == 0.0 && digits)
+            *rc = csr_fail(st, CSR_ERR_PROBABILITY, "%.*s is below the smallest double (it reads as 0)",
+                           (int)(q - prob_text < 40 ? q - prob_text : 40), prob_text);
+        else
+            *rc = csr_fail(st, CSR_ERR_PROBABILITY, "%.17g", ln->prob);
         return NULL;
     }
     if (ln->prob > 1.0)
@@ -759,8 +767,13 @@ int prism_read_tra(textin *in, const prism_tra_options *opt, csr_model *m, prism
 
             tra_line ln;
             const char *q = parse_tra_line(p, block_end, is_mdp, counts[0], tol, &ln, st, &rc);
-            if (!q)
+            if (!q) {
+                /* the last line, without its newline: the file was cut short, whatever its text misses */
+                const char *eol = memchr(p, '\n', (size_t)(block_end - p));
+                if (in->missing_newline && eol && eol + 1 == block_end)
+                    rc = csr_fail(st, CSR_ERR_TRUNCATED, "the file ends mid-line (cut short?)");
                 goto fail;
+            }
             uint64_t s = ln.s, k = ln.k, t = ln.t;
             double prob = ln.prob;
             int64_t action = 0;

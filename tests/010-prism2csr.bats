@@ -225,6 +225,27 @@ rejects() {
     assert_failure 1
 }
 
+@test "prism2csr rejects a probability below the smallest double, saying so, and a hexadecimal one" {
+    rejects '3 4 5\n0 0 1 1e-400\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' \
+        ':2: probability not finite or outside (0,1]: 1e-400 is below the smallest double (it reads as 0)'
+    rejects '3 4 5\n0 0 1 0.0\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' ':2: probability not finite or outside (0,1]: 0'
+    rejects '3 4 5\n0 0 1 0x1p-1\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' ':2: malformed number: probability'
+}
+
+@test "prism2csr says a CSR file is one already, named, piped or gzip-compressed" {
+    prism2csr -l "$MODELS/fmsd_fig1.lab" "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    gzip -c "$BATS_TEST_TMPDIR/f.csr" > "$BATS_TEST_TMPDIR/f.csr.gz"
+    for input in "$BATS_TEST_TMPDIR/f.csr" "$BATS_TEST_TMPDIR/f.csr.gz"; do
+        run --separate-stderr prism2csr "$input"
+        assert_failure 1
+        assert_output ""
+        assert_equal "$stderr" "prism2csr: $input is a CSR file already (csrinfo describes it; csrexport writes PRISM's files from it)"
+    done
+    run --separate-stderr bash -c "prism2csr < '$BATS_TEST_TMPDIR/f.csr'"
+    assert_failure 1
+    assert_equal "$stderr" "prism2csr: (stdin) is a CSR file already (csrinfo describes it; csrexport writes PRISM's files from it)"
+}
+
 @test "prism2csr rejects a malformed number" {
     rejects '3 4 5\n0 0 1 0.5x\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' ':2: malformed number: probability'
     rejects '3 4 5\n0 0 1 0.5\n0 0 two 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1\n' ':3: malformed number: target state'
@@ -245,6 +266,13 @@ rejects() {
 @test "prism2csr rejects a file cut in the middle of its last line" {
     rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0 2 1' \
         ':6: file is truncated: the last line has no newline'
+}
+
+@test "prism2csr says a file cut within its last line's fields is cut short, not what the line misses" {
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0' ':6: file is truncated: the file ends mid-line (cut short?)'
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2' ':6: file is truncated: the file ends mid-line (cut short?)'
+    # the same line ended by a newline: what it misses
+    rejects '3 4 5\n0 0 1 0.5\n0 0 2 0.5\n0 1 0 1\n1 0 0 1\n2 0\n' ':6: syntax error: target state missing'
 }
 
 @test "prism2csr rejects a gzip stream cut short" {

@@ -480,6 +480,12 @@ int main(int argc, char **argv)
         tool_report(tra_path, &st);
         return EXIT_BAD_INPUT;
     }
+    if (head_length >= CSR_MAGIC_LENGTH && memcmp(head, CSR_MAGIC, CSR_MAGIC_LENGTH) == 0) {
+        textin_close(&in);
+        tool_error("%s is a CSR file already (csrinfo describes it; csrexport writes PRISM's files from it)",
+                   tool_input_name(tra_path));
+        return EXIT_BAD_INPUT;
+    }
     if (rc == UMB_INPUT_ARCHIVE) {
         if (lab_path || sta_path || num_reward_args) {
             textin_close(&in);
