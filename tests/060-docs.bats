@@ -104,3 +104,17 @@ load helper
         assert_line --partial "by gpu-mec (CPU reference)"
     fi
 }
+
+@test "make demo's pipeline is the one its script runs, in the README, the examples' README and the Makefile" {
+    pipeline=$(sed -n 's/^#   \(prism2csr .*\) > build.*/\1/p' "$ROOT/examples/demo.sh")
+    [ -n "$pipeline" ] || fail "no pipeline in examples/demo.sh's header"
+    tools=$(echo "$pipeline" | tr '|' '\n' | awk '{ print $1 }' | paste -sd' ')
+    # the script's run line calls the same tools in the same order
+    ran=$(grep -o '"$bin/[a-z0-9-]*"' "$ROOT/examples/demo.sh" | sed 's/"$bin\///; s/"$//' | grep -v labelcmp | paste -sd' ')
+    assert_equal "$ran" "$tools"
+    short=$(echo "$tools" | sed 's/ / | /g')
+    grep -q "# $short on examples/coin2" "$ROOT/README.md" || fail "README.md's make demo line is not: $short"
+    grep -q "make demo .*the pipeline on examples/coin2: $short," "$ROOT/Makefile" || fail "Makefile: not $short"
+    grep -q "^    $(echo "$pipeline" | sed 's/coin2\./examples\/coin2./g')" "$ROOT/examples/README.md" ||
+        fail "examples/README.md: not $pipeline"
+}
