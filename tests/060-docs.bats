@@ -56,6 +56,31 @@ load helper
     done
 }
 
+@test "the GPU tools' -h lists under the fb engine's heading only the options that select it" {
+    for tool in gpu-scc gpu-mec gpu-vi; do
+        run "$tool" -h
+        assert_success
+        fb=$(echo "$output" | awk '/^Options of the fb engine/ { on = 1; next } /^[A-Z]/ { on = 0 } on')
+        [ -n "$fb" ] || fail "$tool: no fb section"
+        for opt in --stats '-d N' '-h ' --version; do
+            [[ "$fb" != *"  $opt"* ]] || fail "$tool: $opt under the fb engine"
+        done
+        assert_line --regexp '^  --stats\[=json\]'
+    done
+}
+
+@test "the man pages spell Bošnački as the article does, and gpu-scc.1 keeps --version out of the fb engine's options" {
+    for page in "$ROOT"/man/*.1; do
+        text=$(groff -Tutf8 -man "$page" 2>/dev/null)
+        bad=$(echo "$text" | grep -o 'Bo[^ ]*ki' | grep -v '^Bošnački$' || true)
+        [ -z "$bad" ] || fail "${page##*/}: $bad"
+    done
+    fb=$(sed -n '/^\.SS Options of the fb engine/,/^\.SS /p' "$ROOT/man/gpu-scc.1")
+    [ -n "$fb" ] || fail "gpu-scc.1: no fb section"
+    [[ "$fb" != *version* ]] || fail "gpu-scc.1: --version under the fb engine"
+    grep -q 'what the default' "$ROOT/man/gpu-mec.1" || fail "gpu-mec.1 calls rounds the default"
+}
+
 @test "make install puts the tools and man pages under DESTDIR and PREFIX, where they work, and make uninstall removes them" {
     dest="$BATS_TEST_TMPDIR/stage"
     run make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/mdp-gpu

@@ -468,6 +468,7 @@ void gpu_tool_usage(FILE *out)
           "  --host-loop            one kernel launch per sweep, the host reading the\n"
           "                         counters after each (the article's way) instead of\n"
           "                         one persistent kernel with grid barriers\n"
+          "General options:\n"
           "  --stats[=json]         counts and times per phase on stderr (json: one object)\n"
           "  -d N                   CUDA device N (default 0)\n"
           "  -h                     this help\n"
