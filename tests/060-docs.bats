@@ -81,6 +81,28 @@ load helper
     grep -q 'what the default' "$ROOT/man/gpu-mec.1" || fail "gpu-mec.1 calls rounds the default"
 }
 
+@test "prism2csr's and csrexport's usage lines name every option their -h explains" {
+    for tool in prism2csr csrexport; do
+        run "$tool" -h
+        assert_success
+        usage=$(echo "$output" | awk '/^usage:/ { on = 1 } on && !/^usage:/ && !/^       / { on = 0 } on')
+        for opt in $(echo "$output" | awk '/^  -/ { print $1 }' | grep -v -e '^-h$' -e '^--help$' -e '^--version$'); do
+            [[ "$usage" == *"[$opt"* ]] || fail "$tool: $opt not in its usage lines: $usage"
+        done
+    done
+}
+
+@test "prism2csr.1 says the targets of a choice ascend, and csrexport.1 when a UMB comes back as the same CSR" {
+    grep -q 'ascend within a choice' "$ROOT/man/prism2csr.1" || fail "prism2csr.1"
+    # a model without labels comes back with UMB's init and deadlock: the page says so
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/n.csr"
+    csrexport -f umb -o "$BATS_TEST_TMPDIR/n" "$BATS_TEST_TMPDIR/n.csr"
+    prism2csr "$BATS_TEST_TMPDIR/n.umb" > "$BATS_TEST_TMPDIR/n2.csr"
+    run csrinfo "$BATS_TEST_TMPDIR/n2.csr"
+    assert_line --regexp '^  labels: +2: "init" \(1\), "deadlock" \(0\)$'
+    grep -q 'where the model has labels' "$ROOT/man/csrexport.1" || fail "csrexport.1"
+}
+
 @test "make install puts the tools and man pages under DESTDIR and PREFIX, where they work, and make uninstall removes them" {
     dest="$BATS_TEST_TMPDIR/stage"
     run make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/mdp-gpu

@@ -28,7 +28,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-f tra|umb] [-o BASE] [file | -]\n"
+            "usage: %s [-f tra|umb] [-o BASE] [-v] [file | -]\n"
             "Write a CSR model (plain or restructured) in its original numbering as PRISM's\n"
             "explicit export or as a UMB archive for PRISM 4.10 and Storm 2.0.\n"
             "  -f tra   BASE.tra and BASE.lab, as prism -exportmodel writes them (default),\n"

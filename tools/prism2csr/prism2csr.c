@@ -217,8 +217,8 @@ static int lab_adopt(lab_job *j, csr_model *m)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [-w] [--no-rewards] [--no-valuations] [-v] [-q] [-j N] [-l file.lab] [-s file.sta]\n"
-            "       [-r file.srew,file.trew] [file.tra | file.drn | file.umb | -] > model.csr\n"
+            "usage: %s [-w] [--sum-tolerance EPS] [--no-rewards] [--no-valuations] [-v] [-q] [-j N] [-l file.lab]\n"
+            "       [-s file.sta] [-r file.srew,file.trew] [file.tra | file.drn | file.umb | -] > model.csr\n"
             "Convert PRISM's explicit model export (.tra, .lab), Storm's DRN or a UMB\n"
             "archive (PRISM 4.10, Storm 2.0; told apart by content) to the binary CSR\n"
             "format.\n"
