@@ -67,12 +67,12 @@ state 1: 1 in a, 0 in b
     assert_success
 }
 
-@test "labelcmp reports files of different state counts as different" {
+@test "labelcmp reports files of different state counts as different, by their counts (label files have no header)" {
     a=$(write_file a.labels '0\n0\n')
     b=$(write_file b.labels '0\n0\n0\n')
     run labelcmp "$a" "$b"
     assert_failure 1
-    assert_output "$a and $b differ: counts do not match the header: 3 states, expected 2"
+    assert_output "$a and $b differ: 2 states in a, 3 in b"
     run labelcmp "$a" "$MODELS/fmsd_fig1.mecs"
     assert_failure 1
     assert_output "$a and $MODELS/fmsd_fig1.mecs differ: index out of range: lists state 6, but there are only 2 states"

@@ -75,6 +75,13 @@ setup() {
     run --separate-stderr gpu-acc --cpu "$csr"
     assert_failure 2
     [[ "$stderr" == *'no label "accepting"'* ]] || fail "$stderr"
+    # a model without labels: said so, not an empty list
+    prism2csr "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/nolabels.csr"
+    for mdp in "" --mdp; do
+        run --separate-stderr gpu-acc --cpu $mdp -a s3 "$BATS_TEST_TMPDIR/nolabels.csr"
+        assert_failure 2
+        assert_equal "$stderr" "gpu-acc: $BATS_TEST_TMPDIR/nolabels.csr: no label \"s3\": the model has no labels (convert it with prism2csr -l FILE.lab)"
+    done
     run --separate-stderr gpu-acc --cpu --algo tarjan -a finished "$csr"
     assert_failure 2
     [[ "$stderr" == *"--algo takes owcty or map"* ]] || fail "$stderr"
@@ -98,7 +105,7 @@ setup() {
     prism2csr "$MODELS/coin2.umb" > "$BATS_TEST_TMPDIR/c.csr"
     run gpu-acc --cpu --mdp -a agree "$BATS_TEST_TMPDIR/c.csr"
     assert_success
-    assert_output "$(printf 'Pmax(G F) = 1: 148 states\nPmax(G F) > 0: 260 states\ninitial state 120: Pmax = 1')"
+    assert_output "$(printf 'Pmax(G F "agree") = 1: 148 states\nPmax(G F "agree") > 0: 260 states\ninitial state 120: Pmax = 1')"
     run --separate-stderr gpu-acc --cpu --mdp --algo map -a agree "$BATS_TEST_TMPDIR/c.csr"
     assert_failure 2
     run --separate-stderr gpu-acc --cpu -o "$BATS_TEST_TMPDIR/x" -a agree "$BATS_TEST_TMPDIR/c.csr"

@@ -89,8 +89,8 @@ static void print_states(const char *what, const csr_model *m, const uint32_t *s
  * Prints the counts and the initial states' answers; -o the classes.
  * Returns the exit status.
  */
-static int buchi(const csr_model *m, const uint8_t *accepting, int use_cpu, const char *out_path, const char *name,
-                 csr_status *st)
+static int buchi(const csr_model *m, const char *label, const uint8_t *accepting, int use_cpu, const char *out_path,
+                 const char *name, csr_status *st)
 {
     const uint64_t n = m->num_states;
     uint8_t *target = (uint8_t *)calloc(n ? n : 1, 1), *cls = (uint8_t *)malloc(n ? n : 1), *good = NULL;
@@ -134,8 +134,8 @@ static int buchi(const csr_model *m, const uint8_t *accepting, int use_cpu, cons
             one += cls[s] == REACH_YES;
             positive += cls[s] != REACH_NO;
         }
-        printf("Pmax(G F) = 1: %llu states\nPmax(G F) > 0: %llu states\n", (unsigned long long)one,
-               (unsigned long long)positive);
+        printf("Pmax(G F \"%s\") = 1: %llu states\nPmax(G F \"%s\") > 0: %llu states\n", label,
+               (unsigned long long)one, label, (unsigned long long)positive);
         for (uint64_t i = 0; i < m->num_initial; i++) {
             uint32_t s = m->initial_states[i];
             printf("initial state %u: %s\n", m->permutation ? m->permutation[s] : s,
@@ -246,10 +246,15 @@ int main(int argc, char **argv)
     const uint64_t n = m.num_states;
     int64_t l = csr_find_label(&m, label);
     if (l < 0) {
-        fprintf(stderr, "%s: %s: no label \"%s\"; the model's labels:", tool_name, name, label);
-        for (uint64_t i = 0; i < m.labels.count; i++)
-            fprintf(stderr, " %s", m.labels.names[i]);
-        fputc('\n', stderr);
+        if (!m.labels.count) {
+            fprintf(stderr, "%s: %s: no label \"%s\": the model has no labels (convert it with prism2csr -l FILE.lab)\n",
+                    tool_name, name, label);
+        } else {
+            fprintf(stderr, "%s: %s: no label \"%s\"; the model's labels:", tool_name, name, label);
+            for (uint64_t i = 0; i < m.labels.count; i++)
+                fprintf(stderr, " %s", m.labels.names[i]);
+            fputc('\n', stderr);
+        }
         csr_free(&m);
         return EXIT_USAGE;
     }
@@ -264,7 +269,7 @@ int main(int argc, char **argv)
     csr_status st;
     memset(&st, 0, sizeof st);
     if (mdp) {
-        int ex = buchi(&m, accepting, use_cpu, out_path, name, &st);
+        int ex = buchi(&m, label, accepting, use_cpu, out_path, name, &st);
         free(accepting);
         free(survivors);
         csr_free(&m);

@@ -81,6 +81,13 @@ static int compare_labels(const char *pa, const char *pb, int quiet, uint64_t ma
                : (a.num_states > b.num_states ? a.num_states : b.num_states);
     csr_status st = {0};
     st.offset = UINT64_MAX;
+    if (a.kind == LABELS_PLAIN && b.kind == LABELS_PLAIN && a.num_states != b.num_states) {
+        if (!quiet) /* (label files have no header: their lines are the states) */
+            printf("%s and %s differ: %llu states in a, %llu in b\n", tool_input_name(pa), tool_input_name(pb),
+                   (unsigned long long)a.num_states, (unsigned long long)b.num_states);
+        result = DIFFERENT;
+        goto out;
+    }
     if (labels_set_states(&a, n, &st) || labels_set_states(&b, n, &st)) {
         if (!quiet)
             printf("%s and %s differ: %s: %s\n", tool_input_name(pa), tool_input_name(pb),
