@@ -346,3 +346,19 @@ assert t["alone"] + t["core"] == j["maybe"] and t["alone"] > 0 and t["systems"] 
     run gpu-vi --cpu -p 'Pmax=? [ F<=10 "fin_c0" ]' "$f"
     assert_output 'Pmax=? [ F<=10 "fin_c0" ]: 0'
 }
+
+@test "gpu-vi leaves no partial -o or --export-scheduler file where the disk fills, and says why" {
+    f=$(model_csr coin4)
+    cd "$BATS_TEST_TMPDIR"
+    # a file size limit of 4 KiB stands for a full disk (the writes fail with EFBIG)
+    for out in "-o v.out" "--export-scheduler s.out"; do
+        run --separate-stderr bash -c "trap '' XFSZ; ulimit -f 4; gpu-vi --cpu -t fin_c0 -m min $out '$f'"
+        assert_failure 1
+        assert_equal "$stderr" "gpu-vi: ${out#* }: File too large"
+        [ ! -e "${out#* }" ] || fail "${out#* } left behind ($(wc -c < "${out#* }") bytes)"
+    done
+    run --separate-stderr bash -c "trap '' XFSZ; ulimit -f 4; gpu-acc --cpu --mdp -a fin_c0 -o a.out '$f'"
+    assert_failure 1
+    assert_equal "$stderr" "gpu-acc: a.out: File too large"
+    [ ! -e a.out ] || fail "a.out left behind"
+}

@@ -39,6 +39,20 @@ int tool_stdout_flushed(void)
     return -1;
 }
 
+int tool_close_output(FILE *f, const char *path)
+{
+    if (!f)
+        return -1;
+    const int failed = ferror(f) != 0;
+    const int saved = errno;
+    if (fclose(f) == 0 && !failed)
+        return 0;
+    const int why = failed ? (saved ? saved : EIO) : errno;
+    unlink(path);
+    errno = why;
+    return -1;
+}
+
 const char *tool_input_name(const char *path)
 {
     return (!path || strcmp(path, "-") == 0) ? "(stdin)" : path;

@@ -54,6 +54,10 @@ double tool_seconds(void);
 /* --version: "tool (mdp-gpu) VERSION" on stdout (VERSION from the Makefile).
  * Every tool takes --version (getopt_long value TOOL_OPT_VERSION). */
 #define TOOL_OPT_VERSION 'V'
+/* Close an output file the tool created at path (fopen): 0, or -1 with
+ * errno set where a write or the close failed (a full disk), the file then
+ * removed, so that no partial output stays behind.  f NULL: -1. */
+int tool_close_output(FILE *f, const char *path);
 /* Standard output flushed and free of errors (what -h and --version wrote,
  * to a full disk or a closed pipe): 0, or -1 with the error printed. */
 int tool_stdout_flushed(void);

@@ -148,7 +148,7 @@ static int buchi(const csr_model *m, const char *label, const uint8_t *accepting
                 line[m->permutation ? m->permutation[s] : s] = cls[s] == REACH_YES ? '1' : cls[s] == REACH_NO ? '0' : '+';
             for (uint64_t s = 0; f && s < n; s++)
                 fprintf(f, "%c\n", line[s]);
-            if (!f || fclose(f)) {
+            if (!f || tool_close_output(f, out_path)) {
                 tool_error("%s: %s", out_path, strerror(errno));
                 status = EXIT_BAD_INPUT;
             }

@@ -567,7 +567,7 @@ static int write_values(const char *path, const csr_model *m, const double *valu
             fputs("Infinity\n", f);
         else
             fprintf(f, "%.17g\n", orig[s]);
-    if (f && fclose(f))
+    if (f && tool_close_output(f, path))
         rc = -1;
     free(orig);
     return rc;
@@ -616,7 +616,7 @@ static int write_scheduler(const char *path, const csr_model *m, const reach_que
         else
             fprintf(f, "%llu %u\n", (unsigned long long)o, k);
     }
-    if (f && fclose(f) && !rc)
+    if (f && tool_close_output(f, path))
         rc = -1;
     free(choice);
     free(state_of);
