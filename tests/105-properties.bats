@@ -68,17 +68,17 @@ PY
     done
 }
 
-@test "gpu-vi says where a property does not parse, with its column, and prints nothing" {
+@test "gpu-vi says where a property does not parse, with its column, prints nothing, and exits 1 for -p as for -P's file" {
     csr=$(model_csr coin2)
     run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" ' "$csr"
-    assert_failure 2
+    assert_failure 1
     assert_output ""
     assert_equal "$stderr" "gpu-vi: -p 'Pmin=? [ F \"fin_c0\" ': syntax error: column 21: expected ']', found the end of the text"
     run --separate-stderr gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" & ]' "$csr"
-    assert_failure 2
+    assert_failure 1
     [[ "$stderr" == *"column 23: expected an expression, found ']'" ]] || fail "$stderr"
     run --separate-stderr gpu-vi --cpu -p 'Pmin>=0.5 [ F "fin_c0" ] +' "$csr"
-    assert_failure 2
+    assert_failure 1
     [[ "$stderr" == *"column 27: expected an expression, found the end of the text" ]] || fail "$stderr"
     # forms that parse but have no answer: said per property, exit 1
     for unsupported in 'Pmin=? [ F>=10 "fin_c0" ]' 'Pmin=? [ true U[2,3] "fin_c0" ]' \

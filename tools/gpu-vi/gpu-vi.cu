@@ -446,8 +446,8 @@ static char *read_text(const char *path, size_t *length)
 
 /* The properties of the run into file: -t/-a/-m as P{dir}=? [ !"a" U "t" ],
  * each -p, the file of -P, then --const.  0, or the exit status with the
- * message printed (a syntax error of -p or --const: usage; of -P: bad
- * input). */
+ * message printed (a property that does not parse, with -p or in -P's file:
+ * bad input; a bad -t, -a or --const: usage). */
 static int load_properties(const vi_options *v, props_file *file)
 {
     csr_status st;
@@ -471,7 +471,7 @@ static int load_properties(const vi_options *v, props_file *file)
         memset(&st, 0, sizeof st);
         if (props_parse_property(v->prop_args[i], strlen(v->prop_args[i]), file, &st)) {
             tool_error("-p '%s': %s%s", v->prop_args[i], st.code == CSR_ERR_SYNTAX ? "syntax error: " : "", st.detail);
-            return st.code == CSR_ERR_NOMEM ? EXIT_BAD_INPUT : EXIT_USAGE;
+            return EXIT_BAD_INPUT; /* (a property that does not parse: bad input, as in -P's file) */
         }
     }
     if (v->props_path) {
