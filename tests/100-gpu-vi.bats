@@ -362,3 +362,24 @@ assert t["alone"] + t["core"] == j["maybe"] and t["alone"] > 0 and t["systems"] 
     assert_equal "$stderr" "gpu-acc: a.out: File too large"
     [ ! -e a.out ] || fail "a.out left behind"
 }
+
+@test "gpu-vi's JSON prints each real as the shortest decimal that reads back the same, seconds to 6 digits" {
+    f=$(model_csr coin2)
+    run --separate-stderr gpu-vi --cpu --json --stats=json -p 'Pmin=? [ F "fin_c0" ]' "$f"
+    assert_success
+    [[ "$output" == *'"epsilon":1e-06,'* ]] || fail "$output"
+    text=$(gpu-vi --cpu -p 'Pmin=? [ F "fin_c0" ]' "$f")
+    # the same double as the text's 17 digits, in no more digits than it needs
+    python3 - "$output" "${text##*: }" "$stderr" <<'PY' || fail "$output"
+import json, sys
+out, text, stats = json.loads(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3])
+v = out["properties"][0]["initial"][0]["value"]
+assert v == text, (v, text)
+raw = sys.argv[1].split('"value":')[1].split('}')[0]
+assert raw == repr(v), (raw, repr(v))  # Python's repr is the shortest round trip too
+for k, x in stats.items():
+    if k.endswith("_s"):
+        digits = [c for c in repr(x).split("e")[0] if c.isdigit()]
+        assert len("".join(digits).lstrip("0")) <= 6, (k, x)
+PY
+}

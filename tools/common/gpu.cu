@@ -510,7 +510,7 @@ json_t *gpu_stats_json_begin(const csr_model *m, const gpu_tool_times *t)
 
 void gpu_stats_json_print(json_t *o)
 {
-    json_dumpf(o, stderr, JSON_COMPACT | JSON_REAL_PRECISION(9));
+    tool_json_print(o, stderr, JSON_COMPACT);
     fputc('\n', stderr);
     json_decref(o);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -51,6 +52,77 @@ int tool_close_output(FILE *f, const char *path)
     unlink(path);
     errno = why;
     return -1;
+}
+
+/* A real of JSON text as the shortest decimal that reads back as the same
+ * double (seconds: 6 significant digits, what a clock difference holds),
+ * with a '.' or an exponent so that it stays a real. */
+static void put_json_real(FILE *f, const char *tok, size_t len, int seconds)
+{
+    char in[64], out[48];
+    if (len >= sizeof in) {
+        fwrite(tok, 1, len, f);
+        return;
+    }
+    memcpy(in, tok, len);
+    in[len] = '\0';
+    const double x = strtod(in, NULL);
+    if (seconds) {
+        snprintf(out, sizeof out, "%.6g", x);
+    } else {
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(out, sizeof out, "%.*g", digits, x);
+            if (strtod(out, NULL) == x)
+                break;
+        }
+    }
+    fputs(out, f);
+    if (!strpbrk(out, ".eEni")) /* (1 would read back as an integer) */
+        fputs(".0", f);
+}
+
+int tool_json_print(json_t *j, FILE *f, size_t flags)
+{
+    char *text = json_dumps(j, flags | JSON_REAL_PRECISION(17));
+    if (!text)
+        return -1;
+    const char *key = NULL, *last_string = NULL;
+    size_t key_len = 0, last_len = 0;
+    for (const char *p = text; *p;) {
+        if (*p == '"') { /* a string, escapes and all */
+            const char *q = p + 1;
+            while (*q && *q != '"')
+                q += *q == '\\' && q[1] ? 2 : 1;
+            last_string = p + 1;
+            last_len = (size_t)(q - p - 1);
+            fwrite(p, 1, (size_t)(q - p) + (*q ? 1 : 0), f);
+            p = *q ? q + 1 : q;
+            continue;
+        }
+        if (*p == ':' && last_string) {
+            key = last_string;
+            key_len = last_len;
+        }
+        if (*p == '-' || (*p >= '0' && *p <= '9')) {
+            const char *q = p;
+            int real = 0;
+            while (*q && strchr("+-0123456789.eE", *q)) {
+                real |= *q == '.' || *q == 'e' || *q == 'E';
+                q++;
+            }
+            const int seconds = key && ((key_len >= 2 && key[key_len - 2] == '_' && key[key_len - 1] == 's') ||
+                                        (key_len == 7 && !strncmp(key, "seconds", 7)));
+            if (real)
+                put_json_real(f, p, (size_t)(q - p), seconds);
+            else
+                fwrite(p, 1, (size_t)(q - p), f);
+            p = q;
+            continue;
+        }
+        fputc(*p++, f);
+    }
+    free(text);
+    return ferror(f) ? -1 : 0;
 }
 
 const char *tool_input_name(const char *path)

@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "csr.h"
 
 #ifdef __cplusplus
@@ -54,6 +56,11 @@ double tool_seconds(void);
 /* --version: "tool (mdp-gpu) VERSION" on stdout (VERSION from the Makefile).
  * Every tool takes --version (getopt_long value TOOL_OPT_VERSION). */
 #define TOOL_OPT_VERSION 'V'
+/* json_dumpf of j with flags (JSON_COMPACT, ...), each real as the shortest
+ * decimal that reads back as the same double, and a value of a key ending
+ * in "_s" or named "seconds" (seconds measured by a clock) to 6 significant
+ * digits: 1e-06, not 9.9999999999999995e-07.  0, or -1 where writing failed. */
+int tool_json_print(json_t *j, FILE *f, size_t flags);
 /* Close an output file the tool created at path (fopen): 0, or -1 with
  * errno set where a write or the close failed (a full disk), the file then
  * removed, so that no partial output stays behind.  f NULL: -1. */

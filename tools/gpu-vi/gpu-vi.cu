@@ -1127,7 +1127,7 @@ int main(int argc, char **argv)
         json_object_set_new(j, "properties", results);
         json_object_set_new(j, "errors", errors);
         results = errors = NULL;
-        int bad = json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0;
+        int bad = tool_json_print(j, stdout, JSON_COMPACT) != 0;
         json_decref(j);
         if (bad || putchar('\n') == EOF || fflush(stdout) || ferror(stdout)) {
             tool_error("(stdout): write error");
