@@ -118,9 +118,17 @@ int umb_read(textin *in, const umb_read_options *options, csr_model *model, umb_
 /*
  * umb_read for a gzip-compressed archive in a regular file: the file is read
  * whole and inflated by libdeflate (3-4x zlib's speed, the limit of reading
- * UMB), then read from memory.  Peak memory: the file plus the archive.
- * CSR_ERR_TRUNCATED for damaged or cut gzip data, the rest as umb_read.
+ * UMB), then read from memory.  Peak memory: the file plus the archive, at
+ * most UMB_IN_MEMORY_RATIO times the file or UMB_IN_MEMORY_FLOOR bytes: an
+ * archive that inflates to more (a member the reader does not use, zeros
+ * compressed a thousandfold) returns UMB_READ_STREAMED, nothing read, for the
+ * caller to read it streamed (umb_read), which skips such members without
+ * keeping them.  CSR_ERR_TRUNCATED for damaged or cut gzip data, the rest as
+ * umb_read.
  */
+#define UMB_IN_MEMORY_RATIO 64
+#define UMB_IN_MEMORY_FLOOR (64ull << 20)
+#define UMB_READ_STREAMED (-1)
 int umb_read_gzip_file(int fd, const umb_read_options *options, csr_model *model, umb_report *report,
                        csr_status *status);
 

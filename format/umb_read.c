@@ -1711,6 +1711,8 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
     uint64_t size = (uint64_t)in[packed - 4] | (uint64_t)in[packed - 3] << 8 | (uint64_t)in[packed - 2] << 16 |
                     (uint64_t)in[packed - 1] << 24;
     uint64_t most = packed * 1032 + 4096;
+    const uint64_t in_memory = packed * UMB_IN_MEMORY_RATIO > UMB_IN_MEMORY_FLOOR ? packed * UMB_IN_MEMORY_RATIO
+                                                                                 : UMB_IN_MEMORY_FLOOR;
     if (!gzip_header_crc_ok(in, packed)) {
         free(in);
         return csr_fail(st, CSR_ERR_COMPRESSION, "gzip header checksum mismatch");
@@ -1719,6 +1721,10 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
     unsigned char *out = NULL;
     int rc = CSR_OK;
     for (;;) {
+        if (d && size <= most && size > in_memory) {
+            rc = UMB_READ_STREAMED; /* (a bomb's zeros, or an archive that compresses unusually well) */
+            break;
+        }
         if (!d || size > most) {
             rc = d ? csr_fail(st, CSR_ERR_TRUNCATED, "gzip stream damaged or cut short")
                    : csr_fail(st, CSR_ERR_NOMEM, "gzip decompressor");

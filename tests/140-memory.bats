@@ -49,3 +49,25 @@ within() {
     within gpu-scc 1.3 536870912 gpu-scc "$T/m.csr"
     within gpu-mec 1.3 536870912 gpu-mec "$T/m.csr"
 }
+
+@test "prism2csr streams a gzip'd UMB that inflates to far more than its file (300 MiB of zeros in a member it skips) in 64 MiB" {
+    python3 - "$MODELS/coin2.umb" "$T/bomb.umb" <<'PY'
+import gzip, io, sys, tarfile
+class Zeros(io.RawIOBase):
+    def __init__(self, n): self.left = n
+    def readable(self): return True
+    def readinto(self, b):
+        k = min(len(b), self.left); b[:k] = bytes(k); self.left -= k; return k
+src = tarfile.open(sys.argv[1], "r:*")
+with gzip.open(sys.argv[2], "wb", compresslevel=9) as g, tarfile.open(fileobj=g, mode="w") as t:
+    for m in src.getmembers():
+        t.addfile(m, src.extractfile(m) if m.isfile() else None)
+    junk = tarfile.TarInfo("junk/zeros.bin"); junk.size = 300 << 20
+    t.addfile(junk, io.BufferedReader(Zeros(junk.size)))
+PY
+    [ "$(stat -c %s "$T/bomb.umb")" -lt $((2 << 20)) ] || fail "the archive is not a bomb"
+    run peakrss "$T/out" prism2csr "$T/bomb.umb"
+    assert_success
+    [ "$output" -le $((64 << 20)) ] || fail "peak RSS $output bytes"
+    cmp "$T/out" <(prism2csr "$MODELS/coin2.umb")
+}

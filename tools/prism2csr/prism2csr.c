@@ -291,12 +291,20 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
                             .sum_tolerance = tol};
     int rc, fd = -1;
     struct stat info;
-    /* A gzip archive in a named file: read whole, inflated by libdeflate (faster); else streamed. */
+    /* A gzip archive in a named file: read whole, inflated by libdeflate (faster), unless it inflates to
+     * far more than the file (UMB_READ_STREAMED: then reopened and streamed); else streamed. */
+    rc = UMB_READ_STREAMED;
     if (textin_is_gzip(in) && path && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) >= 0 &&
         fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
         textin_close(in);
         rc = umb_read_gzip_file(fd, &opt, &model, &rep, &st);
-    } else {
+        if (rc == UMB_READ_STREAMED && textin_open(in, path, &st)) {
+            tool_report(path, &st);
+            close(fd);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (rc == UMB_READ_STREAMED) {
         progress pr;
         if (show)
             progress_start(&pr, path, in);
