@@ -39,9 +39,20 @@ within() {
 @test "csrinfo, csrexport, gpu-scc --cpu, gpu-mec --cpu and restructure stay within their documented peak memory" {
     within csrinfo 1.05 0 csrinfo "$T/m.csr"
     within csrexport 1.05 0 csrexport "$T/m.csr"
-    within "gpu-scc --cpu" 1.4 0 gpu-scc --cpu "$T/m.csr"
-    within "gpu-mec --cpu" 2.4 0 gpu-mec --cpu "$T/m.csr"
-    within restructure 2.4 0 restructure -u 7 "$T/m.csr"
+    within "gpu-scc --cpu" 1.4 $((8 * 300000)) gpu-scc --cpu "$T/m.csr"
+    within "gpu-mec --cpu" 2.4 $((8 * 300000)) gpu-mec --cpu "$T/m.csr"
+    restructure -u 7 "$T/m.csr" > "$T/r.csr"
+    within restructure 1 $((2 * $(stat -c %s "$T/r.csr"))) restructure -u 7 "$T/m.csr"
+}
+
+@test "gpu-scc --cpu, gpu-mec --cpu and restructure stay within their documented peak memory on a sparse MDP too" {
+    # 3M states, 1.5 choices and 2.25 transitions a state: the per-state arrays weigh more than on the dense one
+    randmdp -n 3000000 -c 2 -k 2 -e 0 -g 10 11 > "$T/m.csr"
+    CSR=$(stat -c %s "$T/m.csr")
+    within "gpu-scc --cpu" 1.4 $((8 * 3000000)) gpu-scc --cpu "$T/m.csr"
+    within "gpu-mec --cpu" 2.4 $((8 * 3000000)) gpu-mec --cpu "$T/m.csr"
+    restructure -u 7 "$T/m.csr" > "$T/r.csr"
+    within restructure 1 $((2 * $(stat -c %s "$T/r.csr"))) restructure -u 7 "$T/m.csr"
 }
 
 @test "GPU: gpu-scc and gpu-mec stay within 1.3 x CSR of host memory and 512 MiB for the CUDA driver" {
