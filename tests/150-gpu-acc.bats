@@ -111,3 +111,15 @@ setup() {
     run --separate-stderr gpu-acc --cpu -o "$BATS_TEST_TMPDIR/x" -a agree "$BATS_TEST_TMPDIR/c.csr"
     assert_failure 2
 }
+
+@test "gpu-acc --cpu gives a short lasso where nested DFS's stacks hold a long one" {
+    # 0 -> 2 -> 3 -> ... -> N -> 2 (a cycle through N, found first), and 0 -> 1 -> 1; "a" on 1 and N
+    N=100000
+    awk -v N=$N 'BEGIN { print N + 1, N + 2, N + 2; print 0, 0, 2, 1; print 0, 1, 1, 1; print 1, 0, 1, 1
+        for (s = 2; s < N; s++) print s, 0, s + 1, 1; print N, 0, 2, 1 }' > "$BATS_TEST_TMPDIR/l.tra"
+    printf '0="init" 1="a"\n0: 0\n1: 1\n%s: 1\n' $N > "$BATS_TEST_TMPDIR/l.lab"
+    prism2csr -l "$BATS_TEST_TMPDIR/l.lab" "$BATS_TEST_TMPDIR/l.tra" > "$BATS_TEST_TMPDIR/l.csr"
+    run gpu-acc --cpu -a a "$BATS_TEST_TMPDIR/l.csr"
+    assert_failure 3
+    assert_output "$(printf 'accepting cycle through state 1\nprefix: 0 1\ncycle: 1')"
+}

@@ -286,8 +286,9 @@ int main(int argc, char **argv)
     const uint8_t *within = NULL;
     double t0 = tool_seconds();
     if (use_cpu && algo == ALGO_NDFS) {
-        found = ref_acc_nested_dfs(&m, accepting, &lasso, &cs); /* its lasso comes free: the stacks */
-        have_lasso = found == 1;
+        /* its lasso, the two search stacks, can be as long as the model (3M + 3M states where 16 + 1
+         * do): the short one of acc_lasso_build below instead */
+        found = ref_acc_nested_dfs(&m, accepting, NULL, &cs);
     } else if (use_cpu) {
         found = algo == ALGO_OWCTY ? ref_acc_owcty(&m, accepting, survivors, &cs)
                                    : ref_acc_map(&m, accepting, &cycle_state, &cs);
@@ -304,9 +305,10 @@ int main(int argc, char **argv)
         status = -found == CSR_ERR_DEVICE ? (int)EXIT_GPU : (int)EXIT_BAD_INPUT;
         goto done;
     }
-    if (found && witness && !have_lasso) {
+    if (found && !have_lasso && (witness || (use_cpu && algo == ALGO_NDFS))) { /* (nested DFS: its state too) */
         /* the lasso on the host, inside what the search kept (OWCTY's
-         * fixpoint), else over all states (MAP: its state lies on a cycle) */
+         * fixpoint), else over all states (MAP: its state lies on a cycle;
+         * nested DFS): shortest paths by breadth-first search */
         int built = acc_lasso_build(&m, accepting, within, &lasso);
         if (built < 0) {
             tool_error("out of memory for the lasso");
