@@ -44,3 +44,17 @@ setup() {
     [ ! -e "$BATS_TEST_TMPDIR/out/dice.check" ] || fail "dice.check written"
     [ ! -e "$BATS_TEST_TMPDIR/out/dice.check.tmp" ] || fail "dice.check.tmp left"
 }
+
+@test "the experiments Makefile takes a relative MODELS from where make was called, and names what a missing model lacks" {
+    cd "$BATS_TEST_TMPDIR"
+    run make -s -C "$ROOT/examples/experiments" MODELS=models NAMES=dice OUT="$BATS_TEST_TMPDIR/rel" BIN="$BIN_DIR"
+    assert_success
+    assert_equal "$(cat "$BATS_TEST_TMPDIR/rel/dice.check")" "dice ok"
+    run make -s -C "$ROOT/examples/experiments" MODELS=no-such-dir NAMES=dice OUT="$BATS_TEST_TMPDIR/rel" BIN="$BIN_DIR"
+    assert_failure
+    assert_output --partial "MODELS=no-such-dir: no such directory"
+    run make -s -C "$ROOT/examples/experiments" MODELS=models NAMES=nosuch OUT="$BATS_TEST_TMPDIR/rel" BIN="$BIN_DIR"
+    assert_failure
+    assert_output --partial "models/nosuch.tra or nosuch.lab (plain or .gz)"
+    [[ "$output" != *usage:* ]] || fail "prism2csr's help: $output"
+}
