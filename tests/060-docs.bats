@@ -103,6 +103,18 @@ load helper
     grep -q 'where the model has labels' "$ROOT/man/csrexport.1" || fail "csrexport.1"
 }
 
+@test "the README's exit statuses are the tools' own: gpu-acc's missing GPU is 4" {
+    grep -q '`gpu-acc`: 4' "$ROOT/README.md" || fail "README: gpu-acc's 4"
+    nvidia-smi -L >/dev/null 2>&1 && skip "a GPU is here"
+    prism2csr -l "$MODELS/fmsd_fig1.lab" "$MODELS/fmsd_fig1.tra" > "$BATS_TEST_TMPDIR/f.csr"
+    run gpu-acc -a s3 "$BATS_TEST_TMPDIR/f.csr"
+    assert_failure 4
+    for tool in gpu-scc gpu-mec; do
+        run "$tool" "$BATS_TEST_TMPDIR/f.csr"
+        assert_failure 3
+    done
+}
+
 @test "make install puts the tools and man pages under DESTDIR and PREFIX, where they work, and make uninstall removes them" {
     dest="$BATS_TEST_TMPDIR/stage"
     run make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/opt/mdp-gpu
