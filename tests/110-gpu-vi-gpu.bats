@@ -328,6 +328,16 @@ vi_check_gpu() {
     done
 }
 
+@test "GPU: gpu-vi ends a billion-step bound where a watched step changes nothing, with --cpu's values to the last bit" {
+    f=$(model_csr coin2)
+    for p in 'Pmax=? [ F<=1000000000 "fin_c0" ]' 'Pmin=? [ F<=1000000000 "fin_c0" ]'; do
+        run timeout 120 gpu-vi -o "$BATS_TEST_TMPDIR/gpu.vec" -p "$p" "$f"
+        assert_success
+        gpu-vi --cpu -o "$BATS_TEST_TMPDIR/cpu.vec" -p "$p" "$f" > /dev/null
+        cmp "$BATS_TEST_TMPDIR/gpu.vec" "$BATS_TEST_TMPDIR/cpu.vec" || fail "$p"
+    done
+}
+
 @test "GPU: gpu-vi expected rewards equal --cpu's on random MDPs with rewards, Rmin and Rmax, whole and split" {
     for seed in 1 2 3; do
         randmdp -n 3000 -c 3 -k 3 -e 2 -l 60 -g 3 -r $((seed * 15)) "$seed" > "$BATS_TEST_TMPDIR/r.csr"

@@ -14,12 +14,13 @@ using gpu::thread_count;
 using gpu::thread_index;
 
 /* One Jacobi step of ref_reach_bounded: y(s) = opt over s's choices of sum
- * p x(t), or x(s) where s is fixed (a target, avoided, without choices).
- * A thread per state, grid-stride. */
+ * p x(t), or x(s) where s is fixed (a target, avoided, without choices);
+ * *changed set where some y(s) != x(s) (changed NULL: not watched).  A
+ * thread per state, grid-stride. */
 static __global__ void bounded_step(uint64_t n, const uint64_t *__restrict__ sc, const uint64_t *__restrict__ ct,
                                     const uint32_t *__restrict__ tg, const double *__restrict__ pr,
                                     const uint8_t *__restrict__ fixed, int maximize, const double *__restrict__ x,
-                                    double *__restrict__ y)
+                                    double *__restrict__ y, int *changed)
 {
     for (uint64_t s = thread_index(); s < n; s += thread_count()) {
         if (fixed[s]) {
@@ -34,6 +35,8 @@ static __global__ void bounded_step(uint64_t n, const uint64_t *__restrict__ sc,
             best = maximize ? fmax(best, sum) : fmin(best, sum);
         }
         y[s] = best;
+        if (changed && best != x[s])
+            *changed = 1;
     }
 }
 
@@ -67,12 +70,27 @@ int resident_bounded(resident_model &r, const csr_model *m, const reach_query *q
     free(fixed);
     const unsigned blocks = grid_for(n, 256);
     double *from = x.p, *to = y.p;
+    /* every BOUNDED_WATCH-th step watched: one that changes nothing leaves every later one the same, the
+     * values final (ref_reach_bounded's early end; a billion steps on coin2 otherwise run for an hour) */
+    enum { BOUNDED_WATCH = 64 };
+    device_array<int> flag;
+    if (e == cudaSuccess && steps >= BOUNDED_WATCH && (rc = flag.alloc(1, NULL, status)))
+        return rc;
     for (uint64_t i = 0; e == cudaSuccess && i < steps; i++) {
-        bounded_step<<<blocks, 256>>>(n, d.sc, d.ct, d.tg, r.probabilities.p, fx.p, q->maximize, from, to);
-        e = cudaGetLastError();
+        const int watch = flag.p && i % BOUNDED_WATCH == BOUNDED_WATCH - 1;
+        if (watch)
+            e = cudaMemsetAsync(flag.p, 0, sizeof(int));
+        bounded_step<<<blocks, 256>>>(n, d.sc, d.ct, d.tg, r.probabilities.p, fx.p, q->maximize, from, to,
+                                      watch ? flag.p : NULL);
+        if (e == cudaSuccess)
+            e = cudaGetLastError();
         double *swap = from;
         from = to;
         to = swap;
+        int changed = 1;
+        if (watch && e == cudaSuccess && (e = cudaMemcpy(&changed, flag.p, sizeof changed, cudaMemcpyDeviceToHost)) ==
+                                             cudaSuccess && !changed)
+            break;
     }
     if (e == cudaSuccess)
         e = cudaMemcpy(values, from, n * 8, cudaMemcpyDeviceToHost);
