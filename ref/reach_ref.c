@@ -384,6 +384,18 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
 
 /* ---- step-bounded reachability ---------------------------------------------- */
 
+static reach_progress_fn bounded_progress;
+
+void reach_set_bounded_progress(reach_progress_fn fn)
+{
+    bounded_progress = fn;
+}
+
+reach_progress_fn reach_bounded_progress(void)
+{
+    return bounded_progress;
+}
+
 int ref_reach_bounded(const csr_model *m, const reach_query *q, uint64_t steps, double *values)
 {
     const uint64_t n = m->num_states;
@@ -395,6 +407,8 @@ int ref_reach_bounded(const csr_model *m, const reach_query *q, uint64_t steps, 
         cur[s] = q->target[s] ? 1.0 : 0.0;
     int changed = 1;
     for (uint64_t i = 0; i < steps && changed; i++) {
+        if (bounded_progress && i % 1024 == 1023)
+            bounded_progress(i, steps);
         changed = 0; /* a step that changes nothing leaves every later one the same: the values are final */
         for (uint64_t s = 0; s < n; s++) {
             uint64_t kb = m->state_choices[s], ke = m->state_choices[s + 1];

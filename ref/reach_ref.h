@@ -70,6 +70,16 @@ int ref_reach_pi(const reach_system *y, const reach_options *options, double eps
  */
 int ref_reach_bounded(const csr_model *model, const reach_query *query, uint64_t steps, double *values);
 
+/*
+ * What a long step-bounded iteration reports as it goes (ref_reach_bounded
+ * every 1024 steps, the GPU's every 64): fn(steps done, steps asked), or
+ * NULL (the default) for nothing.  One for the process: the tools set it
+ * where standard error is a terminal (gpu-vi's "step N of M").
+ */
+typedef void (*reach_progress_fn)(uint64_t done, uint64_t total);
+void reach_set_bounded_progress(reach_progress_fn fn);
+reach_progress_fn reach_bounded_progress(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -383,3 +383,21 @@ for k, x in stats.items():
         assert len("".join(digits).lstrip("0")) <= 6, (k, x)
 PY
 }
+
+@test "gpu-vi shows a long step bound's progress on a terminal, and clears it, and says nothing of it elsewhere" {
+    command -v script >/dev/null || skip "no script(1) here (util-linux)"
+    # 99 states that reach the goal with probability 1e-5 a step: a double's fixpoint after about 2.5M steps
+    awk 'BEGIN { n = 100; print n, 2 * (n - 1) + 1; for (i = 0; i < n - 1; i++) { print i, i, 0.99999; print i, n - 1, 0.00001 }
+                 print n - 1, n - 1, 1 }' > "$BATS_TEST_TMPDIR/slow.tra"
+    printf '0="init" 1="goal"\n0: 0\n99: 1\n' > "$BATS_TEST_TMPDIR/slow.lab"
+    prism2csr -l "$BATS_TEST_TMPDIR/slow.lab" "$BATS_TEST_TMPDIR/slow.tra" > "$BATS_TEST_TMPDIR/slow.csr"
+    p='P=? [ F<=1000000000 "goal" ]'
+    run env CSR_TEST_PROGRESS_AFTER=0 script -qec "gpu-vi --cpu -p '$p' '$BATS_TEST_TMPDIR/slow.csr'" /dev/null
+    assert_success
+    [[ "$output" =~ gpu-vi:\ step\ [0-9]+\ of\ 1000000000 ]] || fail "no progress: $output"
+    [[ "$output" == *$'\r\033[K'"$p: 0.9999999999"* ]] || fail "not cleared: $output"
+    run --separate-stderr env CSR_TEST_PROGRESS_AFTER=0 gpu-vi --cpu -p "$p" "$BATS_TEST_TMPDIR/slow.csr"
+    assert_success
+    assert_equal "$stderr" ""
+    assert_output --regexp '^P=\? \[ F<=1000000000 "goal" \]: 0\.9999999999[0-9]*$'
+}

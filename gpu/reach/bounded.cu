@@ -6,6 +6,7 @@
 
 #include "cuda_check.h"
 #include "launch.h"
+#include "reach_ref.h"
 #include "resident.h"
 
 using gpu::device_array;
@@ -88,6 +89,8 @@ int resident_bounded(resident_model &r, const csr_model *m, const reach_query *q
         from = to;
         to = swap;
         int changed = 1;
+        if (watch && reach_bounded_progress())
+            reach_bounded_progress()(i, steps);
         if (watch && e == cudaSuccess && (e = cudaMemcpy(&changed, flag.p, sizeof changed, cudaMemcpyDeviceToHost)) ==
                                              cudaSuccess && !changed)
             break;

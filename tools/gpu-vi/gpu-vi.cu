@@ -36,6 +36,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "gpu.h"
@@ -573,6 +574,30 @@ static int write_values(const char *path, const csr_model *m, const double *valu
     return rc;
 }
 
+/* Step-bounded progress on a terminal (reach_set_bounded_progress): "step N
+ * of M" from a second on, at most four times a second, cleared after the
+ * property (progress_clear). */
+static double progress_start, progress_last, progress_after = 1.0; /* (CSR_TEST_PROGRESS_AFTER: the tests' 0) */
+static int progress_shown;
+
+static void progress_show(uint64_t done, uint64_t total)
+{
+    const double now = tool_seconds();
+    if (now - progress_start < progress_after || now - progress_last < 0.25)
+        return;
+    progress_last = now;
+    progress_shown = 1;
+    fprintf(stderr, "\r%s: step %llu of %llu", tool_name, (unsigned long long)done, (unsigned long long)total);
+}
+
+static void progress_clear(void)
+{
+    if (progress_shown)
+        fputs("\r\033[K", stderr);
+    progress_shown = 0;
+    progress_start = progress_last = tool_seconds();
+}
+
 /* A value as PRISM prints it ("Infinity" for an expected reward never paid off). */
 static void print_value(const char *before, double v)
 {
@@ -1084,6 +1109,10 @@ int main(int argc, char **argv)
         }
     }
     const vi_run run = {&v, &m, &times, &engine, &cx, &pe};
+    if (isatty(STDERR_FILENO)) /* long step bounds say how far they are */
+        reach_set_bounded_progress(progress_show);
+    if (getenv("CSR_TEST_PROGRESS_AFTER"))
+        progress_after = atof(getenv("CSR_TEST_PROGRESS_AFTER"));
     for (size_t i = 0; !rc && !exit_status && i < file.count; i++) {
         if (!chosen[i])
             continue;
@@ -1092,7 +1121,10 @@ int main(int argc, char **argv)
         gpu_reach_reset_stats(&cx);
         memset(&pe.pcx.stats, 0, sizeof pe.pcx.stats);
         pe.mec_rounds = 0;
-        if (!refused_by_parts(&v, p, &r) && (rc = check_property(&engine, &file, p, &v.reach, &r))) {
+        progress_clear();
+        const int checked = !refused_by_parts(&v, p, &r) && (rc = check_property(&engine, &file, p, &v.reach, &r));
+        progress_clear();
+        if (checked) {
             check_result_free(&r);
             break;
         }
