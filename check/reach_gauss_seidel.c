@@ -35,8 +35,7 @@
 #include <string.h>
 
 #include "reach_internal.h"
-
-#define GS_OVI_MIN_VERIFY 64
+#include "reach_ref.h"
 
 /* One state's best sums over its choices at l (*bl) and at u (*bu). */
 static inline void best_sums(const reach_system *y, uint64_t s, const double *l, const double *u, int both,
@@ -79,12 +78,8 @@ int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps
     const int relative = o->relative;
     *sweeps = 0;
     *difference = INFINITY;
-    int guessing = 0; /* an expected reward without an upper bound: optimistic value iteration */
-    for (uint64_t s = 0; s < n; s++)
-        if (!y->fixed[s] && isinf(upper[s])) {
-            guessing = 1;
-            break;
-        }
+    /* an expected reward without an upper bound: optimistic value iteration */
+    const int guessing = !ref_reach_upper_bounded(y, upper);
     double *kept = NULL;
     if (guessing) {
         if (!(kept = malloc((n ? n : 1) * sizeof *kept)))
@@ -148,11 +143,8 @@ int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps
         if (!verified) {
             if (!rose && !crossed) {
                 verified = 1;
-            } else if (crossed || !changed ||
-                       it - guess_at > (guess_at - phase_start > GS_OVI_MIN_VERIFY ? guess_at - phase_start
-                                                                                   : GS_OVI_MIN_VERIFY)) {
-                memcpy(upper, kept, n * sizeof *kept); /* the guess failed */
-                below = 1;
+            } else if (reach_ovi_guess_dropped(crossed, changed, it, guess_at, phase_start)) {
+                below = 1; /* the guess failed (upper: unread until the next guess overwrites it) */
                 eps_vi /= 2;
                 phase_start = it;
                 continue;

@@ -152,6 +152,18 @@ static inline REACH_HOST_DEVICE double reach_difference(double newer, double old
  * a guess that cannot be verified, as where a Bellman sum of the guess
  * exceeds it by rounding alone, would otherwise be guessed again forever. */
 #define REACH_OVI_MAX_GUESSES 16
+#define REACH_OVI_MIN_VERIFY 64 /* sweeps a guess may take to be verified, at least */
+
+/* Whether a guess not verified by the sweep just done is dropped: it crossed
+ * the lower bound, the sweep changed nothing, or it has taken more sweeps
+ * since it was made (at it) than value iteration took to make it (at
+ * guess_at, from phase_start), at least REACH_OVI_MIN_VERIFY. */
+static inline REACH_HOST_DEVICE int reach_ovi_guess_dropped(int crossed, int changed, uint64_t it, uint64_t guess_at,
+                                                            uint64_t phase_start)
+{
+    const uint64_t took = guess_at - phase_start;
+    return crossed || !changed || it - guess_at > (took > REACH_OVI_MIN_VERIFY ? took : REACH_OVI_MIN_VERIFY);
+}
 
 /* ---- certified policy iteration (REACH_PI; ref/reach_pi.c, gpu/reach/pi.cu) ----
  * The constants both implementations share. */

@@ -153,20 +153,24 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* ref_reach_iterate on sub's system from l, u (f64[sub n]), certified policy
- * iteration's warm-up ending early (reach_options.pi_warmup_early); its
- * iterations counted. */
-static int iterate_sub(const topo_pass *t, reach_subsystem *sub, double eps, double *l, double *u)
+/* Whether sub's members (its first `members` states, the only ones with
+ * choices) have one choice each: a chain, no policy to choose. */
+static int one_choice_each(const reach_subsystem *sub, uint64_t members)
+{
+    return sub->y.num_choices == members;
+}
+
+/* ref_reach_iterate on sub's system (its first `members` states unfixed)
+ * from l, u (f64[sub n]), certified policy iteration's warm-up ending early,
+ * or none for a chain (reach_options.pi_warmup_early); its iterations
+ * counted. */
+static int iterate_sub(const topo_pass *t, reach_subsystem *sub, uint64_t members, double eps, double *l, double *u)
 {
     uint64_t its = 0;
     double diff = 0.0;
     reach_options o = *t->o;
-    o.pi_warmup_early = 1; /* (herman 15: 32 of 512 sweeps over 14.3M transitions, then 13 products) */
-    uint64_t members = 0;
-    for (uint64_t i = 0; i < sub->y.num_states; i++)
-        members += !sub->y.fixed[i];
-    if (sub->y.num_choices == members) /* one choice a state: no policy to choose, the warm-up for nothing */
-        o.pi_warmup_early = 2;
+    /* (herman 15: 32 of 512 sweeps over 14.3M transitions, then 13 products; its chain, none) */
+    o.pi_warmup_early = one_choice_each(sub, members) ? 2 : 1;
     int rc = ref_reach_iterate(&sub->y, &o, eps, l, u, &its, &diff, NULL);
     *t->iterations += its;
     return rc;
@@ -201,7 +205,7 @@ static int solve_at(const topo_pass *t, reach_subsystem *sub, uint64_t nc, doubl
         else
             u[i] = l[i];
     }
-    const int rc = iterate_sub(t, sub, e, l, u);
+    const int rc = iterate_sub(t, sub, nc, e, l, u);
     if (reach_answered(rc))
         memcpy(at_upper ? sub->upper : sub->lower, at_upper ? u : l, nc * sizeof *l);
     return rc;
@@ -231,11 +235,13 @@ static int solve_core(const topo_pass *t, uint32_t *core, uint64_t nc, int last)
     const int pi = o->method == REACH_PI && !(sub.y.mec && sub.y.num_mecs) &&
                    o->max_iterations >= reach_pi_jacobi_limit() && d > 0.0 && room > 0.0 && !isinf(d);
     double *l = NULL;
+    /* interval iteration's target: no room left (rounding through a minimiser's states alone), just past
+     * d, which the iteration reaches, the caller's check of the whole system going on from there */
+    const double target = room == 0.0 ? 1.5 * d : last ? t->eps : d + room / 2;
     /* Gauss-Seidel first, unless the core is small, or a chain of one choice a state (herman's: one
      * linear solve of policy iteration, 23 products, against 240 sweeps) */
-    if (!rc && o->method != REACH_VI && !(sub.y.mec && sub.y.num_mecs) && sub.y.num_choices > nc &&
+    if (!rc && o->method != REACH_VI && !(sub.y.mec && sub.y.num_mecs) && !one_choice_each(&sub, nc) &&
         nc >= core_gs_min_states()) {
-        const double target = room == 0.0 ? 1.5 * d : last ? t->eps : d + room / 2;
         uint64_t its = 0;
         double diff = 0.0;
         const uint64_t budget = sub.y.choice_reward ? CORE_SWEEPS_REWARDS : CORE_SWEEPS_PROBABILITIES;
@@ -250,10 +256,7 @@ static int solve_core(const topo_pass *t, uint32_t *core, uint64_t nc, int last)
             rc = grc;
     }
     if (!rc && !pi) {
-        /* no room left (rounding through a minimiser's states alone): just past d, which the
-         * iteration reaches; the caller's check of the whole system goes on from there */
-        const double target = room == 0.0 ? 1.5 * d : last ? t->eps : d + room / 2;
-        rc = iterate_sub(t, &sub, target, sub.lower, sub.upper);
+        rc = iterate_sub(t, &sub, nc, target, sub.lower, sub.upper);
     } else if (!rc && !(l = malloc(2 * n * sizeof *l))) {
         rc = CSR_ERR_NOMEM;
     } else if (!rc) {
@@ -329,7 +332,7 @@ static int solve_pending(const topo_pass *t, const uint32_t *pending, uint64_t n
             int rc = reach_subsystem_build(t->y, pending + x, 1, t->lower, t->upper, t->local_of, t->mec_local,
                                            &sub);
             if (!rc)
-                rc = iterate_sub(t, &sub, t->eps, sub.lower, sub.upper);
+                rc = iterate_sub(t, &sub, 1, t->eps, sub.lower, sub.upper);
             if (reach_answered(rc))
                 reach_subsystem_store(&sub, 1, t->lower, t->upper);
             reach_subsystem_free(&sub);
@@ -446,7 +449,7 @@ int reach_solve_topological(const reach_system *y, const reach_options *o, doubl
         o->topo_stats->core += iterated;
         o->topo_stats->cores += cores;
         o->topo_stats->sccs_alone += alone_sccs;
-        o->topo_stats->alone += (K ? end[K - 1] : 0) - iterated;
+        o->topo_stats->alone += unfixed - iterated;
     }
     if (rc)
         goto out;

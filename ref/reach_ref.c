@@ -228,8 +228,7 @@ static int ovi_iterate(const reach_system *y, const reach_options *o, double eps
         if (!verified) {
             if (!rose && !crossed) {
                 verified = 1;
-            } else if (crossed || !changed ||
-                       it - guess_at > (guess_at - phase_start > 64 ? guess_at - phase_start : 64)) {
+            } else if (reach_ovi_guess_dropped(crossed, changed, it, guess_at, phase_start)) {
                 below = 1; /* the guess failed */
                 eps_vi /= 2;
                 phase_start = it;
@@ -253,9 +252,7 @@ static int ovi_iterate(const reach_system *y, const reach_options *o, double eps
     return rc;
 }
 
-/* Whether every maybe state of y has a finite upper bound (an expected
- * reward's, once certified or verified). */
-static int upper_bounded(const reach_system *y, const double *upper)
+int ref_reach_upper_bounded(const reach_system *y, const double *upper)
 {
     for (uint64_t s = 0; s < y->num_states; s++)
         if (!y->fixed[s] && isinf(upper[s]))
@@ -283,11 +280,11 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
      * iteration found none, optimistic value iteration guesses one; where its
      * guesses fail, policy iteration from its lower bound (if not tried
      * yet) is the method that ends; then interval iteration from the bounds. */
-    if (ii && y->choice_reward && !upper_bounded(y, upper)) {
+    if (ii && y->choice_reward && !ref_reach_upper_bounded(y, upper)) {
         uint64_t ovi_it = 0;
         int orc = ovi_iterate(y, o, eps, lower, upper, &ovi_it, out_difference);
         it += ovi_it;
-        if (orc != CSR_ERR_NOT_CONVERGED || upper_bounded(y, upper)) {
+        if (orc != CSR_ERR_NOT_CONVERGED || ref_reach_upper_bounded(y, upper)) {
             *iterations = it;
             return orc;
         }
@@ -300,7 +297,7 @@ int ref_reach_iterate(const reach_system *y, const reach_options *o, double eps,
                 return prc;
             }
         }
-        if (!upper_bounded(y, upper)) { /* no sound upper bound: the lower one is all there is */
+        if (!ref_reach_upper_bounded(y, upper)) { /* no sound upper bound: the lower one is all there is */
             *iterations = it;
             return CSR_ERR_NOT_CONVERGED;
         }

@@ -70,6 +70,10 @@ int ref_reach_pi(const reach_system *y, const reach_options *options, double eps
  */
 int ref_reach_bounded(const csr_model *model, const reach_query *query, uint64_t steps, double *values);
 
+/* Whether every unfixed state of y has a finite upper bound (an expected
+ * reward's, once certified or verified; upper f64[n]). */
+int ref_reach_upper_bounded(const reach_system *y, const double *upper);
+
 /*
  * What a long step-bounded iteration reports as it goes (ref_reach_bounded
  * every 1024 steps, the GPU's every 64): fn(steps done, steps asked), or

@@ -404,6 +404,17 @@ static void brute_rewards(const struct mdp *m, unsigned target, const double *st
 
 /* reach_solve_reward and reach_solve_bounded against brute force on one MDP
  * (after check_values: its random draws come after those); 0 if all agree. */
+/* The topological solver's cores by Gauss-Seidel whatever their size
+ * (CSR_TEST_CORE_GS_MIN=0), their count kept in topo; or as the tools run it. */
+static void gauss_seidel_cores(int on, reach_options *o, reach_topo_stats *topo)
+{
+    o->topo_stats = on ? topo : NULL;
+    if (on)
+        setenv("CSR_TEST_CORE_GS_MIN", "0", 1);
+    else
+        unsetenv("CSR_TEST_CORE_GS_MIN");
+}
+
 static uint64_t pi_reward_certified; /* reward systems that certified policy iteration certified */
 static uint64_t gs_reward_cores;     /* reward cores that Gauss-Seidel solved (CSR_TEST_CORE_GS_MIN=0) */
 
@@ -451,11 +462,7 @@ static int check_rewards_and_bounds(const struct mdp *m, const csr_model *model,
             e.budget = split == 1 ? 1 : UINT64_MAX;
             o.method = split >= 2 ? REACH_PI : REACH_II;
             o.topological = split >= 3;
-            o.topo_stats = split == 4 ? &topo : NULL;
-            if (split == 4)
-                setenv("CSR_TEST_CORE_GS_MIN", "0", 1);
-            else
-                unsetenv("CSR_TEST_CORE_GS_MIN");
+            gauss_seidel_cores(split == 4, &o, &topo);
             if (reach_solve_reward(&e, &q, state_reward, flat, &o, got, NULL, NULL, &st)) {
                 fprintf(stderr, "oracle: seed %llu: reach_solve_reward failed\n", (unsigned long long)seed);
                 return 1;
@@ -778,11 +785,7 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
                 continue;
             o.method = split >= 3 ? REACH_PI : REACH_II;
             o.topological = split >= 4;
-            o.topo_stats = split == 5 ? &topo : NULL;
-            if (split == 5)
-                setenv("CSR_TEST_CORE_GS_MIN", "0", 1);
-            else
-                unsetenv("CSR_TEST_CORE_GS_MIN");
+            gauss_seidel_cores(split == 5, &o, &topo);
             reach_stats st;
             memset(&st, 0, sizeof st);
             /* split 2, one MDP in 8 (its Jacobi sweeps take 10x the
