@@ -37,38 +37,98 @@
 #include "reach_internal.h"
 #include "reach_ref.h"
 
-/* One state's best sums over its choices at l (*bl) and at u (*bu). */
-static inline void best_sums(const reach_system *y, uint64_t s, const double *l, const double *u, int both,
-                             double *bl, double *bu)
+/* What one sweep found: the largest difference (u - l where `both`, else
+ * the change of l), and whether any bound changed, any B(u) exceeded u, any
+ * upper bound fell below the lower one. */
+typedef struct sweep_result {
+    double diff;
+    int changed, rose, crossed;
+} sweep_result;
+
+/*
+ * One sweep over the unfixed states in `order` (u32[m], the sweep's order):
+ * each state's best choice sums at l (and at u where `both`), in place.
+ * Inlined with `both`, `max` and `rewarded` constant, one loop each of the
+ * eight kinds (no tests of the kind per choice).  The largest difference is
+ * tracked by a product (d > diff scale); a quotient only where it grows.
+ */
+static inline __attribute__((always_inline)) void sweep(const reach_system *y, const uint32_t *order, uint64_t m,
+                                                        int relative, int both, int max, int rewarded, double *l,
+                                                        double *u, sweep_result *r)
 {
-    const int max = y->maximize;
-    double best_l = 0.0, best_u = 0.0;
-    for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
-        double ql = y->choice_reward ? y->choice_reward[k] : 0.0, qu = ql;
-        const uint64_t je = y->choice_transitions[k + 1];
-        if (both) {
-            for (uint64_t j = y->choice_transitions[k]; j < je; j++) {
-                const double p = y->probabilities[j];
-                const uint32_t t = y->targets[j];
-                ql += p * l[t];
-                qu += p * u[t];
+    const uint64_t *sc = y->state_choices, *ct = y->choice_transitions;
+    const uint32_t *tg = y->targets;
+    const double *pr = y->probabilities, *rew = y->choice_reward;
+    double diff = 0.0;
+    int changed = 0, rose = 0, crossed = 0;
+    for (uint64_t i = 0; i < m; i++) {
+        const uint32_t s = order[i];
+        double bl = 0.0, bu = 0.0;
+        for (uint64_t k = sc[s], ke = sc[s + 1]; k < ke; k++) {
+            double ql = rewarded ? rew[k] : 0.0, qu = ql;
+            for (uint64_t j = ct[k], je = ct[k + 1]; j < je; j++) {
+                ql += pr[j] * l[tg[j]];
+                if (both)
+                    qu += pr[j] * u[tg[j]];
             }
-        } else {
-            for (uint64_t j = y->choice_transitions[k]; j < je; j++)
-                ql += y->probabilities[j] * l[y->targets[j]];
+            if (k == sc[s]) {
+                bl = ql;
+                bu = qu;
+            } else if (max) {
+                bl = ql > bl ? ql : bl;
+                bu = qu > bu ? qu : bu;
+            } else {
+                bl = ql < bl ? ql : bl;
+                bu = qu < bu ? qu : bu;
+            }
         }
-        if (k == y->state_choices[s]) {
-            best_l = ql;
-            best_u = qu;
-        } else {
-            if (max ? ql > best_l : ql < best_l)
-                best_l = ql;
-            if (max ? qu > best_u : qu < best_u)
-                best_u = qu;
+        const double ol = l[s], nl = bl > ol ? bl : ol;
+        if (!both) {
+            changed |= nl != ol;
+            l[s] = nl;
+            const double d = nl - ol, scale = relative ? nl : 1.0;
+            if (!(d <= diff * scale)) { /* rarely: a new largest change (or an infinite one) */
+                const double e = reach_difference(nl, ol, relative);
+                diff = e > diff ? e : diff;
+            }
+            continue;
+        }
+        const double ou = u[s];
+        double nu = bu < ou ? bu : ou;
+        rose |= bu > ou;
+        if (nu < nl) { /* rounding, or (guessing) a guess below the lower bound */
+            crossed = 1;
+            nu = nl;
+        }
+        changed |= (nl != ol) | (nu != ou);
+        l[s] = nl;
+        u[s] = nu;
+        const double d = nu - nl, scale = relative ? nu : 1.0;
+        if (!(d <= diff * scale)) {
+            const double e = reach_difference(nu, nl, relative);
+            diff = e > diff ? e : diff;
         }
     }
-    *bl = best_l;
-    *bu = best_u;
+    r->diff = diff;
+    r->changed = changed;
+    r->rose = rose;
+    r->crossed = crossed;
+}
+
+static void sweep_of_kind(const reach_system *y, const uint32_t *order, uint64_t m, int relative, int both,
+                          double *l, double *u, sweep_result *r)
+{
+    const int max = y->maximize != 0, rewarded = y->choice_reward != NULL;
+    switch (both * 4 + max * 2 + rewarded) {
+    case 0: sweep(y, order, m, relative, 0, 0, 0, l, u, r); break;
+    case 1: sweep(y, order, m, relative, 0, 0, 1, l, u, r); break;
+    case 2: sweep(y, order, m, relative, 0, 1, 0, l, u, r); break;
+    case 3: sweep(y, order, m, relative, 0, 1, 1, l, u, r); break;
+    case 4: sweep(y, order, m, relative, 1, 0, 0, l, u, r); break;
+    case 5: sweep(y, order, m, relative, 1, 0, 1, l, u, r); break;
+    case 6: sweep(y, order, m, relative, 1, 1, 0, l, u, r); break;
+    default: sweep(y, order, m, relative, 1, 1, 1, l, u, r); break;
+    }
 }
 
 int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps, uint64_t budget, int backwards,
@@ -80,11 +140,22 @@ int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps
     *difference = INFINITY;
     /* an expected reward without an upper bound: optimistic value iteration */
     const int guessing = !ref_reach_upper_bounded(y, upper);
+    /* the unfixed states in the sweep's order */
+    uint64_t m = 0;
+    for (uint64_t s = 0; s < n; s++)
+        m += !y->fixed[s];
+    uint32_t *order = malloc((m ? m : 1) * sizeof *order);
     double *kept = NULL;
-    if (guessing) {
-        if (!(kept = malloc((n ? n : 1) * sizeof *kept)))
-            return CSR_ERR_NOMEM;
+    if (!order || (guessing && !(kept = malloc((n ? n : 1) * sizeof *kept)))) {
+        free(order);
+        return CSR_ERR_NOMEM;
+    }
+    if (guessing)
         memcpy(kept, upper, n * sizeof *kept);
+    for (uint64_t i = 0, j = 0; i < n; i++) {
+        const uint64_t s = backwards ? n - 1 - i : i;
+        if (!y->fixed[s])
+            order[j++] = (uint32_t)s;
     }
     const double cap = y->choice_reward ? INFINITY : 1.0;
     int below = guessing, verified = !guessing, rc = CSR_ERR_NOT_CONVERGED;
@@ -92,39 +163,10 @@ int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps
     uint64_t it = 0, phase_start = 0, guess_at = 0, guesses = 0;
     while (it < budget && it < o->max_iterations && !(guessing && guesses == 0 && it >= budget / 2)) {
         it++;
-        double diff = 0.0;
-        int changed = 0, rose = 0, crossed = 0;
-        for (uint64_t i = 0; i < n; i++) {
-            const uint64_t s = backwards ? n - 1 - i : i;
-            if (y->fixed[s])
-                continue;
-            double bl, bu;
-            best_sums(y, s, lower, upper, !below, &bl, &bu);
-            const double ol = lower[s], nl = bl > ol ? bl : ol;
-            if (below) {
-                const double d = reach_difference(nl, ol, relative);
-                if (d > diff)
-                    diff = d;
-                if (nl != ol) {
-                    lower[s] = nl;
-                    changed = 1;
-                }
-                continue;
-            }
-            const double ou = upper[s];
-            double nu = bu < ou ? bu : ou;
-            rose |= bu > ou;
-            if (nu < nl) { /* rounding, or (guessing) a guess below the lower bound */
-                crossed = 1;
-                nu = nl;
-            }
-            changed |= nl != ol || nu != ou;
-            lower[s] = nl;
-            upper[s] = nu;
-            const double d = reach_difference(nu, nl, relative);
-            if (d > diff)
-                diff = d;
-        }
+        sweep_result r;
+        sweep_of_kind(y, order, m, relative, !below, lower, upper, &r);
+        const double diff = r.diff;
+        const int changed = r.changed, rose = r.rose, crossed = r.crossed;
         *difference = diff;
         if (below) {
             if (diff <= eps_vi || !changed) {
@@ -162,6 +204,7 @@ int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps
     if (!verified)
         memcpy(upper, kept, n * sizeof *kept);
     free(kept);
+    free(order);
     *sweeps = it;
     return rc;
 }

@@ -17,12 +17,12 @@
 #define ALONE_STATES 1024 /* an SCC tried alone: at most this many states, or 1/16 of the system's */
 #define SELF_LOOP_LIMIT (1.0 - 1e-6)
 /* A core's sweeps of Gauss-Seidel interval iteration (reach_gauss_seidel)
- * before certified policy iteration takes over: probabilities (consensus
- * N=4 K=4 Pmin: 1,840 sweeps 0.77 s, policy iteration 1.19 s), expected
- * rewards (wlan 3: 132-1,021 sweeps 0.07-0.12 s against 0.26-0.81 s;
- * consensus's: 3,525-4,161 sweeps 1.2-1.5 s against 0.38-0.86 s) */
-#define CORE_SWEEPS_PROBABILITIES 4096
-#define CORE_SWEEPS_REWARDS 1280
+ * before certified policy iteration takes over, probabilities and expected
+ * rewards alike (consensus N=4 K=4 Pmin: 1,840 sweeps 0.3-0.4 s, policy
+ * iteration 1.19 s; wlan 5's maximal expected rewards: 1,558-1,836 sweeps
+ * 0.9 s, policy iteration 4.2-5.1 s; consensus's expected steps: 1,477-2,113
+ * sweeps, as many instructions as policy iteration after 640) */
+#define CORE_SWEEPS 4096
 /* A core of fewer states goes to policy iteration directly: its solves cost
  * little there and answer to some ulps (consensus N=2's expected steps: 75,
  * where Gauss-Seidel's bounds give 75 +- 1e-6 and R<=75 would say false) */
@@ -244,8 +244,7 @@ static int solve_core(const topo_pass *t, uint32_t *core, uint64_t nc, int last)
         nc >= core_gs_min_states()) {
         uint64_t its = 0;
         double diff = 0.0;
-        const uint64_t budget = sub.y.choice_reward ? CORE_SWEEPS_REWARDS : CORE_SWEEPS_PROBABILITIES;
-        const int grc = reach_gauss_seidel(&sub.y, o, target, budget, 1, sub.lower, sub.upper, &its, &diff);
+        const int grc = reach_gauss_seidel(&sub.y, o, target, CORE_SWEEPS, 1, sub.lower, sub.upper, &its, &diff);
         *t->iterations += its;
         if (grc == CSR_OK) {
             if (o->topo_stats)

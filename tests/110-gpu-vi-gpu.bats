@@ -419,3 +419,24 @@ PY
         value_close "${output##*: }" 1.2014594670294494 || fail "--method $method: $output"
     done
 }
+
+@test "GPU: gpu-vi answers an expected reward by optimistic value iteration first, policy iteration after its iterations, the same values" {
+    prism2csr "$DATA/qvbs/wlan.2.COL0.umb" > "$BATS_TEST_TMPDIR/w.csr"
+    for prop in time_max cost_min; do
+        want=$(gpu-vi --cpu -P "$DATA/qvbs/wlan.props" --const COL=0 --property $prop "$BATS_TEST_TMPDIR/w.csr")
+        # the default: optimistic value iteration ends it, policy iteration untried
+        run --separate-stderr gpu-vi --stats=json -P "$DATA/qvbs/wlan.props" --const COL=0 --property $prop "$BATS_TEST_TMPDIR/w.csr"
+        assert_success
+        value_close "${output##*: }" "${want##*: }" || fail "$prop: $output, --cpu $want"
+        [[ "$stderr" =~ \"ovi_guesses\":\ ?([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] || fail "$prop: $stderr"
+        [[ "$stderr" =~ \"attempts\":\ ?0, ]] || fail "$prop: $stderr"
+        # 16 iterations, then policy iteration; 0: policy iteration first
+        for first in 16 0; do
+            CSR_TEST_OVI_FIRST=$first run --separate-stderr gpu-vi --stats=json -P "$DATA/qvbs/wlan.props" --const COL=0 \
+                --property $prop "$BATS_TEST_TMPDIR/w.csr"
+            assert_success
+            value_close "${output##*: }" "${want##*: }" || fail "$prop $first: $output, --cpu $want"
+            [[ "$stderr" =~ \"attempts\":\ ?1, ]] || fail "$prop $first: $stderr"
+        done
+    done
+}
