@@ -438,5 +438,11 @@ PY
             value_close "${output##*: }" "${want##*: }" || fail "$prop $first: $output, --cpu $want"
             [[ "$stderr" =~ \"attempts\":\ ?1, ]] || fail "$prop $first: $stderr"
         done
+        # policy iteration from the a-priori bounds, where from the guesses' lower bound it would certify nothing
+        CSR_TEST_OVI_FIRST=16 CSR_TEST_PI_FROM_PRIORI=1 run --separate-stderr gpu-vi --stats=json -P "$DATA/qvbs/wlan.props" \
+            --const COL=0 --property $prop "$BATS_TEST_TMPDIR/w.csr"
+        assert_success
+        value_close "${output##*: }" "${want##*: }" || fail "$prop from the a-priori bounds: $output, --cpu $want"
+        [[ "$stderr" =~ \"attempts\":\ ?1, ]] || fail "$prop from the a-priori bounds: $stderr"
     done
 }

@@ -317,6 +317,13 @@ static __global__ void forget_upper(vi_view v)
         v.bounds[i].upper = v.reward ? CUDART_INF : 1.0;
 }
 
+/* An expected reward's maybe slots back to their a-priori bounds [0, INFINITY]. */
+static __global__ void forget_bounds(vi_view v)
+{
+    for (uint64_t i = thread_index(); i < v.nm; i += thread_count())
+        v.bounds[i] = vi_bounds{0.0, CUDART_INF};
+}
+
 /* Blocks of VI_THREADS for kernel over items threads: what the device holds
  * at once (the occupancy calculator: the step kernels are bounded to 40
  * registers, 6 blocks per SM, so fewer than SMs * maxThreadsPerSM /
@@ -620,12 +627,32 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
                     bool done = false;
                     forget_upper<<<grid_for(nm, VI_THREADS), VI_THREADS, 0, s>>>(v);
                     CUDA_TRY_LAUNCH();
-                    if (!pi_tried && pi_fits)
+                    const bool pi_now = !pi_tried && pi_fits;
+                    /* (CSR_TEST_PI_FROM_PRIORI: the tests' way to the second try below) */
+                    if (pi_now && !(ovi_first && getenv("CSR_TEST_PI_FROM_PRIORI")))
                         TRY(policy_iteration(&done));
                     if (done) {
                         verified = true;
                         rc = CSR_OK;
                         break;
+                    }
+                    if (!bounded && pi_now && ovi_first) {
+                        /* policy iteration from the guesses' lower bound certified nothing (wlan.6's
+                         * num_collisions with 8 sweep classes), where from the a-priori bounds it does:
+                         * once more from those, as policy iteration first would have */
+                        forget_bounds<<<grid_for(nm, VI_THREADS), VI_THREADS, 0, s>>>(v);
+                        CUDA_TRY_LAUNCH();
+                        TRY(policy_iteration(&done));
+                        if (done) {
+                            verified = true;
+                            rc = CSR_OK;
+                            break;
+                        }
+                        guesses = 0; /* (bounded or not: as after policy iteration first) */
+                        eps_vi = eps;
+                        phase_start = it;
+                        if (!bounded)
+                            continue;
                     }
                     if (!bounded)
                         break; /* CSR_ERR_NOT_CONVERGED with the lower bound */
