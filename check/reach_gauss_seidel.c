@@ -25,8 +25,7 @@
  * iteration took (at least 64) is dropped, eps_vi halved.
  *
  * It stops after `budget` sweeps, or half of them without a first guess
- * (value iteration creeping: consensus's expected rewards, a first guess
- * after 959 sweeps and none verified by 1,280), with the bounds reached
+ * (value iteration creeping), with the bounds reached
  * (valid; an upper bound never verified is not handed back), for certified
  * policy iteration to take over.
  */
@@ -87,7 +86,7 @@ static inline __attribute__((always_inline)) void sweep(const reach_system *y, c
             changed |= nl != ol;
             l[s] = nl;
             const double d = nl - ol, scale = relative ? nl : 1.0;
-            if (!(d <= diff * scale)) { /* rarely: a new largest change (or an infinite one) */
+            if (!(d <= diff * scale)) { /* rarely: a new largest change */
                 const double e = reach_difference(nl, ol, relative);
                 diff = e > diff ? e : diff;
             }

@@ -509,7 +509,8 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
      * expected reward has no a-priori upper bound: optimistic value
      * iteration guesses one, and where REACH_OVI_MAX_GUESSES guesses fail or
      * GPU_REACH_OVI_FIRST iterations pass, policy iteration (if not tried
-     * yet) is the method that ends; without an upper bound the lower one is
+     * yet; where it certifies nothing, once more from the a-priori bounds)
+     * is the method that ends; without an upper bound the lower one is
      * all there is (CSR_ERR_NOT_CONVERGED). */
     uint64_t it = 0;
     double diff = INFINITY;
@@ -538,8 +539,10 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
      * maximal expected rewards: 1,952 iterations 1.5 s on 5M states, policy
      * iteration's 16,394 products 7.4 s and no certificate; consensus's
      * expected steps: 0.33 s, policy iteration 0.13 s) */
-    const uint64_t ovi_first_its = ovi_first_limit();
-    const bool ovi_first = cs.reward && !bounded && ovi_first_its > 0;
+    /* (half the iterations allowed at most, so that policy iteration has its turn under a small --max-iters) */
+    const uint64_t ovi_first_its =
+        ovi_first_limit() < o->max_iterations / 2 ? ovi_first_limit() : o->max_iterations / 2;
+    const bool ovi_first = o->method == REACH_PI && pi_fits && cs.reward && !bounded && ovi_first_its > 0;
     if (o->method == REACH_PI && pi_fits && !ovi_first) {
         bool done;
         TRY(policy_iteration(&done));
@@ -607,7 +610,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     double eps_vi = eps;
     uint64_t phase_start = 0, guess_at = 0, guesses = 0;
     /* optimistic value iteration in place of policy iteration has had its iterations */
-    auto over_budget = [&]() { return o->method == REACH_PI && pi_fits && !pi_tried && it >= ovi_first_its; };
+    auto over_budget = [&]() { return ovi_first && !pi_tried && it >= ovi_first_its; };
     while (it < o->max_iterations) {
         const int step_ii = ii && !below;
         if (o->max_iterations - it >= VI_BATCH) {
