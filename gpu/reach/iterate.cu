@@ -625,8 +625,9 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         CUDA_TRY(cudaStreamSynchronize(s));
         memcpy(&diff, &h.difference_bits, sizeof diff);
         if (below) {
-            if (diff <= eps_vi || !h.changed || over_budget()) {
-                if (++guesses > REACH_OVI_MAX_GUESSES || over_budget()) { /* they keep failing, or take too long: hand over, or give up */
+            const bool late = over_budget();
+            if (diff <= eps_vi || !h.changed || late) {
+                if (++guesses > REACH_OVI_MAX_GUESSES || late) { /* they keep failing, or take too long: hand over, or give up */
                     bool done = false;
                     forget_upper<<<grid_for(nm, VI_THREADS), VI_THREADS, 0, s>>>(v);
                     CUDA_TRY_LAUNCH();
@@ -674,8 +675,9 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
         if (!verified) {
             if (!(h.flags & (VI_UPPER_ROSE | VI_UPPER_CROSSED))) {
                 verified = true;
-            } else if ((h.flags & VI_UPPER_CROSSED) || !h.changed || over_budget() ||
-                       it - guess_at > (guess_at - phase_start > 64 ? guess_at - phase_start : 64)) {
+            } else if (over_budget() ||
+                       reach_ovi_guess_dropped((h.flags & VI_UPPER_CROSSED) != 0, h.changed != 0, it, guess_at,
+                                               phase_start)) {
                 below = true; /* the guess failed */
                 eps_vi /= 2;
                 phase_start = it;
