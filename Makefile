@@ -67,7 +67,7 @@ HEADERS    := $(wildcard format/*.h check/*.h ref/*.h gpu/*.h gpu/*/*.h gpu/*/*.
 DEPS_STAMP := $(BUILD)/deps.ok
 
 .PHONY: all test test-gpu demo bench deps clean install uninstall
-all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier $(BUILD)/bench/csr2egr
+all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier $(BUILD)/bench/csr2egr $(BUILD)/bench/ringmdp
 
 # ---- packages ---------------------------------------------------------------
 deps: $(DEPS_STAMP)
@@ -141,6 +141,11 @@ $(OBJ)/%.cu.o: %.cu $(OBJ)/%.cu.d | $(DEPS_STAMP)
 $(BUILD)/bench/grid_barrier: bench/grid_barrier.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -o $@ $<
+
+# An MDP of known SCCs and MECs, as large as asked (bench/ringmdp.c).
+$(BUILD)/bench/ringmdp: bench/ringmdp.c tests/tools/xorshift.h $(LIBFORMAT) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(CPPFLAGS) -Itests/tools $(CFLAGS) $(WARN) -o $@ $< $(LIBFORMAT) $(LDLIBS)
 
 # A model's state graph in ECL-SCC's input format (bench/large.sh, ECL=).
 $(BUILD)/bench/csr2egr: bench/csr2egr.c $(LIBFORMAT) | $(DEPS_STAMP)

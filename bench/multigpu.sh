@@ -2,15 +2,17 @@
 # Several GPUs (issue 18): gpu-scc, gpu-mec and (with VI_QUERY) gpu-vi over -g P parts (gpu/multi.h)
 # beside the one-GPU decomposition (the lp engine, resident), in one run on
 # one machine.  The parts take the machine's GPUs in turn: with P GPUs or
-# more, one part a GPU (NCCL where it loads); with fewer, several parts share
-# a GPU (the simulated mode, device copies), which measures what splitting
-# costs, not what several GPUs gain.  Every label file is compared with the
-# one-GPU labels.
+# more, one part a GPU; with fewer, several parts share a GPU (the simulated
+# mode), which measures what splitting costs, not what several GPUs gain.
+# The exchange is --exchange's (auto: peer access where the GPUs map each
+# other's memory, else NCCL where it loads, else copies).  Every label file
+# is compared with the one-GPU labels.
 #
 #   bench/multigpu.sh [MODEL...]    default: leader8 phil7
 #
 # Models are NAME.csr in $LARGE (default /tmp/large; bench/large.sh --prepare
-# builds them).  PARTS (default "1 2 4 8"), RUNS (default 2, best of).
+# builds them).  PARTS (default "1 2 4 8"), EXCHANGES (--exchange of each
+# row, default "auto"; e.g. "peer copies nccl"), RUNS (default 2, best of).
 # Columns: the parts, the devices they ran on, the exchange, the foreign
 # states (copies of other parts' states, over all parts), the bytes exchanged,
 # label propagation's phases and exchange rounds (MECs: and the MEC rounds and
@@ -99,12 +101,14 @@ for name in "${names[@]}"; do
         done
     fi
     for p in ${PARTS:-1 2 4 8}; do
-        read -r res e2e devs ex foreign bytes phases rounds ok < <(run_best gpu-scc "$out/$name.one.sccs" "devices exchange foreign exchanged_bytes phases rounds" -- -g "$p")
+      for x in ${EXCHANGES:-auto}; do
+        read -r res e2e devs ex foreign bytes phases rounds ok < <(run_best gpu-scc "$out/$name.one.sccs" "devices exchange foreign exchanged_bytes phases rounds" -- -g "$p" --exchange "$x")
         scc_rows+=("| $name | $states | $trans | $p | $devs | $ex | $foreign | $bytes | $phases / $rounds | $res | $e2e | $ok |")
         echo "${scc_rows[-1]}" >&2
-        read -r res e2e devs ex foreign bytes phases rounds mrounds arounds ok < <(run_best gpu-mec "$out/$name.one.mecs" "devices exchange foreign exchanged_bytes phases lp_rounds rounds attractor_rounds" -- -g "$p")
+        read -r res e2e devs ex foreign bytes phases rounds mrounds arounds ok < <(run_best gpu-mec "$out/$name.one.mecs" "devices exchange foreign exchanged_bytes phases lp_rounds rounds attractor_rounds" -- -g "$p" --exchange "$x")
         mec_rows+=("| $name | $p | $devs | $ex | $foreign | $bytes | $mrounds / $phases / $rounds / $arounds | $res | $e2e | $ok |")
         echo "${mec_rows[-1]}" >&2
+      done
     done
 done
 echo "SCCs (gpu-scc; seconds):"

@@ -15,7 +15,11 @@
  * every part has a GPU of its own, else a device copy
  * (cudaMemcpyPeerAsync): the simulated mode, several parts on one GPU, that
  * runs the same partition, kernels and exchange lists where fewer GPUs are
- * lent.  format/MULTI-GPU.md is the design note.
+ * lent.  Where the devices map each other's memory (peer access: NVLink, or
+ * one device) the label propagation instead reads and raises the owners'
+ * labels in place, every part's pass at once, without rounds, and the pulls
+ * are gathers on the reader from the owner's arrays (GPU_EXCHANGE_PEER,
+ * auto's choice there).  format/MULTI-GPU.md is the design note.
  */
 #ifndef GPU_MULTI_H
 #define GPU_MULTI_H
@@ -32,9 +36,13 @@ extern "C" {
 #define GPU_PARTS_MAX_DEVICES 64
 
 typedef enum gpu_exchange {
-    GPU_EXCHANGE_AUTO = 0,  /* NCCL where every part has a device of its own and NCCL loads, else copies */
+    GPU_EXCHANGE_AUTO = 0,   /* peer where every pair of the devices maps the other's memory (one device:
+                                always), else NCCL where every part has a device of its own and NCCL
+                                loads, else copies */
     GPU_EXCHANGE_COPIES = 1, /* cudaMemcpyPeerAsync (any placement; the simulated mode) */
-    GPU_EXCHANGE_NCCL = 2    /* ncclSend/ncclRecv (one part a device, devices distinct) */
+    GPU_EXCHANGE_NCCL = 2,   /* ncclSend/ncclRecv (one part a device, devices distinct) */
+    GPU_EXCHANGE_PEER = 3    /* peer access (NVLink, or one device): kernels read and raise the owners'
+                                labels in place, no rounds (any placement where the devices map each other) */
 } gpu_exchange;
 
 typedef struct gpu_parts_options {
@@ -45,10 +53,11 @@ typedef struct gpu_parts_options {
 } gpu_parts_options;
 
 typedef struct gpu_parts_stats {
-    const char *exchange;      /* "nccl" or "copies" */
+    const char *exchange;      /* "peer", "nccl" or "copies" */
     uint64_t foreign;          /* foreign states over all parts (each part's copies of others' states) */
     uint64_t trimmed, trim_rounds; /* trimming first: states removed, rounds (ref_trim_partitioned's) */
-    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them after that trimming (equal to its counts);
+    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them after that trimming (equal to its counts;
+                                  peer: rounds are the passes over all parts at once);
                                   MECs: label propagation's, summed over the MEC rounds */
     uint64_t mec_rounds, attractor_rounds; /* MECs: SCC decompositions, attractor exchange rounds */
     uint64_t mecs, states_in_mecs, removed_states, removed_choices; /* MECs, as ref_mec_parts_stats */
@@ -58,7 +67,7 @@ typedef struct gpu_parts_stats {
     double upload_s, resident_s, download_s; /* seconds */
 } gpu_parts_stats;
 
-/* "nccl", "copies" or "auto"; gpu_exchange_by_name: -1 for an unknown name. */
+/* "auto", "copies", "nccl" or "peer"; gpu_exchange_by_name: -1 for an unknown name. */
 const char *gpu_exchange_name(gpu_exchange exchange);
 int gpu_exchange_by_name(const char *name);
 
@@ -78,9 +87,16 @@ int gpu_exchange_by_name(const char *name);
  * device) + 50 (own + foreign) (labels, liveness, class, trimming counts,
  * flags, queues, the transpose's offsets and its fill counters) + 12 (sends
  * + receives) bytes, and CUB's scan storage; while it is uploaded, 8 c_part
- * more.  Errors: CSR_ERR_USAGE
+ * more; peer: 8 foreign (each foreign state's owner and index there) + 16 P
+ * (every part's label arrays, one table a device) bytes more.  Peer: each
+ * phase's label propagation is passes over every part at once (one launch a
+ * part, each block sweeping its states twice while it raises a label, the
+ * foreign states' labels raised and read at their owners by atomics of
+ * system scope), until a pass raises nothing on any part; the labels equal
+ * the rounds' (the same fixpoint).  Errors: CSR_ERR_USAGE
  * (a part count or device list out of range, NCCL asked where it cannot
- * run), CSR_ERR_TOO_LARGE (2^32 - 1 states or more), CSR_ERR_NOMEM (host or
+ * run, peer asked where the devices do not map each other's memory),
+ * CSR_ERR_TOO_LARGE (2^32 - 1 states or more), CSR_ERR_NOMEM (host or
  * device memory), CSR_ERR_DEVICE (CUDA or NCCL, text in status).
  */
 int gpu_scc_partitioned(const csr_model *model, const gpu_parts_options *options, uint32_t *scc,
@@ -132,7 +148,8 @@ int gpu_reach_iterate_partitioned(const reach_system *system, const reach_option
 /*
  * Whether options' exchange can run for its parts before any work: NCCL
  * asked for (GPU_EXCHANGE_NCCL) takes one part a device, each device once,
- * and libnccl.so.2 loaded; auto and copies always run.  0, or
+ * and libnccl.so.2 loaded; peer (GPU_EXCHANGE_PEER) devices that map each
+ * other's memory (cudaDeviceCanAccessPeer); auto and copies always run.  0, or
  * CSR_ERR_USAGE with the reason in *status (what the partitioned entries
  * above would return once the model is partitioned; a tool that asks
  * several queries checks it first, so that the refusal is the run's).

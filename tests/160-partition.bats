@@ -95,7 +95,7 @@ setup() {
     assert_output "gpu-scc: bad --gpus '1,x' (device numbers, comma-separated, at most 64)"
     run gpu-scc --cpu --exchange smoke "$csr"
     assert_failure 2
-    assert_output "gpu-scc: bad --exchange 'smoke' (auto, copies or nccl)"
+    assert_output "gpu-scc: bad --exchange 'smoke' (auto, peer, copies or nccl)"
 }
 
 mec_counts() { # the MEC counts of a --stats=json object on stdin
@@ -146,7 +146,7 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
     assert_output "gpu-mec: bad --gpus '0,-1' (device numbers, comma-separated, at most 64)"
     run gpu-mec --cpu --exchange mpi "$csr"
     assert_failure 2
-    assert_output "gpu-mec: bad --exchange 'mpi' (auto, copies or nccl)"
+    assert_output "gpu-mec: bad --exchange 'mpi' (auto, peer, copies or nccl)"
 }
 
 @test "gpu-vi --cpu -g N (the iteration over parts on the CPU) gives every state the same bits with 1, 3 and 16 parts and PRISM's values on the shared models one core iterates in seconds, plain and restructured" {
@@ -210,4 +210,28 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
     run gpu-vi --cpu -g 0 -t fin_c0 -m min "$csr"
     assert_failure 2
     assert_output "gpu-vi: bad part count '0' (1 to 65536)"
+}
+
+@test "ringmdp's SCCs and MECs, known by construction, are Tarjan's, the basic MEC algorithm's and the CPU's rounds over parts, byte for byte" {
+    local args parts
+    for args in "-b 1 -k 1 -d 1" "-b 3 -k 4 -d 2" "-b 10 -k 1 -d 3" "-b 31 -k 7 -d 3" "-b 200 -k 50 -d 5" "-b 7 -k 2 -d 64"; do
+        # shellcheck disable=SC2086
+        "$ROOT/build/bench/ringmdp" $args -S "$BATS_TEST_TMPDIR/sccs" -M "$BATS_TEST_TMPDIR/mecs" 7 > "$BATS_TEST_TMPDIR/r.csr"
+        run gpu-scc --cpu "$BATS_TEST_TMPDIR/r.csr"
+        assert_success
+        assert_output "$(cat "$BATS_TEST_TMPDIR/sccs")"
+        run gpu-mec --cpu "$BATS_TEST_TMPDIR/r.csr"
+        assert_success
+        assert_output "$(cat "$BATS_TEST_TMPDIR/mecs")"
+        for parts in 2 5; do
+            gpu-scc --cpu -g $parts "$BATS_TEST_TMPDIR/r.csr" | cmp -s - "$BATS_TEST_TMPDIR/sccs" || fail "$args: SCCs over $parts parts"
+            gpu-mec --cpu -g $parts "$BATS_TEST_TMPDIR/r.csr" | cmp -s - "$BATS_TEST_TMPDIR/mecs" || fail "$args: MECs over $parts parts"
+        done
+    done
+    # every kind of block is there: MECs, SCCs without a MEC, trivial SCCs
+    grep -q -- - "$BATS_TEST_TMPDIR/mecs" || fail "no state outside the MECs"
+    [ "$(sort -u "$BATS_TEST_TMPDIR/sccs" | wc -l)" -lt 14 ] || fail "no SCC of several states"
+    run "$ROOT/build/bench/ringmdp" -b 0 1
+    assert_failure 2
+    assert_output --partial "bad arguments"
 }

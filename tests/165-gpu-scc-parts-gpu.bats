@@ -1,13 +1,15 @@
 #!/usr/bin/env bats
 # bats file_tags=gpu
 # gpu-scc over parts (issue 18; gpu/multi.h): the model split into -g N parts
-# of contiguous states, label propagation over the parts with the foreign
-# states' labels exchanged between rounds, after trimming over the parts; on
-# the one lent GPU every part
-# shares it (the simulated mode, device copies between parts).  Against
-# Tarjan (--cpu, byte for byte), the CPU's rounds over the same parts
-# (--cpu -g N: the same phases and rounds) and brute force (the oracle's
-# random MDPs).  Skipped where there is no GPU.
+# of contiguous states, label propagation over the parts after trimming over
+# them: with --exchange copies the foreign states' labels exchanged between
+# rounds, the CPU's rounds; with peer (auto's choice on one GPU and over
+# NVLink) the owners' labels read and raised in place.  Where there are fewer
+# GPUs than parts, parts share a GPU (the simulated mode).  Against Tarjan
+# (--cpu, byte for byte), the CPU's rounds over the same parts (--cpu -g N:
+# the same phases and rounds) and brute force (the oracle's random MDPs).
+# The same expectations on hosts of one GPU and of several.  Skipped where
+# there is no GPU.
 
 load helper
 
@@ -16,17 +18,20 @@ setup() {
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
 }
 
-@test "GPU: gpu-scc -g N on one GPU equals Tarjan byte for byte on every shared model, plain and restructured, trimming as many states in as many rounds and taking as many phases and rounds as the CPU" {
-    local checked=0 m csr parts cpu gpu
+@test "GPU: gpu-scc -g N equals Tarjan byte for byte on every shared model, plain and restructured, by copies in the CPU's trimming, phases and rounds, and in place (peer, and auto)" {
+    local checked=0 m csr parts cpu gpu ex
     for m in $(present_models fmsd_fig1 dice brp herman7 coin2 coin4 leader3 leader4 csma2_2 phil3 mutual3 dining_crypt3 wlan1 zeroconf firewire_dl); do
         csr=$(model_csr "$m")
         gpu-scc --cpu "$csr" > "$BATS_TEST_TMPDIR/tarjan"
         restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/r.csr"
         for parts in 1 2 3 7 16; do
             cpu=$(gpu-scc --cpu -g "$parts" --stats=json "$csr" 2>&1 >/dev/null | stats_fields trimmed trim_rounds phases rounds)
-            gpu=$(gpu-scc -g "$parts" --stats=json "$csr" 2>"$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"; stats_fields trimmed trim_rounds phases rounds exchange < "$BATS_TEST_TMPDIR/json")
-            cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts: labels differ from Tarjan's"
+            gpu=$(gpu-scc -g "$parts" --exchange copies --stats=json "$csr" 2>"$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"; stats_fields trimmed trim_rounds phases rounds exchange < "$BATS_TEST_TMPDIR/json")
+            cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts copies: labels differ from Tarjan's"
             [ "$gpu" = "$cpu copies" ] || fail "$m -g $parts: trimmed, trimming rounds, phases, rounds, exchange $gpu; --cpu -g: $cpu"
+            # in place: every part on the first GPU (any host), then auto over the host's GPUs
+            gpu-scc -g "$parts" --gpus 0 --exchange peer "$csr" > "$BATS_TEST_TMPDIR/parts"
+            cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts peer: labels differ from Tarjan's"
             gpu-scc -g "$parts" "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/parts"
             cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "$m -u 7 -g $parts: labels differ from Tarjan's"
         done
@@ -38,9 +43,11 @@ setup() {
 @test "GPU: gpu-scc -g N equals brute force on 2,000 random MDPs, and with more parts than states" {
     oracle -n 2000 -s 11 -u "$BATS_TEST_TMPDIR/u" > /dev/null
     for parts in 2 5 64; do
-        gpu-scc -g "$parts" "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/parts"
-        run labelcmp -m 3 "$BATS_TEST_TMPDIR/parts" "$BATS_TEST_TMPDIR/u.sccs"
-        [ "$status" -eq 0 ] || fail "-g $parts: $output"
+        for ex in auto copies; do
+            gpu-scc -g "$parts" --exchange $ex "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/parts"
+            run labelcmp -m 3 "$BATS_TEST_TMPDIR/parts" "$BATS_TEST_TMPDIR/u.sccs"
+            [ "$status" -eq 0 ] || fail "-g $parts --exchange $ex: $output"
+        done
     done
     randmdp -n 9 -c 2 -k 3 -e 10 -l 30 -g 5 4 > "$BATS_TEST_TMPDIR/r.csr"
     gpu-scc --cpu "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/tarjan"
@@ -59,20 +66,23 @@ setup() {
     run gpu-scc --gpus 0,999 "$csr"
     assert_failure 3
     assert_output --partial "no CUDA device 999"
-    # --gpus alone: one part a device, two parts on device 0 here by copies
+    # --gpus alone: one part a device, two parts on device 0 here, in place (one device maps its own memory)
     gpu-scc --cpu "$csr" > "$BATS_TEST_TMPDIR/tarjan"
     gpu-scc --gpus 0,0 --stats=json "$csr" 2> "$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"
     cmp -s "$BATS_TEST_TMPDIR/tarjan" "$BATS_TEST_TMPDIR/parts" || fail "--gpus 0,0: labels differ from Tarjan's"
-    assert_equal "$(stats_fields parts exchange devices < "$BATS_TEST_TMPDIR/json")" "2 copies [0, 0]"
+    assert_equal "$(stats_fields parts exchange devices < "$BATS_TEST_TMPDIR/json")" "2 peer [0, 0]"
 }
 
 @test "GPU: gpu-scc -g is clean under compute-sanitizer memcheck and racecheck on small models" {
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
+    # every part on the first GPU, by each of our exchanges (NCCL's own probes are not ours to judge)
     for m in fmsd_fig1 coin2 leader3; do
         for parts in 1 3; do
-            run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-scc -g "$parts" "$(model_csr "$m")"
-            [ "$status" -eq 0 ] || fail "memcheck $m -g $parts: $output"
-            run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-scc -g "$parts" "$(model_csr "$m")"
+            for ex in peer copies; do
+                run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-scc -g "$parts" --gpus 0 --exchange $ex "$(model_csr "$m")"
+                [ "$status" -eq 0 ] || fail "memcheck $m -g $parts $ex: $output"
+            done
+            run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-scc -g "$parts" --gpus 0 "$(model_csr "$m")"
             [ "$status" -eq 0 ] || fail "racecheck $m -g $parts: $output"
         done
     done

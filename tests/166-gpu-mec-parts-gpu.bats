@@ -2,12 +2,14 @@
 # bats file_tags=gpu
 # gpu-mec over parts (issue 18; gpu/multi.h, gpu_mec_partitioned): the MEC
 # rounds of ref_mec_partitioned on the devices, the model split into -g N
-# parts of contiguous states; on the one lent GPU every part shares it (the
-# simulated mode, device copies between parts).  Against the basic MEC
-# algorithm (--cpu, byte for byte, with its removed states and choices), the
-# CPU's rounds over the same parts (--cpu -g N: the same rounds, phases,
-# label rounds and attractor rounds) and brute force (the oracle's random
-# MDPs).  Skipped where there is no GPU.
+# parts of contiguous states; with --exchange copies in the CPU's rounds,
+# with peer (auto's choice on one GPU and over NVLink) the label propagation
+# in place.  Where there are fewer GPUs than parts, parts share a GPU (the
+# simulated mode).  Against the basic MEC algorithm (--cpu, byte for byte,
+# with its removed states and choices), the CPU's rounds over the same parts
+# (--cpu -g N: the same rounds, phases, label rounds and attractor rounds)
+# and brute force (the oracle's random MDPs).  The same expectations on
+# hosts of one GPU and of several.  Skipped where there is no GPU.
 
 load helper
 
@@ -16,7 +18,7 @@ setup() {
     nvidia-smi -L >/dev/null 2>&1 || skip "no GPU here"
 }
 
-@test "GPU: gpu-mec -g N on one GPU equals the basic MEC algorithm byte for byte on every shared model, plain and restructured, in the CPU's rounds over the same parts" {
+@test "GPU: gpu-mec -g N equals the basic MEC algorithm byte for byte on every shared model, plain and restructured, by copies in the CPU's rounds over the same parts, and in place (peer, and auto)" {
     local checked=0 m csr parts cpu gpu basic
     for m in $(present_models fmsd_fig1 dice brp herman7 coin2 coin4 leader3 leader4 csma2_2 phil3 mutual3 dining_crypt3 wlan1 zeroconf firewire_dl); do
         csr=$(model_csr "$m")
@@ -24,10 +26,14 @@ setup() {
         restructure -u 7 "$csr" > "$BATS_TEST_TMPDIR/r.csr"
         for parts in 1 2 3 7 16; do
             cpu=$(gpu-mec --cpu -g "$parts" --stats=json "$csr" 2>&1 >/dev/null | stats_fields mecs states_in_mecs removed_states removed_choices rounds phases lp_rounds attractor_rounds)
-            gpu=$(gpu-mec -g "$parts" --stats=json "$csr" 2>"$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"; stats_fields mecs states_in_mecs removed_states removed_choices rounds phases lp_rounds attractor_rounds exchange < "$BATS_TEST_TMPDIR/json")
+            gpu=$(gpu-mec -g "$parts" --exchange copies --stats=json "$csr" 2>"$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"; stats_fields mecs states_in_mecs removed_states removed_choices rounds phases lp_rounds attractor_rounds exchange < "$BATS_TEST_TMPDIR/json")
             cmp -s "$BATS_TEST_TMPDIR/basic" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts: labels differ from the basic algorithm's"
             [ "$gpu" = "$cpu copies" ] || fail "$m -g $parts: counts $gpu; --cpu -g: $cpu"
             [[ "$gpu" == "$basic "* ]] || fail "$m -g $parts: $gpu against the basic algorithm's $basic"
+            # in place: every part on the first GPU (any host), the same MECs and removals
+            gpu=$(gpu-mec -g "$parts" --gpus 0 --exchange peer --stats=json "$csr" 2>"$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"; stats_fields mecs states_in_mecs removed_states removed_choices exchange < "$BATS_TEST_TMPDIR/json")
+            cmp -s "$BATS_TEST_TMPDIR/basic" "$BATS_TEST_TMPDIR/parts" || fail "$m -g $parts peer: labels differ from the basic algorithm's"
+            [ "$gpu" = "$basic peer" ] || fail "$m -g $parts peer: $gpu against the basic algorithm's $basic"
             gpu-mec -g "$parts" "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/parts"
             cmp -s "$BATS_TEST_TMPDIR/basic" "$BATS_TEST_TMPDIR/parts" || fail "$m -u 7 -g $parts: labels differ"
         done
@@ -39,15 +45,28 @@ setup() {
 @test "GPU: gpu-mec -g N equals brute force on 20,000 random MDPs, and with more parts than states" {
     oracle -n 20000 -s 31 -u "$BATS_TEST_TMPDIR/u" > /dev/null
     for parts in 2 5 64; do
-        gpu-mec -g "$parts" "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/parts"
-        run labelcmp -m 3 "$BATS_TEST_TMPDIR/parts" "$BATS_TEST_TMPDIR/u.mecs"
-        [ "$status" -eq 0 ] || fail "-g $parts: $output"
+        for ex in auto copies; do
+            gpu-mec -g "$parts" --exchange $ex "$BATS_TEST_TMPDIR/u.csr" > "$BATS_TEST_TMPDIR/parts"
+            run labelcmp -m 3 "$BATS_TEST_TMPDIR/parts" "$BATS_TEST_TMPDIR/u.mecs"
+            [ "$status" -eq 0 ] || fail "-g $parts --exchange $ex: $output"
+        done
     done
     randmdp -n 9 -c 3 -k 3 -e 10 -l 30 -g 5 4 > "$BATS_TEST_TMPDIR/r.csr"
     gpu-mec --cpu "$BATS_TEST_TMPDIR/r.csr" > "$BATS_TEST_TMPDIR/basic"
     run gpu-mec -g 20 "$BATS_TEST_TMPDIR/r.csr"
     assert_success
     assert_output "$(cat "$BATS_TEST_TMPDIR/basic")"
+}
+
+@test "GPU: gpu-scc and gpu-mec -g N give ringmdp's SCCs and MECs, known by construction, in place and by copies" {
+    "$ROOT/build/bench/ringmdp" -b 300 -k 40 -d 4 -S "$BATS_TEST_TMPDIR/sccs" -M "$BATS_TEST_TMPDIR/mecs" 3 > "$BATS_TEST_TMPDIR/r.csr"
+    local parts ex
+    for parts in 1 4 9; do
+        for ex in auto copies; do
+            gpu-scc -g $parts --exchange $ex "$BATS_TEST_TMPDIR/r.csr" | cmp -s - "$BATS_TEST_TMPDIR/sccs" || fail "SCCs -g $parts $ex"
+            gpu-mec -g $parts --exchange $ex "$BATS_TEST_TMPDIR/r.csr" | cmp -s - "$BATS_TEST_TMPDIR/mecs" || fail "MECs -g $parts $ex"
+        done
+    done
 }
 
 @test "GPU: gpu-mec over parts refuses NCCL where parts share a GPU and devices that are not there" {
@@ -61,16 +80,19 @@ setup() {
     gpu-mec --cpu "$csr" > "$BATS_TEST_TMPDIR/basic"
     gpu-mec --gpus 0,0 --stats=json "$csr" 2> "$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/parts"
     cmp -s "$BATS_TEST_TMPDIR/basic" "$BATS_TEST_TMPDIR/parts" || fail "--gpus 0,0: labels differ from the basic algorithm's"
-    assert_equal "$(stats_fields parts exchange devices scheme < "$BATS_TEST_TMPDIR/json")" "2 copies [0, 0] rounds-parts"
+    assert_equal "$(stats_fields parts exchange devices scheme < "$BATS_TEST_TMPDIR/json")" "2 peer [0, 0] rounds-parts"
 }
 
 @test "GPU: gpu-mec -g is clean under compute-sanitizer memcheck and racecheck on small models" {
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
+    # every part on the first GPU, by each of our exchanges (NCCL's own probes are not ours to judge)
     for m in fmsd_fig1 coin2 leader3; do
         for parts in 1 3; do
-            run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-mec -g "$parts" "$(model_csr "$m")"
-            [ "$status" -eq 0 ] || fail "memcheck $m -g $parts: $output"
-            run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-mec -g "$parts" "$(model_csr "$m")"
+            for ex in peer copies; do
+                run compute-sanitizer --tool memcheck --error-exitcode 9 gpu-mec -g "$parts" --gpus 0 --exchange $ex "$(model_csr "$m")"
+                [ "$status" -eq 0 ] || fail "memcheck $m -g $parts $ex: $output"
+            done
+            run compute-sanitizer --tool racecheck --error-exitcode 9 gpu-mec -g "$parts" --gpus 0 "$(model_csr "$m")"
             [ "$status" -eq 0 ] || fail "racecheck $m -g $parts: $output"
         done
     done

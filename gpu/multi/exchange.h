@@ -7,7 +7,12 @@
  * transfer a pair of parts into the reader's foreign slice) and its
  * reverse, through NCCL's ncclSend/ncclRecv where every part has a device
  * of its own, else device copies (cudaMemcpyPeerAsync: the simulated mode).
- * Used by parts.cu (SCCs, MECs) and reach_parts.cu (value iteration).
+ * With peer access (every pair of the devices maps the other's memory, as
+ * over NVLink, or one device) a pull is one kernel a pair on the reader,
+ * reading the owner's values through its send list in place, and the
+ * label propagation of parts.cu reads and raises the owners' labels
+ * directly (no rounds).  Used by parts.cu (SCCs, MECs) and reach_parts.cu
+ * (value iteration).
  */
 #ifndef GPU_MULTI_EXCHANGE_H
 #define GPU_MULTI_EXCHANGE_H
@@ -187,19 +192,76 @@ struct part_base {
     }
 };
 
+/* *peer: whether every pair of the devices that P parts take maps the
+ * other's memory (cudaDeviceCanAccessPeer; one device always does). */
+static inline int peer_capable(const gpu_parts_options *o, uint32_t P, bool *peer, csr_status *status)
+{
+    const int used = P < (uint32_t)o->num_devices ? (int)P : o->num_devices;
+    *peer = true;
+    for (int a = 0; a < used && *peer; a++)
+        for (int b = 0; b < used && *peer; b++) {
+            int can = 1;
+            if (o->devices[a] != o->devices[b])
+                CUDA_TRY(cudaDeviceCanAccessPeer(&can, o->devices[a], o->devices[b]));
+            *peer = can != 0;
+        }
+    return CSR_OK;
+}
+
+/* peer_capable, and where it holds that access enabled in each direction
+ * (once a process: an access enabled before is kept). */
+static inline int enable_peer_access(const gpu_parts_options *o, uint32_t P, bool *peer, csr_status *status)
+{
+    const int used = P < (uint32_t)o->num_devices ? (int)P : o->num_devices;
+    TRY(peer_capable(o, P, peer, status));
+    for (int a = 0; a < used && *peer; a++)
+        for (int b = 0; b < used; b++) {
+            if (o->devices[a] == o->devices[b])
+                continue;
+            CUDA_TRY(cudaSetDevice(o->devices[a]));
+            cudaError_t e = cudaDeviceEnablePeerAccess(o->devices[b], 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled)
+                (void)cudaGetLastError();
+            else
+                CUDA_TRY(e);
+        }
+    return CSR_OK;
+}
+
 template <class Part> struct parted {
     const csr_partition *p = nullptr;
     std::vector<std::unique_ptr<Part>> part;
     bool nccl = false;
+    bool peer = false;            /* the devices map each other's memory (enable_peer_access) */
     nccl_api api;
     std::vector<nccl_comm_t> comm;
     uint64_t exchanged = 0;
+    unsigned long long *host_flags = nullptr; /* pinned, 8 bytes a part (copy_flag, sum) */
     ~parted()
     {
         for (nccl_comm_t c : comm)
             if (c)
                 api.comm_destroy(c);
+        if (host_flags)
+            cudaFreeHost(host_flags);
     }
+
+    /* The pinned host words (one a part), made when first needed; part i's
+     * flag (device, one unsigned) copied into its word on its stream by
+     * copy_flag, read after sync_all by host_flag(i). */
+    int pinned(csr_status *status)
+    {
+        if (!host_flags)
+            CUDA_TRY(cudaHostAlloc((void **)&host_flags, part.size() * sizeof *host_flags, cudaHostAllocPortable));
+        return CSR_OK;
+    }
+    int copy_flag(uint32_t i, const unsigned *flag, csr_status *status)
+    {
+        TRY(pinned(status));
+        CUDA_TRY(cudaMemcpyAsync(&host_flags[i], flag, sizeof(unsigned), cudaMemcpyDeviceToHost, part[i]->stream));
+        return CSR_OK;
+    }
+    unsigned host_flag(uint32_t i) const { return *(const unsigned *)&host_flags[i]; }
 
     /* what o sends r: [a, b) of p->send_index, and its place in o's list */
     uint64_t send_begin(uint32_t o, uint32_t r) const { return p->send_first[(uint64_t)o * p->parts + r]; }
@@ -219,14 +281,17 @@ template <class Part> struct parted {
     /* A counter of every part (at(q): its device address) read back and summed. */
     template <typename T, typename F> int sum(F at, T *total, csr_status *status)
     {
-        *total = 0;
-        for (auto &q : part) {
-            T v = 0;
-            CUDA_TRY(cudaSetDevice(q->device));
-            CUDA_TRY(cudaMemcpyAsync(&v, at(*q), sizeof v, cudaMemcpyDeviceToHost, q->stream));
-            CUDA_TRY(cudaStreamSynchronize(q->stream));
-            *total += v;
+        static_assert(sizeof(T) <= sizeof(unsigned long long), "a counter of at most 8 bytes");
+        TRY(pinned(status));
+        for (size_t i = 0; i < part.size(); i++) {
+            CUDA_TRY(cudaSetDevice(part[i]->device));
+            CUDA_TRY(cudaMemcpyAsync(&host_flags[i], at(*part[i]), sizeof(T), cudaMemcpyDeviceToHost,
+                                     part[i]->stream));
         }
+        TRY(sync_all(status));
+        *total = 0;
+        for (size_t i = 0; i < part.size(); i++)
+            *total += *(const T *)&host_flags[i];
         return CSR_OK;
     }
 
@@ -278,6 +343,25 @@ template <class Part> struct parted {
     {
         typedef typename word<Size>::type T;
         const uint32_t P = p->parts;
+        if (peer) { /* every reader gathers from its owners in place */
+            TRY(sync_all(status));
+            for (uint32_t r = 0; r < P; r++) {
+                Part &q = *part[r];
+                CUDA_TRY(cudaSetDevice(q.device));
+                for (uint32_t o = 0; o < P; o++) {
+                    const uint64_t b = send_begin(o, r), e = send_end(o, r);
+                    if (b == e)
+                        continue;
+                    T *dst = staged ? (T *)q.rbuf.p + p->part[r].recv_first[o]
+                                    : (T *)a(q) + q.ns + p->part[r].recv_first[o];
+                    gather<Size><<<grid_for(e - b, kThreads), kThreads, 0, q.stream>>>(
+                        e - b, part[o]->send.p + (b - send_base(o)), (const T *)a(*part[o]), dst);
+                    CUDA_TRY_LAUNCH();
+                    exchanged += (e - b) * Size;
+                }
+            }
+            return sync_all(status);
+        }
         for (uint32_t o = 0; o < P; o++) { /* gather into o's buffer, each receiver its slice */
             Part &q = *part[o];
             const uint64_t total = sends(o);
@@ -327,12 +411,18 @@ int open_exchange(const gpu_parts_options *o, const csr_partition *p, parted<Par
     const bool distinct = parts_on_distinct_devices(o, P);
     if (o->exchange == GPU_EXCHANGE_NCCL && !distinct)
         return nccl_placement_refused(o, P, status);
-    if (o->exchange != GPU_EXCHANGE_COPIES && distinct && P > 1) {
+    if (o->exchange == GPU_EXCHANGE_PEER || o->exchange == GPU_EXCHANGE_AUTO) {
+        TRY(enable_peer_access(o, P, &x.peer, status));
+        if (!x.peer && o->exchange == GPU_EXCHANGE_PEER)
+            return csr_fail(status, CSR_ERR_USAGE, "peer: the devices do not all map each other's memory "
+                                                   "(cudaDeviceCanAccessPeer; use nccl or copies)");
+    }
+    if (!x.peer && o->exchange != GPU_EXCHANGE_COPIES && distinct && P > 1) {
         x.nccl = x.api.load();
         if (!x.nccl && o->exchange == GPU_EXCHANGE_NCCL)
             return csr_fail(status, CSR_ERR_USAGE, "NCCL: libnccl.so.2 cannot be loaded: %s", dlerror());
     }
-    *exchange = x.nccl ? "nccl" : "copies";
+    *exchange = x.peer ? "peer" : x.nccl ? "nccl" : "copies";
     double t = monotonic_seconds();
     for (uint32_t i = 0; i < P; i++) {
         x.part.emplace_back(new (std::nothrow) Part);

@@ -14,6 +14,11 @@
  * push: a max into o's own labels).  The transfer is one ncclSend on o and
  * one ncclRecv on r inside ncclGroupStart/End (NCCL, loaded with dlopen when
  * asked for, so that the tools need it only then), or cudaMemcpyPeerAsync.
+ * With peer access (exchange.h) a pull is a gather on the reader from the
+ * owner's arrays, and a phase's label propagation has no rounds:
+ * propagate_peer's passes run every part at once on the owners' labels.
+ * The parts' drains and counters are read back together, one
+ * synchronisation of every part a step, so that the GPUs work at once.
  */
 #include "exchange.h"
 #include "model.h"
@@ -80,6 +85,79 @@ static __global__ void relax_pass(uint64_t ns, const uint64_t *__restrict__ row,
         }
     }
     if (__syncthreads_or(rose) && threadIdx.x == 0)
+        *changed = 1;
+}
+
+/* The owners' labels where the devices map each other's memory (peer):
+ * in[o] and out[o] are part o's own labels (on its device), and foreign
+ * state f of a part (local index ns + f) is own state idx[f] of part
+ * own[f]. */
+struct peer_labels {
+    uint32_t *const *in, *const *out; /* [P] each */
+    const uint32_t *own, *idx;        /* [nf] each */
+};
+
+/* relax_edges with the foreign states' labels raised and read at their
+ * owners (atomics of system scope: several devices raise a label). */
+static __device__ __forceinline__ int relax_edges_peer(uint64_t j, uint64_t b, uint64_t e, uint64_t c, uint64_t ns,
+                                                       const uint32_t *__restrict__ target,
+                                                       const uint8_t *__restrict__ live,
+                                                       const uint64_t *__restrict__ cls, uint32_t *in, uint32_t *out,
+                                                       const peer_labels &pl)
+{
+    int rose = 0;
+    for (; b < e; b++) {
+        const uint32_t w = target[b];
+        if (w == j || !live[w] || cls[w] != c)
+            continue;
+        uint32_t *iw = in + w, *ow = out + w;
+        if (w >= ns) {
+            const uint32_t o = pl.own[w - ns], i = pl.idx[w - ns];
+            iw = pl.in[o] + i;
+            ow = pl.out[o] + i;
+        }
+        const uint32_t a = *(volatile uint32_t *)&in[j];
+        if (a > *(volatile uint32_t *)iw && atomicMax_system(iw, a) < a)
+            rose = 1;
+        const uint32_t x = *(volatile uint32_t *)ow;
+        if (x > *(volatile uint32_t *)&out[j] && atomicMax_system(&out[j], x) < x)
+            rose = 1;
+    }
+    return rose;
+}
+
+/* One pass of the label propagation over every part at once (peer): as
+ * relax_pass, the foreign states' labels at their owners, each block
+ * sweeping its states up to `sweeps` times while it raises a label, the
+ * states descending in odd passes; *changed = 1 if a label rose. */
+template <bool Choices>
+static __global__ void relax_pass_peer(uint64_t ns, const uint64_t *__restrict__ row, const uint64_t *__restrict__ crow,
+                                       const uint64_t *__restrict__ ctr, const uint32_t *__restrict__ enabled,
+                                       const uint32_t *__restrict__ target, const uint8_t *__restrict__ live,
+                                       const uint64_t *__restrict__ cls, uint32_t *in, uint32_t *out, peer_labels pl,
+                                       int sweeps, bool descending, unsigned *changed)
+{
+    int rose_any = 0;
+    for (int sweep = 0; sweep < sweeps; sweep++) {
+        int rose = 0;
+        for (uint64_t t = thread_index(); t < ns; t += thread_count()) {
+            const uint64_t j = descending ? ns - 1 - t : t;
+            if (!live[j])
+                continue;
+            const uint64_t c = cls[j];
+            if (Choices) {
+                for (uint64_t k = crow[j]; k < crow[j + 1]; k++)
+                    if (enabled[k])
+                        rose |= relax_edges_peer(j, ctr[k], ctr[k + 1], c, ns, target, live, cls, in, out, pl);
+            } else {
+                rose |= relax_edges_peer(j, row[j], row[j + 1], c, ns, target, live, cls, in, out, pl);
+            }
+        }
+        rose_any |= rose;
+        if (!__syncthreads_or(rose))
+            break;
+    }
+    if (__syncthreads_or(rose_any) && threadIdx.x == 0)
         *changed = 1;
 }
 
@@ -404,6 +482,12 @@ struct part_device : part_base {
     device_array<uint32_t> enabled, cleft;
     device_array<unsigned long long> removed;
     uint32_t *cur = nullptr, *nxt = nullptr;
+    /* peer: every part's label arrays (in[P], then out[P]; on the first
+     * part of each device, shared by the others there) and the owner of
+     * each foreign state with its index there */
+    device_array<uint32_t *> peer_table;
+    uint32_t **table = nullptr;
+    device_array<uint32_t> fown, fidx;
 };
 
 typedef multi::parted<part_device> parted;
@@ -487,22 +571,38 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
 }
 
 /* Each part drains its queue level by level (level(q, size) launches one
- * level from q.cur into q.nxt, counting into q.counts[1]), alone. */
+ * level from q.cur into q.nxt, counting into q.counts[1]), alone: the
+ * levels of every part with something queued launched together, their sizes
+ * read back after one synchronisation of every part. */
 template <typename F> int drain_parts(parted &x, F level, csr_status *status)
 {
+    const uint32_t P = x.p->parts;
+    std::vector<unsigned> size(P);
+    for (uint32_t i = 0; i < P; i++) {
+        CUDA_TRY(cudaSetDevice(x.part[i]->device));
+        TRY(x.copy_flag(i, x.part[i]->counts.p, status));
+    }
+    TRY(x.sync_all(status));
+    for (bool any = true; any;) { /* one level of every part with something queued, at once */
+        any = false;
+        for (uint32_t i = 0; i < P; i++) {
+            part_device &q = *x.part[i];
+            size[i] = x.host_flag(i);
+            if (!size[i])
+                continue;
+            any = true;
+            CUDA_TRY(cudaSetDevice(q.device));
+            CUDA_TRY(cudaMemsetAsync(q.counts.p + 1, 0, sizeof(unsigned), q.stream));
+            level(q, size[i]);
+            CUDA_TRY_LAUNCH();
+            TRY(x.copy_flag(i, q.counts.p + 1, status));
+            std::swap(q.cur, q.nxt);
+        }
+        if (any)
+            TRY(x.sync_all(status));
+    }
     for (auto &q : x.part) {
         CUDA_TRY(cudaSetDevice(q->device));
-        unsigned size = 0;
-        CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p, sizeof size, cudaMemcpyDeviceToHost, q->stream));
-        CUDA_TRY(cudaStreamSynchronize(q->stream));
-        while (size) {
-            CUDA_TRY(cudaMemsetAsync(q->counts.p + 1, 0, sizeof(unsigned), q->stream));
-            level(*q, size);
-            CUDA_TRY_LAUNCH();
-            CUDA_TRY(cudaMemcpyAsync(&size, q->counts.p + 1, sizeof size, cudaMemcpyDeviceToHost, q->stream));
-            CUDA_TRY(cudaStreamSynchronize(q->stream));
-            std::swap(q->cur, q->nxt);
-        }
         CUDA_TRY(cudaMemsetAsync(q->counts.p, 0, sizeof(unsigned), q->stream));
     }
     return x.sync_all(status);
@@ -601,15 +701,100 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
     return x.pull<1>(live_of, status);
 }
 
+int open_peer_labels(parted &x, csr_status *status);
+
 /* The partition on the devices (open_exchange), each part by upload_part. */
 int open_parts(const csr_model *m, const gpu_parts_options *o, const csr_partition *p, bool mec, parted &x,
                gpu_parts_stats *st, csr_status *status)
 {
-    return open_exchange(o, p, x, &st->exchange, &st->foreign, &st->upload_s,
-                         [&](uint32_t i, int device, part_device &q) {
-                             return upload_part(m, p, i, device, mec, q, status);
-                         },
-                         status);
+    TRY(open_exchange(o, p, x, &st->exchange, &st->foreign, &st->upload_s,
+                      [&](uint32_t i, int device, part_device &q) {
+                          return upload_part(m, p, i, device, mec, q, status);
+                      },
+                      status));
+    return x.peer ? open_peer_labels(x, status) : CSR_OK;
+}
+
+/* peer: each part's table of every part's label arrays (one a device) and
+ * the owner and owner's index of each of its foreign states (from the
+ * partition's receive slices and send lists). */
+int open_peer_labels(parted &x, csr_status *status)
+{
+    const csr_partition *p = x.p;
+    const uint32_t P = p->parts;
+    std::vector<uint32_t *> table(2 * (size_t)P);
+    for (uint32_t i = 0; i < P; i++) {
+        table[i] = x.part[i]->in.p;
+        table[P + i] = x.part[i]->out.p;
+    }
+    std::vector<uint32_t> own, idx;
+    for (uint32_t r = 0; r < P; r++) {
+        part_device &q = *x.part[r];
+        CUDA_TRY(cudaSetDevice(q.device));
+        for (uint32_t j = 0; j < r && !q.table; j++)
+            if (x.part[j]->device == q.device)
+                q.table = x.part[j]->table;
+        if (!q.table) {
+            TRY(q.peer_table.alloc(2 * (uint64_t)P, NULL, status));
+            CUDA_TRY(cudaMemcpy(q.peer_table.p, table.data(), 2 * (size_t)P * sizeof(uint32_t *),
+                                cudaMemcpyHostToDevice));
+            q.table = q.peer_table.p;
+        }
+        own.assign(q.nf, 0);
+        idx.assign(q.nf, 0);
+        for (uint32_t o = 0; o < P; o++) {
+            const uint64_t b = x.send_begin(o, r), e = x.send_end(o, r), f = p->part[r].recv_first[o];
+            for (uint64_t k = 0; k < e - b; k++) {
+                own[f + k] = o;
+                idx[f + k] = p->send_index[b + k];
+            }
+        }
+        TRY(q.fown.alloc(q.nf, NULL, status));
+        TRY(q.fidx.alloc(q.nf, NULL, status));
+        if (q.nf) {
+            CUDA_TRY(cudaMemcpy(q.fown.p, own.data(), q.nf * sizeof(uint32_t), cudaMemcpyHostToDevice));
+            CUDA_TRY(cudaMemcpy(q.fidx.p, idx.data(), q.nf * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        }
+    }
+    return CSR_OK;
+}
+
+/* peer: the label propagation of a phase over every part at once, the
+ * foreign states' labels at their owners (relax_pass_peer), one launch a
+ * part a pass, until a pass raises nothing on any part: the fixpoint of
+ * the whole model's edges (rounds: the passes). */
+int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *status)
+{
+    const uint32_t P = x.p->parts;
+    constexpr int kSweeps = 2;
+    for (bool changed = true; changed;) {
+        const bool descending = st->rounds & 1;
+        st->rounds++;
+        for (uint32_t i = 0; i < P; i++) {
+            part_device &q = *x.part[i];
+            CUDA_TRY(cudaSetDevice(q.device));
+            CUDA_TRY(cudaMemsetAsync(q.changed.p, 0, sizeof(unsigned), q.stream));
+            if (q.ns) {
+                const peer_labels pl = {q.table, q.table + P, q.fown.p, q.fidx.p};
+                if (choices)
+                    relax_pass_peer<true><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
+                        q.ns, q.row.p, q.crow.p, q.ctr.p, q.enabled.p, q.target.p, q.live.p, q.cls.p, q.in.p, q.out.p,
+                        pl, kSweeps, descending, q.changed.p);
+                else
+                    relax_pass_peer<false><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
+                        q.ns, q.row.p, nullptr, nullptr, nullptr, q.target.p, q.live.p, q.cls.p, q.in.p, q.out.p, pl,
+                        kSweeps, descending, q.changed.p);
+                CUDA_TRY_LAUNCH();
+                st->passes++;
+            }
+            TRY(x.copy_flag(i, q.changed.p, status));
+        }
+        TRY(x.sync_all(status));
+        changed = false;
+        for (uint32_t i = 0; i < P; i++)
+            changed = changed || x.host_flag(i);
+    }
+    return CSR_OK;
 }
 
 /* The phases of label propagation over the `left` live states (classes as
@@ -635,9 +820,13 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
             CUDA_TRY_LAUNCH();
         }
         TRY(x.sync_all(status));
-        TRY(x.pull<4>(in_of, status));
-        TRY(x.pull<4>(out_of, status));
-        for (bool changed = true; changed;) {
+        if (x.peer)
+            TRY(propagate_peer(x, choices, st, status));
+        else
+            TRY(x.pull<4>(in_of, status));
+        if (!x.peer)
+            TRY(x.pull<4>(out_of, status));
+        for (bool changed = !x.peer; changed;) {
             st->rounds++;
             changed = false;
             for (auto &q : x.part) { /* each part to its local fixpoint */
@@ -870,13 +1059,14 @@ extern "C" const char *gpu_exchange_name(gpu_exchange e)
     case GPU_EXCHANGE_AUTO: return "auto";
     case GPU_EXCHANGE_COPIES: return "copies";
     case GPU_EXCHANGE_NCCL: return "nccl";
+    case GPU_EXCHANGE_PEER: return "peer";
     }
     return NULL;
 }
 
 extern "C" int gpu_exchange_by_name(const char *name)
 {
-    for (int e = GPU_EXCHANGE_AUTO; e <= GPU_EXCHANGE_NCCL; e++)
+    for (int e = GPU_EXCHANGE_AUTO; e <= GPU_EXCHANGE_PEER; e++)
         if (!strcmp(name, gpu_exchange_name((gpu_exchange)e)))
             return e;
     return -1;
@@ -897,6 +1087,12 @@ extern "C" int gpu_mec_partitioned(const csr_model *m, const gpu_parts_options *
 
 extern "C" int gpu_parts_check_exchange(const gpu_parts_options *o, csr_status *status)
 {
+    if (o->exchange == GPU_EXCHANGE_PEER) {
+        bool peer = false;
+        TRY(peer_capable(o, o->parts, &peer, status));
+        return peer ? 0 : csr_fail(status, CSR_ERR_USAGE, "peer: the devices do not all map each other's memory "
+                                                          "(cudaDeviceCanAccessPeer; use nccl or copies)");
+    }
     if (o->exchange != GPU_EXCHANGE_NCCL)
         return 0;
     if (!parts_on_distinct_devices(o, o->parts))

@@ -285,7 +285,7 @@ int gpu_tool_parts_option(int c, const char *arg, gpu_tool_parts *x)
     case GPU_OPT_EXCHANGE: {
         int e = gpu_exchange_by_name(arg);
         if (e < 0) {
-            tool_error("bad --exchange '%s' (auto, copies or nccl)", arg);
+            tool_error("bad --exchange '%s' (auto, peer, copies or nccl)", arg);
             return -1;
         }
         x->options.exchange = (gpu_exchange)e;
@@ -404,14 +404,16 @@ void gpu_tool_parts_reach_engine(gpu_tool_parts_engine *pe, reach_engine *e)
 void gpu_tool_parts_usage(FILE *out)
 {
     fputs("Several GPUs (the model split into parts of contiguous states, label\n"
-          "propagation over them, foreign states' data exchanged between rounds):\n"
+          "propagation over them, foreign states' data read in place or exchanged):\n"
           "  -g N                   N parts (1 to 65536), over every GPU or the --gpus;\n"
           "                         more parts than GPUs share them (simulated mode)\n"
           "  --gpus LIST            the CUDA devices, comma-separated (default: all);\n"
           "                         without -g, one part a device\n"
-          "  --exchange auto|copies|nccl  how data move between parts: NCCL (one\n"
-          "                         part a device), device copies, or auto (NCCL\n"
-          "                         where it can run, else copies)\n"
+          "  --exchange auto|peer|copies|nccl  how data move between parts: peer\n"
+          "                         access (the GPUs map each other's memory, as over\n"
+          "                         NVLink: labels read and raised in place), NCCL\n"
+          "                         (one part a device), device copies, or auto\n"
+          "                         (peer, else NCCL where it can run, else copies)\n"
           "  with --cpu: the same parts and rounds on the CPU\n",
           out);
 }

@@ -136,7 +136,7 @@ void gpu_tool_usage(FILE *out);
 
 /* The options of a model split into parts over several GPUs (issue 18,
  * gpu/multi.h), for the tools that take them: -g N, --gpus LIST, --exchange
- * auto|copies|nccl.  Append GPU_PARTS_SHORT_OPTIONS to the short options and
+ * auto|peer|copies|nccl.  Append GPU_PARTS_SHORT_OPTIONS to the short options and
  * GPU_PARTS_LONG_OPTIONS to the long ones. */
 #define GPU_PARTS_SHORT_OPTIONS "g:"
 #define GPU_PARTS_LONG_OPTIONS                                                                               \
@@ -150,7 +150,7 @@ typedef struct gpu_tool_parts {
 /* Apply option c when it is one of the parts' (as gpu_tool_option): returns
  * 1 done, 0 not one of them, -1 bad argument ("bad part count 'X' (1 to
  * 65536)", "bad --gpus 'X' (device numbers, comma-separated, at most 64)",
- * "bad --exchange 'X' (auto, copies or nccl)" printed). */
+ * "bad --exchange 'X' (auto, peer, copies or nccl)" printed). */
 int gpu_tool_parts_option(int c, const char *arg, gpu_tool_parts *parts);
 
 /* After the options: --gpus alone means one part a device, and the first of
