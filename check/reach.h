@@ -108,13 +108,26 @@ typedef struct reach_engine {
 
 /*
  * The engine of the sequential references (ref/reach_ref.h) on model (which
- * must outlive it): Prob0/Prob1 by ref_reach_prob01, the MECs of the maybe
+ * must outlive it): Prob0/Prob1 by reach_prob01_cpu (ref_reach_prob01's
+ * classes, incrementally), the MECs of the maybe
  * states by reach_maybe_graph and ref_mec_basic, SCCs by ref_scc_tarjan,
  * systems by reach_solve_topological (ref_reach_iterate where
  * options->topological is 0), step bounds by ref_reach_bounded; budget
  * UINT64_MAX.  ctx is the model.
  */
 void reach_cpu_engine(const csr_model *model, reach_engine *engine);
+
+/*
+ * Prob0/Prob1 of q on the CPU (reach_prob01.c): the classes of
+ * ref_reach_prob01 byte for byte (cls u8[n]: REACH_NO, REACH_MAYBE,
+ * REACH_YES), Prob1E's nested fixpoint made incremental (each choice's
+ * flag cleared once, each round searching what is left).  Time O(t) for
+ * Prob0 and Prob1A, O(t + rounds x (n + t_u)) for Prob1E, t_u the
+ * transitions into states still in play; memory: the transpose of
+ * ref_transpose_build (8 (n + 1) + 8 t + 8 c bytes) and 2 c + 15 n bytes.  Errors:
+ * CSR_ERR_NOMEM.  reach_cpu_engine's prob01.
+ */
+int reach_prob01_cpu(const csr_model *model, const reach_query *q, uint8_t *cls);
 
 /*
  * The topological solver (PRISM's -topological, Storm's topological

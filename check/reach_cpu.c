@@ -1,7 +1,9 @@
 /*
  * reach_cpu.c - the engine of the sequential references (reach.h,
  * reach_cpu_engine): gpu-vi --cpu, and every step another engine leaves out;
- * systems SCC by SCC (reach_solve_topological) unless the options say not.
+ * Prob0/Prob1 by reach_prob01_cpu (the reference's classes, Prob1E
+ * incrementally); systems SCC by SCC (reach_solve_topological) unless the
+ * options say not.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,7 @@
 
 static int engine_prob01(void *ctx, const reach_query *q, uint8_t *cls)
 {
-    return ref_reach_prob01((const csr_model *)ctx, q, cls);
+    return reach_prob01_cpu((const csr_model *)ctx, q, cls);
 }
 
 /* REF_NONE-or-state ids (u64) narrowed to u32 (REACH_NO_MEC for none). */

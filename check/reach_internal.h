@@ -75,7 +75,9 @@ void reach_subsystem_free(reach_subsystem *sub);
  * Interval iteration on system y in Gauss-Seidel order, from its last state
  * to its first (backwards 1) or from its first to its last (0)
  * (check/reach_gauss_seidel.c), optimistic value iteration's
- * guesses where an upper bound is infinite (expected rewards), until every
+ * guesses where an upper bound is infinite (expected rewards) or where
+ * guess_first asks (probabilities: the guesses first, the a-priori upper
+ * bound kept where none is verified), until every
  * unfixed state's bounds meet eps (as reach_solver's rule) or the rate of
  * convergence predicts more than `budget` sweeps in all.  No MECs (y->mec
  * unused: Pmin after Prob0, Pmax without MECs, expected rewards after their
@@ -85,7 +87,7 @@ void reach_subsystem_free(reach_subsystem *sub);
  * CSR_ERR_STALLED, CSR_ERR_NOMEM.
  */
 int reach_gauss_seidel(const reach_system *y, const reach_options *o, double eps, uint64_t budget, int backwards,
-                       double *lower, double *upper, uint64_t *sweeps, double *difference);
+                       int guess_first, double *lower, double *upper, uint64_t *sweeps, double *difference);
 
 #ifdef __cplusplus
 }

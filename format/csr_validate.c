@@ -175,8 +175,13 @@ static inline uint64_t field_at(const uint64_t *row, uint64_t offset, uint32_t w
  * every field is within its span and the unused high bits of each row are
  * zero.  checked[] lists the variables whose span is below their field's
  * largest value (the others cannot be out of range). */
-static uint64_t first_bad_row(const csr_model *m, const uint64_t *checked, uint64_t num_checked, uint64_t used_mask,
-                              uint64_t first, uint64_t end)
+struct field_check {
+    uint64_t word, shift, mask, span; /* the field's word and bit in a row, its width's mask, upper - lower */
+    int crosses;                      /* it ends in the next word */
+};
+
+static uint64_t first_bad_row(const csr_model *m, const struct field_check *checked, uint64_t num_checked,
+                              uint64_t used_mask, uint64_t first, uint64_t end)
 {
     const uint64_t W = m->valuation_words;
     for (uint64_t s = first; s < end; s++) {
@@ -184,8 +189,11 @@ static uint64_t first_bad_row(const csr_model *m, const uint64_t *checked, uint6
         if (W && (row[W - 1] & ~used_mask))
             return s;
         for (uint64_t i = 0; i < num_checked; i++) {
-            const csr_variable *x = &m->variable_info[checked[i]];
-            if (field_at(row, x->offset, x->width) > (uint64_t)x->upper - (uint64_t)x->lower)
+            const struct field_check *f = &checked[i];
+            uint64_t x = row[f->word] >> f->shift;
+            if (f->crosses)
+                x |= row[f->word + 1] << (64 - f->shift);
+            if ((x & f->mask) > f->span)
                 return s;
         }
     }
@@ -194,7 +202,7 @@ static uint64_t first_bad_row(const csr_model *m, const uint64_t *checked, uint6
 
 struct rows_task {
     const csr_model *m;
-    const uint64_t *checked;
+    const struct field_check *checked;
     uint64_t num_checked, used_mask, first, end, bad;
 };
 
@@ -243,14 +251,17 @@ static int check_valuations(const csr_model *m, csr_status *st)
     if (m->valuation_words != W)
         return csr_fail(st, CSR_ERR_VARIABLE, "VALUATIONS: %llu words a state, the widths give %llu",
                         (unsigned long long)m->valuation_words, (unsigned long long)W);
-    uint64_t *checked = malloc((num_checked ? num_checked : 1) * sizeof *checked);
+    struct field_check *checked = malloc((num_checked ? num_checked : 1) * sizeof *checked);
     if (!checked)
         return csr_fail(st, CSR_ERR_NOMEM, "VARIABLE_INFO: %llu variables", (unsigned long long)V);
     num_checked = 0;
     for (uint64_t v = 0; v < V; v++) {
         const csr_variable *x = &m->variable_info[v];
-        if (x->width < 64 && (uint64_t)x->upper - (uint64_t)x->lower < ((uint64_t)1 << x->width) - 1)
-            checked[num_checked++] = v;
+        const uint64_t span = (uint64_t)x->upper - (uint64_t)x->lower;
+        if (x->width < 64 && span < ((uint64_t)1 << x->width) - 1)
+            checked[num_checked++] = (struct field_check){x->offset >> 6, x->offset & 63,
+                                                          ((uint64_t)1 << x->width) - 1, span,
+                                                          (x->offset & 63) + x->width > 64};
     }
     const uint64_t used_mask = offset % 64 ? ((uint64_t)1 << (offset % 64)) - 1 : ~(uint64_t)0;
     unsigned tasks = parallel_tasks(n * (W ? W : 1), parallel_grain((uint64_t)1 << 22));

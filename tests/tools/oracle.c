@@ -775,6 +775,16 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
         double exact[MAX_STATES], got[MAX_STATES];
         brute_values(m, target, avoid, maximize, exact);
         reach_query q = {tflags, aflags, maximize};
+        { /* gpu-vi --cpu's Prob0/Prob1 (incremental Prob1E) against the reference's, byte for byte */
+            uint8_t want_cls[MAX_STATES], got_cls[MAX_STATES];
+            if (ref_reach_prob01(model, &q, want_cls) || reach_prob01_cpu(model, &q, got_cls) ||
+                memcmp(want_cls, got_cls, m->n)) {
+                fprintf(stderr, "oracle: seed %llu: reach_prob01_cpu differs from ref_reach_prob01 (%s)\n",
+                        (unsigned long long)seed, maximize ? "max" : "min");
+                print_mdp(m);
+                return 1;
+            }
+        }
         /* splits 0-2 by interval iteration, 3 whole by certified policy
          * iteration (CSR_TEST_PI_JACOBI=0, set in main: the policies from
          * the start), each system whole; 4 SCC by SCC
