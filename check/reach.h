@@ -120,11 +120,12 @@ void reach_cpu_engine(const csr_model *model, reach_engine *engine);
 /*
  * Prob0/Prob1 of q on the CPU (reach_prob01.c): the classes of
  * ref_reach_prob01 byte for byte (cls u8[n]: REACH_NO, REACH_MAYBE,
- * REACH_YES), Prob1E's nested fixpoint made incremental (each choice's
- * flag cleared once, each round searching what is left).  Time O(t) for
- * Prob0 and Prob1A, O(t + rounds x (n + t_u)) for Prob1E, t_u the
- * transitions into states still in play; memory: the transpose of
- * ref_transpose_build (8 (n + 1) + 8 t + 8 c bytes) and 2 c + 15 n bytes.  Errors:
+ * REACH_YES).  Max: Prob0A, then Prob1E's nested fixpoint made incremental
+ * (each choice's flag cleared once, each round searching what is left; the
+ * searches are ref_reach_backward_closure), O(t + rounds x (n + t_u)) time,
+ * t_u the transitions into states still in play, memory the transpose of
+ * ref_transpose_build (8 (n + 1) + 8 t + 8 c bytes) and c + 7 n bytes; min:
+ * ref_reach_prob01 itself (two searches, no fixpoint).  Errors:
  * CSR_ERR_NOMEM.  reach_cpu_engine's prob01.
  */
 int reach_prob01_cpu(const csr_model *model, const reach_query *q, uint8_t *cls);

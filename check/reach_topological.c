@@ -153,32 +153,14 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Sort a core's nc state ids ascending: qsort below 4,096, else three
- * passes of an 11-bit radix sort through a buffer of nc (qsort where it
- * cannot be had: zeroconf's cores took 6% of a run's instructions in
- * qsort's comparisons). */
+/* Sort a core's nc state ids ascending: qsort below 4,096, else the
+ * partition's radix sort (qsort where its memory cannot be had: zeroconf's
+ * cores took 6% of a run's instructions in qsort's comparisons). */
 static void sort_states(uint32_t *x, uint64_t nc)
 {
     uint32_t *tmp = nc >= 4096 ? malloc(nc * sizeof *tmp) : NULL;
-    if (!tmp) {
+    if (!tmp || ref_radix_sort_u32(x, tmp, nc))
         qsort(x, nc, sizeof *x, cmp_u32);
-        return;
-    }
-    uint32_t *from = x, *to = tmp;
-    for (unsigned shift = 0; shift < 33; shift += 11) {
-        uint64_t count[2049] = {0};
-        for (uint64_t i = 0; i < nc; i++)
-            count[(from[i] >> shift & 2047) + 1]++;
-        for (unsigned b = 1; b <= 2048; b++)
-            count[b] += count[b - 1];
-        for (uint64_t i = 0; i < nc; i++)
-            to[count[from[i] >> shift & 2047]++] = from[i];
-        uint32_t *swap = from;
-        from = to;
-        to = swap;
-    }
-    if (from != x) /* three passes: the result is in tmp */
-        memcpy(x, from, nc * sizeof *x);
     free(tmp);
 }
 

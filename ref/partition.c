@@ -74,9 +74,7 @@ static void cut_ranges(const csr_model *m, uint32_t parts, csr_part *part)
     }
 }
 
-/* a[0 .. n) ascending, by two passes of 16 bits (LSD radix sort); scratch:
- * u32[n].  Returns CSR_ERR_NOMEM when the counts cannot be had. */
-static int radix_sort_u32(uint32_t *a, uint32_t *scratch, uint64_t n)
+int ref_radix_sort_u32(uint32_t *a, uint32_t *scratch, uint64_t n)
 {
     uint64_t *count = malloc(65536 * sizeof *count);
     if (!count)
@@ -176,7 +174,7 @@ static int localise(const csr_model *m, csr_part *q, unsigned threads)
         return CSR_ERR_NOMEM;
     }
     parallel_run(localise_pass, chunk, sizeof chunk[0], count);
-    int rc = radix_sort_u32(q->foreign, scratch, cross);
+    int rc = ref_radix_sort_u32(q->foreign, scratch, cross);
     free(scratch);
     if (rc)
         return rc;

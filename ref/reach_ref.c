@@ -17,13 +17,9 @@ static int is_avoid(const reach_query *q, uint64_t s)
     return q->avoid && q->avoid[s] && !q->target[s];
 }
 
-/* Backward closure of in[] (1 = in the set, grown in place) through states
- * with allowed(s): s joins when one of its choices (any choice, if
- * all_choices is 0; every choice, if 1) has a transition into the set, or,
- * with in_u, when a choice with in_u[k] does.  queue: u32[n]. */
-static void backward_closure(const csr_model *m, const ref_transpose *tr, uint8_t *in, const uint8_t *allowed,
-                             int all_choices, const uint8_t *choice_ok, uint32_t *queue, uint8_t *hit,
-                             uint64_t *remaining)
+void ref_reach_backward_closure(const csr_model *m, const ref_transpose *tr, uint8_t *in, const uint8_t *allowed,
+                                int all_choices, const uint8_t *choice_ok, uint32_t *queue, uint8_t *hit,
+                                uint64_t *remaining)
 {
     const uint64_t n = m->num_states;
     uint64_t head = 0, tail = 0;
@@ -76,7 +72,7 @@ int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
     memcpy(r, q->target, n);
     if (q->maximize) {
         /* Prob0A: r = states from which some choice sequence reaches a target. */
-        backward_closure(m, &tr, r, allowed, 0, NULL, queue, hit, remaining);
+        ref_reach_backward_closure(m, &tr, r, allowed, 0, NULL, queue, hit, remaining);
         /* Prob1E: u = greatest set such that the targets are reached inside u
          * with probability 1 by choices that stay in u (nested fixpoint). */
         memcpy(u, r, n);
@@ -90,7 +86,7 @@ int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
                     }
             }
             memcpy(cls, q->target, n); /* cls holds the inner fixpoint v */
-            backward_closure(m, &tr, cls, allowed, 0, choice_ok, queue, hit, remaining);
+            ref_reach_backward_closure(m, &tr, cls, allowed, 0, choice_ok, queue, hit, remaining);
             int same = 1;
             for (uint64_t s = 0; s < n; s++) {
                 uint8_t in = cls[s] && u[s];
@@ -106,14 +102,14 @@ int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
     } else {
         /* Prob0E: r = states from which every scheduler reaches a target with
          * positive probability (every choice has a successor in r). */
-        backward_closure(m, &tr, r, allowed, 1, NULL, queue, hit, remaining);
+        ref_reach_backward_closure(m, &tr, r, allowed, 1, NULL, queue, hit, remaining);
         /* Prob1A: states from which some scheduler reaches a Prob0E state
          * (one of value 0) have Pmin < 1; the others have Pmin = 1. */
         for (uint64_t s = 0; s < n; s++) {
             u[s] = !r[s];
             allowed[s] = !q->target[s];
         }
-        backward_closure(m, &tr, u, allowed, 0, NULL, queue, hit, remaining);
+        ref_reach_backward_closure(m, &tr, u, allowed, 0, NULL, queue, hit, remaining);
         for (uint64_t s = 0; s < n; s++)
             cls[s] = !r[s] ? REACH_NO : !u[s] ? REACH_YES : REACH_MAYBE;
     }

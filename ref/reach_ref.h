@@ -12,6 +12,7 @@
 
 #include "csr.h"
 #include "reach.h"
+#include "ref.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,19 @@ extern "C" {
  * CSR).  Errors: CSR_ERR_NOMEM.
  */
 int ref_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *cls);
+
+/*
+ * The backward search under Prob0/Prob1: in (u8[n], 1 = in the set) grown
+ * in place through the states with allowed[s], from the states already in
+ * it, over tr (the model's transpose): s joins when one of its choices
+ * (all_choices 0; only those with choice_ok[k] where choice_ok is given)
+ * or every one of them (all_choices 1) has a transition into the set.
+ * Scratch: queue u32[n], hit u8[c] and remaining u64[n] (all_choices 1
+ * only).  O(n + t) time.  ref_reach_prob01's, and reach_prob01_cpu's.
+ */
+void ref_reach_backward_closure(const csr_model *m, const ref_transpose *tr, uint8_t *in, const uint8_t *allowed,
+                                int all_choices, const uint8_t *choice_ok, uint32_t *queue, uint8_t *hit,
+                                uint64_t *remaining);
 
 /*
  * Solve a system on the CPU, sequentially, in place (Gauss-Seidel order: a

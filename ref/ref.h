@@ -64,6 +64,11 @@ typedef struct ref_transpose {
     uint64_t *first, *choice, *owner;
 } ref_transpose;
 int ref_transpose_build(const csr_model *model, ref_transpose *tr);
+
+/* a[0 .. n) ascending, by two passes of 16 bits (LSD radix sort); scratch:
+ * u32[n]; 512 KiB of counts.  Returns CSR_ERR_NOMEM when the counts cannot
+ * be had (a untouched).  (ref/partition.c) */
+int ref_radix_sort_u32(uint32_t *a, uint32_t *scratch, uint64_t n);
 void ref_transpose_free(ref_transpose *tr);
 
 typedef struct ref_mec_stats {
