@@ -55,8 +55,8 @@ typedef struct gpu_parts_options {
 typedef struct gpu_parts_stats {
     const char *exchange;      /* "peer", "nccl" or "copies" */
     uint64_t foreign;          /* foreign states over all parts (each part's copies of others' states) */
-    uint64_t trimmed, trim_rounds; /* trimming first: states removed, rounds (ref_trim_partitioned's) */
-    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them after that trimming (equal to its counts;
+    uint64_t trimmed, trim_rounds; /* trimming first and between phases: states removed, rounds (summed) */
+    uint64_t phases, rounds;   /* as ref_scc_partitioned counts them with that trimming (equal to its counts;
                                   peer: rounds are the passes over all parts at once);
                                   MECs: label propagation's, summed over the MEC rounds */
     uint64_t mec_rounds, attractor_rounds; /* MECs: SCC decompositions, attractor exchange rounds */
@@ -72,11 +72,13 @@ const char *gpu_exchange_name(gpu_exchange exchange);
 int gpu_exchange_by_name(const char *name);
 
 /*
- * The SCCs of model over options->parts parts: first trimming over the
- * parts (ref_trim_partitioned's rounds: each part drains its own queue
- * level by level, then the outboxes of decrements are pushed to the owners
- * and the flags pulled), the trimmed states each an SCC of its own; then
- * ref_scc_partitioned's phases and rounds, each part's label relaxation to its local fixpoint on
+ * The SCCs of model over options->parts parts, ref_scc_partitioned's with
+ * peeling (the lp engine's order): trimming over the parts first and
+ * between phases, within the classes of the live states (ref_trim_partitioned's
+ * rounds: each part drains its own queue level by level, then the outboxes
+ * of decrements are pushed to the owners and the flags pulled), the trimmed
+ * states each an SCC of its own; the phases and rounds of label
+ * propagation, each part's label relaxation to its local fixpoint on
  * its device (one launch a pass over its own edges, atomicMax on the
  * labels), then the push of the foreign copies' in-labels to their owners
  * (max) and the pull of labels, liveness and class, until a round raises

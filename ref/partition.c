@@ -477,17 +477,27 @@ static int relax_part(const csr_model *m, const csr_part *q, lp_part *l, const u
     return any;
 }
 
+typedef struct trim_part trim_part;
+static uint64_t peel_classes(const csr_model *m, const csr_partition *p, trim_part *tp, lp_part *lp,
+                             ref_scc_parts_stats *st);
+static trim_part *trim_open(const csr_model *m, const csr_partition *p);
+static void trim_close(trim_part *tp, uint32_t parts);
+
 /* The phases of label propagation over the `left` live states of lp (their
  * classes as given; foreign copies pulled): each live own state gets comp =
  * the largest state of its SCC and leaves live.  enabled: per part, its
- * choices' flags (NULL: every transition an edge).  Counts phases and
- * rounds. */
+ * choices' flags (NULL: every transition an edge).  tp (or NULL): the
+ * lp engine's peeling first and between phases (peel_classes: the trimming
+ * within the classes, each state trimmed an SCC of its own).  Counts into
+ * st. */
 static void lp_phases(const csr_model *m, const csr_partition *p, lp_part *lp, uint8_t *const *enabled, uint64_t left,
-                      uint64_t *phases, uint64_t *rounds)
+                      trim_part *tp, ref_scc_parts_stats *st)
 {
     const uint32_t P = p->parts;
+    if (tp)
+        left -= peel_classes(m, p, tp, lp, st);
     while (left > 0) {
-        (*phases)++;
+        st->phases++;
         for (uint32_t i = 0; i < P; i++)
             for (uint64_t j = 0; j < p->part[i].num_states; j++)
                 if (lp[i].live[j])
@@ -497,7 +507,7 @@ static void lp_phases(const csr_model *m, const csr_partition *p, lp_part *lp, u
          * no label rises anywhere (a GPU would run its part's passes, then
          * one push and one pull through NCCL) */
         for (int changed = 1; changed;) {
-            (*rounds)++;
+            st->rounds++;
             changed = 0;
             for (uint32_t i = 0; i < P; i++)
                 changed |= relax_part(m, &p->part[i], &lp[i], enabled ? enabled[i] : NULL);
@@ -517,6 +527,8 @@ static void lp_phases(const csr_model *m, const csr_partition *p, lp_part *lp, u
                 }
             }
         pull(p, lp);
+        if (tp && left > 0)
+            left -= peel_classes(m, p, tp, lp, st);
     }
 }
 
@@ -566,31 +578,21 @@ static void name_by_smallest(uint64_t n, uint64_t *comp, uint64_t *scratch, uint
             comp[s] = scratch[comp[s]];
 }
 
-int ref_scc_partitioned(const csr_model *m, const csr_partition *p, const uint8_t *trimmed, uint64_t *comp,
-                        uint64_t *phases, uint64_t *rounds)
+int ref_scc_partitioned(const csr_model *m, const csr_partition *p, int peel, uint64_t *comp, ref_scc_parts_stats *st)
 {
     const uint32_t P = p->parts;
     const uint64_t n = m->num_states;
     lp_part *lp = lp_alloc(p);
     uint64_t *smallest = malloc((n ? n : 1) * sizeof *smallest);
-    *phases = *rounds = 0;
-    if (!lp || !smallest) {
+    trim_part *tp = peel ? trim_open(m, p) : NULL;
+    memset(st, 0, sizeof *st);
+    if (!lp || !smallest || (peel && !tp)) {
         lp_free(lp, P);
         free(smallest);
+        trim_close(tp, P);
         return CSR_ERR_NOMEM;
     }
-    uint64_t left = n;
-    if (trimmed) { /* each an SCC of its own, out of the phases */
-        for (uint32_t i = 0; i < P; i++)
-            for (uint64_t j = 0; j < p->part[i].num_states; j++)
-                if (trimmed[p->part[i].first_state + j]) {
-                    lp[i].comp[j] = (uint32_t)(p->part[i].first_state + j);
-                    lp[i].live[j] = 0;
-                    left--;
-                }
-        pull(p, lp);
-    }
-    lp_phases(m, p, lp, NULL, left, phases, rounds);
+    lp_phases(m, p, lp, NULL, n, tp, st);
     for (uint32_t i = 0; i < P; i++)
         for (uint64_t j = 0; j < p->part[i].num_states; j++)
             comp[p->part[i].first_state + j] = lp[i].comp[j];
@@ -598,6 +600,7 @@ int ref_scc_partitioned(const csr_model *m, const csr_partition *p, const uint8_
     name_by_smallest(n, comp, smallest, UINT64_MAX);
     lp_free(lp, P);
     free(smallest);
+    trim_close(tp, P);
     return CSR_OK;
 }
 
@@ -659,18 +662,27 @@ enum { T_REMOVED = 0, T_LIVE = 1, T_QUEUED = 2 };
 
 typedef struct trim_part {
     local_transpose tr;
-    uint32_t *in_left, *out_left; /* own states: live in- and out-transitions from and to other states */
+    uint32_t *in_left, *out_left; /* own states: counted in- and out-transitions from and to other states */
     uint8_t *flag;                /* own + foreign (the foreign ones pulled) */
     uint32_t *outbox;             /* foreign: decrements (or, first, counts) of their owners' in_left */
     uint32_t *queue;              /* own states queued */
     uint64_t queued;
 } trim_part;
 
-/* What the trimming exchanges read: the parts and their trimming state. */
+/* What the trimming exchanges read: the parts, their trimming state and
+ * their labels (NULL: every state live, one class). */
 typedef struct trim_ctx {
     const csr_partition *p;
     trim_part *tp;
+    const lp_part *lp;
 } trim_ctx;
+
+/* Whether the edge v -> w of a part (local indices, v != w) counts: both
+ * ends live and of one class (l NULL: every edge). */
+static int trim_counts(const lp_part *l, uint64_t v, uint64_t w)
+{
+    return !l || (l->live[v] && l->live[w] && l->cls[v] == l->cls[w]);
+}
 
 static void trim_queue(trim_part *t, uint32_t j)
 {
@@ -709,46 +721,84 @@ static void push_decrements(void *ctx, uint32_t o, uint32_t own, uint32_t r, uin
 
 static void pull_flag(void *ctx, uint32_t o, uint32_t own, uint32_t r, uint64_t copy)
 {
-    trim_part *tp = ((trim_ctx *)ctx)->tp;
+    const trim_ctx *c = ctx;
+    trim_part *tp = c->tp;
+    const lp_part *l = c->lp ? &c->lp[r] : NULL;
     if (tp[o].flag[own] != T_REMOVED || tp[r].flag[copy] == T_REMOVED)
         return;
     tp[r].flag[copy] = T_REMOVED;
     for (uint64_t e = tp[r].tr.first[copy]; e < tp[r].tr.first[copy + 1]; e++) {
         const uint32_t v = tp[r].tr.src[e];
-        if (tp[r].flag[v] != T_REMOVED && --tp[r].out_left[v] == 0)
+        if (trim_counts(l, v, copy) && tp[r].flag[v] != T_REMOVED && --tp[r].out_left[v] == 0)
             trim_queue(&tp[r], v);
     }
 }
 
-int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *removed, uint64_t *rounds)
+static void trim_close(trim_part *tp, uint32_t parts)
 {
-    const uint32_t P = p->parts;
-    trim_part *tp = calloc(P, sizeof *tp);
-    trim_ctx ctx = {p, tp};
-    int rc = CSR_ERR_NOMEM;
-    *rounds = 0;
-    if (!tp)
-        goto out;
-    for (uint32_t i = 0; i < P; i++) {
+    for (uint32_t i = 0; tp && i < parts; i++) {
+        local_transpose_free(&tp[i].tr);
+        free(tp[i].in_left);
+        free(tp[i].out_left);
+        free(tp[i].flag);
+        free(tp[i].outbox);
+        free(tp[i].queue);
+    }
+    free(tp);
+}
+
+/* Every part's trimming state: its local transpose and buffers (NULL: out
+ * of memory). */
+static trim_part *trim_open(const csr_model *m, const csr_partition *p)
+{
+    trim_part *tp = calloc(p->parts, sizeof *tp);
+    for (uint32_t i = 0; tp && i < p->parts; i++) {
         const csr_part *q = &p->part[i];
         trim_part *t = &tp[i];
         const uint64_t own = q->num_states, len = own + q->num_foreign;
-        t->in_left = calloc(own ? own : 1, sizeof *t->in_left);
-        t->out_left = calloc(own ? own : 1, sizeof *t->out_left);
+        t->in_left = malloc((own ? own : 1) * sizeof *t->in_left);
+        t->out_left = malloc((own ? own : 1) * sizeof *t->out_left);
         t->flag = malloc(len ? len : 1);
-        t->outbox = calloc(q->num_foreign ? q->num_foreign : 1, sizeof *t->outbox);
+        t->outbox = malloc((q->num_foreign ? q->num_foreign : 1) * sizeof *t->outbox);
         t->queue = malloc((own ? own : 1) * sizeof *t->queue);
-        if (!t->in_left || !t->out_left || !t->flag || !t->outbox || !t->queue || local_transpose_build(m, q, 0, &t->tr))
-            goto out;
-        memset(t->flag, T_LIVE, len);
+        if (!t->in_left || !t->out_left || !t->flag || !t->outbox || !t->queue ||
+            local_transpose_build(m, q, 0, &t->tr)) {
+            trim_close(tp, p->parts);
+            return NULL;
+        }
+    }
+    return tp;
+}
+
+/* Trimming to a fixpoint over the parts (ref_trim_partitioned's rounds) of
+ * the edges that count (trim_counts: with lp, between live states of one
+ * class); afterwards a live state with flag T_REMOVED was trimmed.  Rounds
+ * added to *rounds. */
+static void trim_run(const csr_model *m, const csr_partition *p, trim_part *tp, const lp_part *lp, uint64_t *rounds)
+{
+    const uint32_t P = p->parts;
+    trim_ctx ctx = {p, tp, lp};
+    for (uint32_t i = 0; i < P; i++) {
+        const csr_part *q = &p->part[i];
+        trim_part *t = &tp[i];
+        const lp_part *l = lp ? &lp[i] : NULL;
+        const uint64_t own = q->num_states, len = own + q->num_foreign;
+        memset(t->in_left, 0, (own ? own : 1) * sizeof *t->in_left);
+        memset(t->out_left, 0, (own ? own : 1) * sizeof *t->out_left);
+        memset(t->outbox, 0, (q->num_foreign ? q->num_foreign : 1) * sizeof *t->outbox);
+        t->queued = 0;
         for (uint64_t x = 0; x < len; x++) { /* counts of the edges from this part's own states */
-            const uint32_t c = (uint32_t)(t->tr.first[x + 1] - t->tr.first[x]);
-            if (x < own)
-                t->in_left[x] += c;
-            else
-                t->outbox[x - own] = c;
-            for (uint64_t k = t->tr.first[x]; k < t->tr.first[x + 1]; k++)
-                t->out_left[t->tr.src[k]]++;
+            t->flag[x] = !l || l->live[x] ? T_LIVE : T_REMOVED;
+            for (uint64_t k = t->tr.first[x]; k < t->tr.first[x + 1]; k++) {
+                const uint32_t v = t->tr.src[k];
+                if (!trim_counts(l, v, x))
+                    continue;
+                if (x < own)
+                    t->in_left[x]++;
+                else
+                    t->outbox[x - own]++;
+                t->out_left[v]++;
+            }
         }
     }
     /* the first push: in-counts of edges from other parts */
@@ -764,6 +814,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         for (uint32_t i = 0; i < P; i++) {
             const csr_part *q = &p->part[i];
             trim_part *t = &tp[i];
+            const lp_part *l = lp ? &lp[i] : NULL;
             while (t->queued) {
                 const uint32_t j = t->queue[--t->queued];
                 t->flag[j] = T_REMOVED;
@@ -771,7 +822,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
                 const uint64_t count = part_row(m, q, j, &tg);
                 for (uint64_t e = 0; e < count; e++) {
                     const uint32_t w = tg[e];
-                    if (w == j)
+                    if (w == j || !trim_counts(l, j, w))
                         continue;
                     if (w >= q->num_states)
                         t->outbox[w - q->num_states]++;
@@ -780,7 +831,7 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
                 }
                 for (uint64_t k = t->tr.first[j]; k < t->tr.first[j + 1]; k++) {
                     const uint32_t v = t->tr.src[k];
-                    if (t->flag[v] != T_REMOVED && --t->out_left[v] == 0)
+                    if (trim_counts(l, v, j) && t->flag[v] != T_REMOVED && --t->out_left[v] == 0)
                         trim_queue(t, v);
                 }
             }
@@ -792,21 +843,40 @@ int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *re
         for (uint32_t i = 0; i < P; i++)
             work |= tp[i].queued > 0;
     }
-    for (uint32_t i = 0; i < P; i++)
+}
+
+/* The lp engine's peeling on the parts: trim_run over the live states'
+ * classes; each live state trimmed is an SCC of its own (comp) and leaves
+ * live (foreign copies pulled).  Returns how many left; counts into st. */
+static uint64_t peel_classes(const csr_model *m, const csr_partition *p, trim_part *tp, lp_part *lp,
+                             ref_scc_parts_stats *st)
+{
+    uint64_t peeled = 0;
+    trim_run(m, p, tp, lp, &st->trim_rounds);
+    for (uint32_t i = 0; i < p->parts; i++)
+        for (uint64_t j = 0; j < p->part[i].num_states; j++)
+            if (lp[i].live[j] && tp[i].flag[j] == T_REMOVED) {
+                lp[i].comp[j] = (uint32_t)(p->part[i].first_state + j);
+                lp[i].live[j] = 0;
+                peeled++;
+            }
+    pull(p, lp);
+    st->trimmed += peeled;
+    return peeled;
+}
+
+int ref_trim_partitioned(const csr_model *m, const csr_partition *p, uint8_t *removed, uint64_t *rounds)
+{
+    trim_part *tp = trim_open(m, p);
+    *rounds = 0;
+    if (!tp)
+        return CSR_ERR_NOMEM;
+    trim_run(m, p, tp, NULL, rounds);
+    for (uint32_t i = 0; i < p->parts; i++)
         for (uint64_t j = 0; j < p->part[i].num_states; j++)
             removed[p->part[i].first_state + j] = tp[i].flag[j] == T_REMOVED;
-    rc = CSR_OK;
-out:
-    for (uint32_t i = 0; tp && i < P; i++) {
-        local_transpose_free(&tp[i].tr);
-        free(tp[i].in_left);
-        free(tp[i].out_left);
-        free(tp[i].flag);
-        free(tp[i].outbox);
-        free(tp[i].queue);
-    }
-    free(tp);
-    return rc;
+    trim_close(tp, p->parts);
+    return CSR_OK;
 }
 
 /* ---- MEC rounds over the parts ------------------------------------------ */
@@ -903,7 +973,10 @@ int ref_mec_partitioned(const csr_model *m, const csr_partition *p, uint64_t *me
         pull(p, lp);
         if (!in_play)
             break;
-        lp_phases(m, p, lp, enabled, in_play, &st->phases, &st->lp_rounds);
+        ref_scc_parts_stats ls = {0, 0, 0, 0};
+        lp_phases(m, p, lp, enabled, in_play, NULL, &ls);
+        st->phases += ls.phases;
+        st->lp_rounds += ls.rounds;
         /* Algorithm 7: a choice with a transition out of its state's SCC
          * (or into a state out of play) is removed; a state left without
          * choices is queued (the sets U) */

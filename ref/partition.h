@@ -108,12 +108,16 @@ int ref_vi_steps_partitioned(const csr_model *model, const csr_partition *p, con
  * SCC is named by in) and the others keep (in, out) as their class.  Edges
  * are the transitions of all choices.  comp: u64[n], each state's SCC as the
  * smallest state in it (ref.h's convention, so it equals ref_scc_tarjan's
- * byte for byte); phases and rounds counted.  trimmed (u8[n], or NULL): the
- * states ref_trim_partitioned removed, each an SCC of its own before the
- * first phase (the lp engine's peeling first).  Errors: CSR_ERR_NOMEM.
+ * byte for byte).  peel: the lp engine's peeling first and between phases:
+ * ref_trim_partitioned's rounds over the edges between live states of one
+ * class, each state trimmed an SCC of its own.  Errors: CSR_ERR_NOMEM.
  */
-int ref_scc_partitioned(const csr_model *model, const csr_partition *p, const uint8_t *trimmed, uint64_t *comp,
-                        uint64_t *phases, uint64_t *rounds);
+typedef struct ref_scc_parts_stats {
+    uint64_t trimmed, trim_rounds; /* peel: states trimmed, trimming rounds (first and between phases, summed) */
+    uint64_t phases, rounds;       /* label propagation's phases and exchange rounds */
+} ref_scc_parts_stats;
+int ref_scc_partitioned(const csr_model *model, const csr_partition *p, int peel, uint64_t *comp,
+                        ref_scc_parts_stats *stats);
 
 /*
  * Trimming to a fixpoint over the parts (the peeling block's scheme,

@@ -25,7 +25,7 @@ setup() {
         for parts in 1 2 3 7 16 64; do
             run partcheck -p "$parts" -k 40 "$csr"
             assert_success
-            assert_output --regexp "^partcheck: $parts parts of [0-9]+ states, .* 40 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's \\([0-9]+ phases, [0-9]+ rounds\\); [0-9]+ states trimmed \\([0-9]+ rounds\\), then the SCCs in [0-9]+ phases$"
+            assert_output --regexp "^partcheck: $parts parts of [0-9]+ states, .* 40 steps max and min equal bit for bit; [0-9]+ SCCs as Tarjan's \\([0-9]+ phases, [0-9]+ rounds\\); [0-9]+ states trimmed \\([0-9]+ rounds\\), then the SCCs in [0-9]+ phases; [0-9]+ trimmed in all with peeling between them \\([0-9]+ rounds\\)$"
         done
         checked=$((checked + 1))
     done

@@ -206,17 +206,31 @@ static __device__ __forceinline__ void trim_queue(uint32_t *flag, uint32_t j, ui
         next[atomicAdd(count, 1u)] = j;
 }
 
-/* The counts: out_left[j] = own j's transitions to other states, in_left[j]
- * = other own states' transitions into j, outbox[f] = own states'
- * transitions into foreign f (summed into the owners by the first push). */
+/* The trimming's flags: live states kLive, the others kRemoved. */
+static __global__ void trim_flags(uint64_t len, const uint8_t *__restrict__ live, uint32_t *flag)
+{
+    for (uint64_t x = thread_index(); x < len; x += thread_count())
+        flag[x] = live[x] ? kLive : kRemoved;
+}
+
+/* The counts of the edges that count (between other live states of one
+ * class): out_left[j] = own j's to other states, in_left[j] = other own
+ * states' into j, outbox[f] = own states' into foreign f (summed into the
+ * owners by the first push). */
 static __global__ void trim_count(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
+                                  const uint8_t *__restrict__ live, const uint64_t *__restrict__ cls,
                                   uint32_t *in_left, uint32_t *out_left, uint32_t *outbox)
 {
     for (uint64_t j = thread_index(); j < ns; j += thread_count()) {
         uint32_t out = 0;
+        if (!live[j]) {
+            out_left[j] = 0;
+            continue;
+        }
+        const uint64_t c = cls[j];
         for (uint64_t e = row[j]; e < row[j + 1]; e++) {
             const uint32_t w = target[e];
-            if (w == j)
+            if (w == j || !live[w] || cls[w] != c)
                 continue;
             out++;
             atomicAdd(w < ns ? &in_left[w] : &outbox[w - ns], 1u);
@@ -251,19 +265,22 @@ static __global__ void trim_seed(uint64_t ns, const uint32_t *__restrict__ in_le
 }
 
 /* One level of a part's drain: each state of level removed; its successors
- * lose an in-transition (foreign ones through the outbox), its own
- * predecessors an out-transition; who reaches 0 joins next. */
+ * of its class lose an in-transition (foreign ones through the outbox), its
+ * own predecessors of its class an out-transition; who reaches 0 joins next
+ * (a state not live has flag kRemoved). */
 static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
                                   const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
-                                  const uint32_t *__restrict__ level, unsigned size, uint32_t *flag, uint32_t *in_left,
-                                  uint32_t *out_left, uint32_t *outbox, uint32_t *next, unsigned *queued)
+                                  const uint64_t *__restrict__ cls, const uint32_t *__restrict__ level, unsigned size,
+                                  uint32_t *flag, uint32_t *in_left, uint32_t *out_left, uint32_t *outbox,
+                                  uint32_t *next, unsigned *queued)
 {
     for (uint64_t i = thread_index(); i < size; i += thread_count()) {
         const uint32_t j = level[i];
+        const uint64_t c = cls[j];
         flag[j] = kRemoved;
         for (uint64_t e = row[j]; e < row[j + 1]; e++) {
             const uint32_t w = target[e];
-            if (w == j)
+            if (w == j || cls[w] != c)
                 continue;
             if (w >= ns)
                 atomicAdd(&outbox[w - ns], 1u);
@@ -272,7 +289,7 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
         }
         for (uint64_t e = rfirst[j]; e < rfirst[j + 1]; e++) {
             const uint32_t v = rsource[e];
-            if (v != j && flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
+            if (v != j && cls[v] == c && flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
                 trim_queue(flag, v, next, queued);
         }
     }
@@ -280,10 +297,11 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
 
 /* Pull of the flags (staged[k]: the owner's flag of foreign copy ns + k):
  * a foreign state newly removed takes an out-transition from each own
- * source of an edge into it. */
+ * source of its class of an edge into it. */
 static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__restrict__ staged,
-                                 const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource, uint32_t *flag,
-                                 uint32_t *out_left, uint32_t *next, unsigned *queued)
+                                 const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
+                                 const uint64_t *__restrict__ cls, uint32_t *flag, uint32_t *out_left, uint32_t *next,
+                                 unsigned *queued)
 {
     for (uint64_t k = thread_index(); k < nf; k += thread_count()) {
         const uint64_t c = ns + k;
@@ -292,7 +310,7 @@ static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__res
         flag[c] = kRemoved;
         for (uint64_t e = rfirst[c]; e < rfirst[c + 1]; e++) {
             const uint32_t v = rsource[e];
-            if (flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
+            if (cls[v] == cls[c] && flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
                 trim_queue(flag, v, next, queued);
         }
     }
@@ -304,14 +322,14 @@ static __global__ void fill_u32(uint64_t count, uint32_t value, uint32_t *x)
         x[i] = value;
 }
 
-/* After the trimming: each removed own state is an SCC of its own, out of
- * the phases. */
+/* After the trimming: each removed live own state is an SCC of its own, out
+ * of the phases. */
 static __global__ void trim_finish(uint64_t ns, uint64_t first_state, const uint32_t *__restrict__ flag, uint8_t *live,
                                    uint32_t *comp, unsigned long long *removed)
 {
     unsigned long long mine = 0;
     for (uint64_t j = thread_index(); j < ns; j += thread_count())
-        if (flag[j] == kRemoved) {
+        if (flag[j] == kRemoved && live[j]) {
             live[j] = 0;
             comp[j] = (uint32_t)(first_state + j);
             mine++;
@@ -608,11 +626,13 @@ template <typename F> int drain_parts(parted &x, F level, csr_status *status)
     return x.sync_all(status);
 }
 
-/* Trimming to a fixpoint over the parts (ref_trim_partitioned's rounds):
- * each part drains its queue level by level, then the outboxes are pushed
- * to the owners and the flags pulled; rounds until no part has anything
- * queued.  The removed states leave the label propagation (live 0, each an
- * SCC of its own); their count into *trimmed, the rounds into *rounds. */
+/* Trimming to a fixpoint over the parts (ref/partition.c's trim_run, the
+ * lp engine's peeling, first and between phases) of the edges between live
+ * states of one class: each part drains its queue level by level, then the
+ * outboxes are pushed to the owners and the flags pulled; rounds until no
+ * part has anything queued.  The removed states leave the label propagation
+ * (live 0, each an SCC of its own; foreign copies pulled); their count added
+ * to *trimmed, the rounds to *rounds. */
 int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *status)
 {
     const uint32_t P = x.p->parts;
@@ -623,12 +643,12 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
         CUDA_TRY(cudaMemsetAsync(q->in_left.p, 0, (q->ns ? q->ns : 1) * sizeof(uint32_t), q->stream));
         CUDA_TRY(cudaMemsetAsync(q->outbox.p, 0, (q->nf ? q->nf : 1) * sizeof(uint32_t), q->stream));
         CUDA_TRY(cudaMemsetAsync(q->counts.p, 0, 2 * sizeof(unsigned), q->stream));
-        fill_u32<<<grid_for(len ? len : 1, kThreads), kThreads, 0, q->stream>>>(len, kLive, q->tflag.p);
+        trim_flags<<<grid_for(len ? len : 1, kThreads), kThreads, 0, q->stream>>>(len, q->live.p, q->tflag.p);
         CUDA_TRY_LAUNCH();
         if (q->ns) {
             trim_count<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->row.p, q->target.p,
-                                                                              q->in_left.p, q->out_left.p,
-                                                                              q->outbox.p);
+                                                                              q->live.p, q->cls.p, q->in_left.p,
+                                                                              q->out_left.p, q->outbox.p);
             CUDA_TRY_LAUNCH();
         }
     }
@@ -667,8 +687,8 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
             x,
             [](part_device &q, unsigned size) {
                 trim_level<<<grid_for(size, kThreads), kThreads, 0, q.stream>>>(
-                    q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cur, size, q.tflag.p, q.in_left.p,
-                    q.out_left.p, q.outbox.p, q.nxt, q.counts.p + 1);
+                    q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cls.p, q.cur, size, q.tflag.p,
+                    q.in_left.p, q.out_left.p, q.outbox.p, q.nxt, q.counts.p + 1);
             },
             status));
         TRY(push(0));
@@ -678,7 +698,8 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
                 continue;
             CUDA_TRY(cudaSetDevice(q->device));
             trim_pull<<<grid_for(q->nf, kThreads), kThreads, 0, q->stream>>>(
-                q->ns, q->nf, q->rbuf.p, q->tr.first, q->tr.source, q->tflag.p, q->out_left.p, q->cur, q->counts.p);
+                q->ns, q->nf, q->rbuf.p, q->tr.first, q->tr.source, q->cls.p, q->tflag.p, q->out_left.p, q->cur,
+                q->counts.p);
             CUDA_TRY_LAUNCH();
         }
         unsigned queued = 0;
@@ -801,7 +822,8 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
  * set, foreign copies pulled; ref/partition.c's lp_phases): each live own
  * state gets comp, the largest state of its SCC, and leaves live; then the
  * foreign copies' liveness and classes are pulled (and, with choices, their
- * SCCs).  Choices: only enabled choices' transitions are edges. */
+ * SCCs).  Choices: only enabled choices' transitions are edges; without,
+ * the trimming within the classes between phases (trim_over_parts). */
 int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *st, csr_status *status)
 {
     auto in_of = [](part_device &q) { return (void *)q.in.p; };
@@ -870,6 +892,11 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
         left -= finished;
         TRY(x.pull<1>(live_of, status));
         TRY(x.pull<8>(cls_of, status));
+        if (!choices && left > 0) { /* the lp engine's peeling between phases */
+            const uint64_t before = st->trimmed;
+            TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, status));
+            left -= st->trimmed - before;
+        }
     }
     return choices ? x.pull<4>(comp_of, status) : CSR_OK;
 }

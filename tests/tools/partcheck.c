@@ -181,9 +181,10 @@ int main(int argc, char **argv)
                 FAIL("%s, step %ld: state %llu: %.17g whole, %.17g on %u parts", maximise ? "max" : "min", steps,
                      (unsigned long long)s, whole[s], split[s], p.parts);
     }
-    uint64_t *tarjan = malloc((n ? n : 1) * sizeof *tarjan), *lp = malloc((n ? n : 1) * sizeof *lp), phases, rounds;
+    uint64_t *tarjan = malloc((n ? n : 1) * sizeof *tarjan), *lp = malloc((n ? n : 1) * sizeof *lp);
     ref_scc_stats ss;
-    if (!tarjan || !lp || ref_scc_tarjan(&m, NULL, NULL, tarjan, &ss) || ref_scc_partitioned(&m, &p, NULL, lp, &phases, &rounds))
+    ref_scc_parts_stats plain, peeled;
+    if (!tarjan || !lp || ref_scc_tarjan(&m, NULL, NULL, tarjan, &ss) || ref_scc_partitioned(&m, &p, 0, lp, &plain))
         FAIL("out of memory");
     for (uint64_t s = 0; s < n; s++)
         if (tarjan[s] != lp[s])
@@ -234,20 +235,27 @@ int main(int argc, char **argv)
                  fw[s] && bw[s] ? "lies between cycles" : "reaches no cycle or is reached from none");
         trimmed += cut[s];
     }
-    /* label propagation after the trimming (the lp engine's order): Tarjan's SCCs again */
-    uint64_t trim_phases, trim_lp_rounds;
-    if (ref_scc_partitioned(&m, &p, cut, lp, &trim_phases, &trim_lp_rounds))
+    /* label propagation with the trimming first and between phases (the lp
+     * engine's peeling): Tarjan's SCCs again, the first trimming's states among
+     * those trimmed */
+    if (ref_scc_partitioned(&m, &p, 1, lp, &peeled))
         FAIL("out of memory");
     for (uint64_t s = 0; s < n; s++)
         if (tarjan[s] != lp[s])
-            FAIL("state %llu: SCC %llu by Tarjan, %llu on %u parts after trimming", (unsigned long long)s,
+            FAIL("state %llu: SCC %llu by Tarjan, %llu on %u parts with peeling", (unsigned long long)s,
                  (unsigned long long)tarjan[s], (unsigned long long)lp[s], p.parts);
+    if (peeled.trimmed < trimmed || peeled.trim_rounds < trim_rounds)
+        FAIL("peeling trimmed %llu states in %llu rounds, fewer than the first trimming's %llu in %llu",
+             (unsigned long long)peeled.trimmed, (unsigned long long)peeled.trim_rounds, (unsigned long long)trimmed,
+             (unsigned long long)trim_rounds);
     printf("partcheck: %u parts of %llu states, %llu transitions: %llu foreign states, at most %llu transitions a "
            "part; %ld steps max and min equal bit for bit; %llu SCCs as Tarjan's (%llu phases, %llu rounds); "
-           "%llu states trimmed (%llu rounds), then the SCCs in %llu phases\n",
+           "%llu states trimmed (%llu rounds), then the SCCs in %llu phases; %llu trimmed in all with peeling between "
+           "them (%llu rounds)\n",
            p.parts, (unsigned long long)n, (unsigned long long)m.num_transitions, (unsigned long long)foreign,
-           (unsigned long long)widest, steps, (unsigned long long)ss.sccs, (unsigned long long)phases,
-           (unsigned long long)rounds, (unsigned long long)trimmed, (unsigned long long)trim_rounds, (unsigned long long)trim_phases);
+           (unsigned long long)widest, steps, (unsigned long long)ss.sccs, (unsigned long long)plain.phases,
+           (unsigned long long)plain.rounds, (unsigned long long)trimmed, (unsigned long long)trim_rounds,
+           (unsigned long long)peeled.phases, (unsigned long long)peeled.trimmed, (unsigned long long)peeled.trim_rounds);
     ref_transpose_free(&tr);
     free(size);
     free(fw);

@@ -93,19 +93,18 @@ int main(int argc, char **argv)
     memset(&gst, 0, sizeof gst);
     gpu_parts_stats pst;
     memset(&pst, 0, sizeof pst);
-    if (!rc && parts && use_cpu) { /* trimming, then label propagation, over the parts (as the GPUs) */
+    if (!rc && parts && use_cpu) { /* trimming first and between phases of label propagation, over the parts (as the GPUs) */
         csr_partition p;
-        uint8_t *trimmed = (uint8_t *)malloc(n ? n : 1);
-        rc = trimmed ? csr_partition_build(&m, po.parts, &p, &st) : CSR_ERR_NOMEM;
+        ref_scc_parts_stats rs;
+        rc = csr_partition_build(&m, po.parts, &p, &st);
         if (!rc) {
-            rc = ref_trim_partitioned(&m, &p, trimmed, &pst.trim_rounds);
-            if (!rc)
-                rc = ref_scc_partitioned(&m, &p, trimmed, comp, &pst.phases, &pst.rounds);
+            rc = ref_scc_partitioned(&m, &p, 1, comp, &rs);
             csr_partition_free(&p);
+            pst.trimmed = rs.trimmed;
+            pst.trim_rounds = rs.trim_rounds;
+            pst.phases = rs.phases;
+            pst.rounds = rs.rounds;
         }
-        for (uint64_t s = 0; !rc && s < n; s++)
-            pst.trimmed += trimmed[s];
-        free(trimmed);
     } else if (!rc && parts) {
         if (gpu_tool_parts_devices(&x)) {
             free(comp);
