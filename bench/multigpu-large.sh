@@ -6,7 +6,8 @@
 # label file compared with the construction's (cmp); with CPU_REF=1 also
 # with Tarjan's and the basic MEC algorithm's (--cpu, the host's memory).
 #
-#   bench/multigpu-large.sh            RING="-b 3000000 -k 100 -d 4" (300M states, about 1.5G transitions)
+#   bench/multigpu-large.sh            RING="-b 4000000 -k 100 -d 4" (400M states, about 2G transitions:
+#                                      more than one H100 80GB holds; 300M states still fit)
 #
 # PARTS (default "2 4"), EXCHANGES (default "auto"), DIR (default /tmp/ringmdp).
 # Columns: the tool, the parts, the exchange, the resident seconds, the
@@ -19,7 +20,7 @@ dir=${DIR:-/tmp/ringmdp}
 mkdir -p "$dir"
 jsonl=${OUT:-$out}/multigpu-large.jsonl
 : > "$jsonl"
-ring=${RING:--b 3000000 -k 100 -d 4}
+ring=${RING:--b 4000000 -k 100 -d 4}
 echo "commit ${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, $(date -u +%Y-%m-%d), ringmdp $ring" >&2
 t0=$(now)
 # shellcheck disable=SC2086
