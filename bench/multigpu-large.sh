@@ -1,8 +1,8 @@
 #!/bin/bash
 # A model larger than one GPU (issue 44): bench/ringmdp.c's MDP of known SCCs
 # and MECs, generated on the device machine, decomposed by gpu-scc and
-# gpu-mec on one GPU (where it fits, else the refusal and the device bytes
-# the plan asked for) and over 2 and 4 GPUs (-g P, one part a GPU), every
+# gpu-mec on one GPU (where it fits, else the tool's out-of-memory error)
+# and over 2 and 4 GPUs (-g P, one part a GPU), every
 # label file compared with the construction's (cmp); with CPU_REF=1 also
 # with Tarjan's and the basic MEC algorithm's (--cpu, the host's memory).
 #

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # bats file_tags=gpu
 # gpu-scc over parts (issue 18; gpu/multi.h): the model split into -g N parts
-# of contiguous states, label propagation over the parts after trimming over
-# them: with --exchange copies the foreign states' labels exchanged between
+# of contiguous states, label propagation over the parts with trimming over
+# them first and between phases: with --exchange copies the foreign states' labels exchanged between
 # rounds, the CPU's rounds; with peer (auto's choice on one GPU and over
 # NVLink) the owners' labels read and raised in place.  Where there are fewer
 # GPUs than parts, parts share a GPU (the simulated mode).  Against Tarjan

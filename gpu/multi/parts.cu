@@ -195,7 +195,7 @@ static __global__ void scatter_max(uint64_t count, const uint32_t *__restrict__ 
         *changed = 1;
 }
 
-/* ---- trimming over the parts (ref_trim_partitioned on the devices) -------------- */
+/* ---- trimming over the parts, within the live states' classes (ref/partition.c's trim_run) */
 
 enum : uint32_t { kRemoved = 0, kLive = 1, kQueued = 2 };
 

@@ -191,7 +191,7 @@ int main(int argc, char **argv)
                     parts ? (use_cpu ? "parts on the CPU" : "parts on the GPUs") : use_cpu ? "Tarjan" : "GPU",
                     t2 - t1, t3 - t2);
             if (parts)
-                fprintf(stderr, "%s: %d parts: %llu states trimmed in %llu rounds, then %llu phases, %llu rounds",
+                fprintf(stderr, "%s: %d parts: %llu states trimmed in %llu rounds (first and between phases), %llu phases, %llu rounds",
                         tool_name, parts, (unsigned long long)pst.trimmed, (unsigned long long)pst.trim_rounds,
                         (unsigned long long)pst.phases, (unsigned long long)pst.rounds);
             if (parts && !use_cpu)
