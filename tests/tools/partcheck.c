@@ -255,7 +255,8 @@ int main(int argc, char **argv)
            p.parts, (unsigned long long)n, (unsigned long long)m.num_transitions, (unsigned long long)foreign,
            (unsigned long long)widest, steps, (unsigned long long)ss.sccs, (unsigned long long)plain.phases,
            (unsigned long long)plain.rounds, (unsigned long long)trimmed, (unsigned long long)trim_rounds,
-           (unsigned long long)peeled.phases, (unsigned long long)peeled.trimmed, (unsigned long long)peeled.trim_rounds);
+           (unsigned long long)peeled.phases, (unsigned long long)peeled.trimmed,
+           (unsigned long long)peeled.trim_rounds);
     ref_transpose_free(&tr);
     free(size);
     free(fw);

@@ -93,7 +93,8 @@ int main(int argc, char **argv)
     memset(&gst, 0, sizeof gst);
     gpu_parts_stats pst;
     memset(&pst, 0, sizeof pst);
-    if (!rc && parts && use_cpu) { /* trimming first and between phases of label propagation, over the parts (as the GPUs) */
+    if (!rc && parts && use_cpu) { /* label propagation with trimming first and between phases, over the parts
+                                    (as the GPUs) */
         csr_partition p;
         ref_scc_parts_stats rs;
         rc = csr_partition_build(&m, po.parts, &p, &st);
@@ -191,7 +192,9 @@ int main(int argc, char **argv)
                     parts ? (use_cpu ? "parts on the CPU" : "parts on the GPUs") : use_cpu ? "Tarjan" : "GPU",
                     t2 - t1, t3 - t2);
             if (parts)
-                fprintf(stderr, "%s: %d parts: %llu states trimmed in %llu rounds (first and between phases), %llu phases, %llu rounds",
+                fprintf(stderr,
+                        "%s: %d parts: %llu states trimmed in %llu rounds (first and between phases), %llu phases, "
+                        "%llu rounds",
                         tool_name, parts, (unsigned long long)pst.trimmed, (unsigned long long)pst.trim_rounds,
                         (unsigned long long)pst.phases, (unsigned long long)pst.rounds);
             if (parts && !use_cpu)
