@@ -2,7 +2,8 @@
  * parallel.h - the format library's few parallel loops (internal): how many
  * CPUs this process may run on, and a task per thread.  Used by the
  * parallel .tra reader (prism_text.c), the label writer (labels.c), the
- * checksums (crc.c) and the validation (csr_validate.c).
+ * checksums (crc.c), the validation (csr_validate.c) and the first touch
+ * of the UMB reader's inflate buffer (umb_read.c).
  */
 #ifndef PARALLEL_H
 #define PARALLEL_H
@@ -68,6 +69,38 @@ static inline void parallel_run(void *(*fn)(void *), void *args, size_t size, un
         fn((char *)args + i * size);
     for (unsigned i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
+}
+
+struct parallel_touch_range {
+    volatile char *first;
+    size_t bytes;
+};
+
+static inline void *parallel_touch_task(void *arg)
+{
+    struct parallel_touch_range *r = (struct parallel_touch_range *)arg;
+    for (size_t at = 0; at < r->bytes; at += 4096)
+        r->first[at] = 0;
+    return NULL;
+}
+
+/* Fresh memory [p, p + bytes) faulted in by a task per CPU, a write of 0
+ * each 4 KiB: the kernel zeroes a page at its first touch, and one thread
+ * writing a large array (libdeflate inflating a UMB) would wait for all of
+ * it alone (bench/RESULTS.md, "The inflate buffer touched first").  Only
+ * for memory whose contents are not yet defined. */
+static inline void parallel_touch(void *p, size_t bytes)
+{
+    struct parallel_touch_range r[PARALLEL_MAX_TASKS];
+    const unsigned tasks = parallel_tasks(bytes, parallel_grain((uint64_t)64 << 20));
+    if (tasks < 2)
+        return;
+    for (unsigned i = 0; i < tasks; i++) {
+        const size_t first = (size_t)((uint64_t)bytes * i / tasks), last = (size_t)((uint64_t)bytes * (i + 1) / tasks);
+        r[i].first = (volatile char *)p + first;
+        r[i].bytes = last - first;
+    }
+    parallel_run(parallel_touch_task, r, sizeof r[0], tasks);
 }
 
 #endif

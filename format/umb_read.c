@@ -1732,8 +1732,10 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
         }
         free(out);
         out = malloc(size ? size : 1);
-        if (out)
+        if (out) {
             advise_huge_pages(out, (size_t)size); /* 512 times fewer faults while inflating */
+            parallel_touch(out, (size_t)size);    /* the kernel's zeroing on every CPU */
+        }
         if (!out) {
             rc = csr_fail(st, CSR_ERR_NOMEM, "%llu bytes of archive", (unsigned long long)size);
             break;
