@@ -133,6 +133,28 @@ setup() {
     [ "$n" -ge 12 ] || fail "only $n models with MECs among the maybe states"
 }
 
+@test "GPU: gpu-vi's zero-reward MECs of Rmin, on the resident model, are --cpu's on random MDPs, with either SCC engine and either MEC scheme" {
+    local seed r engine ref got n=0
+    for seed in 1 2 3 4; do
+        for r in 20 60; do
+            randmdp -n 2000 -c 3 -k 2 -e 5 -l 90 -g 1 -r "$r" "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+            ref=$(gpu-vi --cpu -e 1e-9 -p 'Rmin=? [ F "goal" ]' -o "$BATS_TEST_TMPDIR/cpu" --stats=json \
+                "$BATS_TEST_TMPDIR/r.csr" 2>&1 >/dev/null | stats_fields yes no maybe mecs mec_states)
+            # the options, then the MEC scheme that --stats=json must name (fb's is always rounds)
+            for engine in "lp --scheme rounds rounds" "fb rounds" "lp --scheme interleave interleave"; do
+                got=$(gpu-vi --engine ${engine% *} -e 1e-9 -p 'Rmin=? [ F "goal" ]' -o "$BATS_TEST_TMPDIR/gpu" \
+                    --stats=json "$BATS_TEST_TMPDIR/r.csr" 2>&1 >/dev/null | stats_fields yes no maybe mecs mec_states mec_scheme)
+                [ "$got" = "$ref ${engine##* }" ] ||
+                    fail "seed $seed -r $r ${engine% *}: yes no maybe mecs mec_states scheme $got, --cpu $ref"
+                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
+                [ "$status" -eq 0 ] || fail "seed $seed -r $r ${engine% *}: $output"
+            done
+            [ "$(echo "$ref" | cut -d' ' -f4)" -gt 0 ] && n=$((n + 1))
+        done
+    done
+    [ "$n" -ge 6 ] || fail "only $n models with zero-reward MECs among the maybe states"
+}
+
 @test "GPU: gpu-vi solves Fig. 9 of Berger's thesis and collapses the end component of its variant" {
     prism2csr -l "$DATA/berger_fig9.lab" "$DATA/berger_fig9.tra" > "$BATS_TEST_TMPDIR/f9.csr"
     assert_equal "$(gpu-vi -t goal -m max "$BATS_TEST_TMPDIR/f9.csr")" 1
@@ -172,6 +194,15 @@ setup() {
         for scheme in rounds interleave; do
             run compute-sanitizer --tool $tool --error-exitcode 9 gpu-vi --scheme $scheme -t goal -m max "$BATS_TEST_TMPDIR/r.csr"
             [ "$status" -eq 0 ] || fail "$tool random MDP Pmax, --scheme $scheme: $output"
+        done
+    done
+    # Rmin's zero-reward MECs: the decomposition given the zero-reward choices
+    randmdp -n 300 -c 3 -k 2 -e 5 -l 90 -g 1 -r 20 2 > "$BATS_TEST_TMPDIR/z.csr"
+    for tool in memcheck racecheck; do
+        for scheme in rounds interleave; do
+            run compute-sanitizer --tool $tool --error-exitcode 9 gpu-vi --scheme $scheme -p 'Rmin=? [ F "goal" ]' \
+                "$BATS_TEST_TMPDIR/z.csr"
+            [ "$status" -eq 0 ] || fail "$tool random MDP Rmin, --scheme $scheme: $output"
         done
     done
 }

@@ -40,21 +40,27 @@ struct mec_counters {
 };
 
 /* Every state in play (live: only those with live[s]; NULL: all), its
- * choices enabled and counted, in no MEC yet; a state a group of kRowLanes
- * lanes over its choices (model.h). */
+ * choices enabled (given: only those with given[k]; NULL: all) and
+ * counted, in no MEC yet; a state a group of kRowLanes lanes over its
+ * choices (model.h). */
 static __global__ void init_state(uint64_t n, const uint64_t *__restrict__ state_choices,
-                                  const uint8_t *__restrict__ live, uint8_t *__restrict__ alive,
-                                  uint32_t *__restrict__ choices_left, uint32_t *__restrict__ enabled,
-                                  uint32_t *__restrict__ mec)
+                                  const uint8_t *__restrict__ live, const uint32_t *__restrict__ given,
+                                  uint8_t *__restrict__ alive, uint32_t *__restrict__ choices_left,
+                                  uint32_t *__restrict__ enabled, uint32_t *__restrict__ mec)
 {
     const auto group = row_group();
     for (uint64_t s = group_index(); s < n; s += group_count()) {
         const uint8_t in_play = !live || live[s];
-        for (uint64_t k = state_choices[s] + group.thread_rank(); k < state_choices[s + 1]; k += kRowLanes)
-            enabled[k] = in_play;
+        uint32_t count = 0;
+        for (uint64_t k = state_choices[s] + group.thread_rank(); k < state_choices[s + 1]; k += kRowLanes) {
+            const uint32_t on = in_play && (!given || given[k]);
+            enabled[k] = on;
+            count += on;
+        }
+        count = cg::reduce(group, count, cg::plus<uint32_t>());
         if (group.thread_rank() == 0) {
             alive[s] = in_play;
-            choices_left[s] = (uint32_t)(state_choices[s + 1] - state_choices[s]);
+            choices_left[s] = count;
             mec[s] = GPU_MEC_NONE;
         }
     }
@@ -273,9 +279,10 @@ struct mec_job {
 };
 
 /* The round-based scheme; scc: n entries of the SCC ids of each round;
- * live: the states of the subsystem (NULL: all). */
+ * live: the states of the subsystem (NULL: all); given: its choices (NULL:
+ * all of the live states'). */
 int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint32_t *scc, const uint8_t *live,
-               gpu_mec_stats *st, csr_status *status)
+               const uint32_t *given, gpu_mec_stats *st, csr_status *status)
 {
     const device_model &m = J.model;
     const uint64_t n = m.n;
@@ -283,7 +290,7 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
     bool transposed = false; /* the attractor's transpose, asked for the first time U is not empty: where it
                                 never is and the engine peels nothing (phil7: 82M transitions) it is never built */
     const unsigned grid_rows = grid_for_rows(n, kThreads);
-    init_state<<<grid_rows, kThreads>>>(n, m.state_choices, live, J.alive, J.choices_left, J.enabled, J.mec);
+    init_state<<<grid_rows, kThreads>>>(n, m.state_choices, live, given, J.alive, J.choices_left, J.enabled, J.mec);
     CUDA_TRY_LAUNCH();
     attractor_params A = {nullptr, nullptr, nullptr, scc, J.enabled, J.choices_left, /* rev_*: when transposed */
                           J.alive, J.changed, J.lost_choice, J.counters};
@@ -297,6 +304,8 @@ int mec_rounds(const gpu_mec_options *opt, mec_job &J, scc_decomposer &dec, uint
          * the whole model, interleaved segments included. */
         scc_subsystem sub;
         sub.live = live; /* round 1: the subsystem; its choices leaving it go in remove_leaving_choices */
+        if (given) /* an SCC joined only by choices not given would lose nothing and pass for a MEC */
+            sub.enabled = J.enabled;
         if (st->rounds > 1) {
             sub.live = J.alive;
             sub.enabled = J.enabled;
@@ -382,18 +391,20 @@ int init_decomposer(scc_decomposer &dec, const gpu_mec_options *opt, const model
     return dec.init(&opt->scc, s, u.goal, u.choices, u.caller_transpose, status);
 }
 
-/* The MECs of J's model (live: the subsystem; NULL: all) into J.mec, not
- * yet canonical, by the interleaved scheme (one decomposition of the MEC
- * goal) or the round-based one, on dec from init_decomposer.  Adds rounds,
- * removed states and choices and the engine's counts to *st. */
+/* The MECs of J's model (live: the subsystem, NULL: all; enabled: its
+ * choices, NULL: all) into J.mec, not yet canonical, by the interleaved
+ * scheme (one decomposition of the MEC goal) or the round-based one, on dec
+ * from init_decomposer.  Adds rounds, removed states and choices and the
+ * engine's counts to *st. */
 int decompose_by_scheme(const gpu_mec_options *opt, bool inter, mec_job &J, scc_decomposer &dec,
-                        const uint8_t *live, gpu_mec_stats *st, csr_status *status)
+                        const uint8_t *live, const uint32_t *enabled, gpu_mec_stats *st, csr_status *status)
 {
     if (!inter)
-        return mec_rounds(opt, J, dec, J.scratch, live, st, status);
+        return mec_rounds(opt, J, dec, J.scratch, live, enabled, st, status);
     const gpu_scc_stats before = st->scc;
     scc_subsystem sub;
     sub.live = live;
+    sub.enabled = enabled; /* the MEC goal takes a copy (lp: init_enabled) */
     TRY(dec.decompose(J.model, sub, J.mec, &st->scc, status));
     st->rounds += st->scc.phases - before.phases;
     st->removed_states += st->scc.peeled - before.peeled;
@@ -403,8 +414,8 @@ int decompose_by_scheme(const gpu_mec_options *opt, bool inter, mec_job &J, scc_
 
 } /* namespace */
 
-int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const uint8_t *live, uint32_t *mec,
-                       gpu_mec_stats *st, csr_status *status)
+int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const uint8_t *live,
+                       const uint32_t *enabled, uint32_t *mec, gpu_mec_stats *st, csr_status *status)
 {
     /* The scheme as gpu_mec_decompose picks it: the MEC goal of the SCC
      * contract over the live subsystem (its peeling disables the choices
@@ -418,7 +429,7 @@ int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const 
     TRY(plan_and_allocate(job_arena, [&](arena &a) { job.plan(a, shape, !inter, false); }, nullptr, status));
     job.model = m;
     TRY(init_decomposer(dec, opt, shape, inter, status));
-    TRY(decompose_by_scheme(opt, inter, job, dec, live, st, status));
+    TRY(decompose_by_scheme(opt, inter, job, dec, live, enabled, st, status));
     TRY(canonical_ids(job.mec, job.scratch, m.n, status));
     CUDA_TRY(cudaMemcpyAsync(mec, job.mec, m.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
     CUDA_TRY(cudaDeviceSynchronize());
@@ -502,7 +513,7 @@ extern "C" int gpu_mec_decompose(const csr_model *m, const gpu_mec_options *opt,
     TRY(gpu::init_decomposer(dec, opt, shape, inter, status));
 
     timer.begin();
-    TRY(gpu::decompose_by_scheme(opt, inter, job, dec, nullptr, &st, status));
+    TRY(gpu::decompose_by_scheme(opt, inter, job, dec, nullptr, nullptr, &st, status));
     st.resident_s = timer.end();
 
     timer.begin();

@@ -16,9 +16,11 @@ namespace gpu {
 
 /*
  * The MECs of the subsystem of m (on the device) given by live (device,
- * u8[n], nonzero: the state takes part): the sub-MDP of the live states
- * whose choices are those of live states with every transition into a live
- * state (FMSD Definitions 4-5 on that sub-MDP), by the scheme and engine of
+ * u8[n], nonzero: the state takes part) and enabled (device, u32[c],
+ * nonzero: the choice may take part; NULL: every choice): the sub-MDP of
+ * the live states whose choices are the enabled ones of live states with
+ * every transition into a live state (FMSD Definitions 4-5 on that
+ * sub-MDP; Rmin's zero-reward MECs by enabled), by the scheme and engine of
  * options as gpu_mec_decompose picks them (the interleaved scheme: the MEC
  * goal of the SCC contract over the live states; the round-based one).  mec
  * (device, u32[n]): the smallest state of s's MEC, or GPU_MEC_NONE (not
@@ -28,8 +30,8 @@ namespace gpu {
  * model itself, allocated here and freed on return.  Errors: CSR_ERR_NOMEM (device memory),
  * CSR_ERR_DEVICE (CUDA, text in status).
  */
-int mec_decompose_live(const gpu_mec_options *options, const device_model &m, const uint8_t *live, uint32_t *mec,
-                       gpu_mec_stats *stats, csr_status *status);
+int mec_decompose_live(const gpu_mec_options *options, const device_model &m, const uint8_t *live,
+                       const uint32_t *enabled, uint32_t *mec, gpu_mec_stats *stats, csr_status *status);
 
 } /* namespace gpu */
 

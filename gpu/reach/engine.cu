@@ -116,19 +116,18 @@ static int engine_maybe_mecs(void *ctx, const uint8_t *cls, const double *choice
     gpu_mec_stats gs;
     memset(&gs, 0, sizeof gs);
     int rc = CSR_OK;
-    resident_model *r = choice_reward ? nullptr : resident_of(cx, &rc);
+    resident_model *r = resident_of(cx, &rc);
     if (rc)
         return rc;
-    if (r) { /* the maybe states' sub-MDP on the resident model */
-        rc = resident_maybe_mecs(*r, cls, &mo, &gs, mec, cx->status);
+    if (r) { /* the maybe states' sub-MDP on the resident model (Rmin: its zero-reward choices) */
+        rc = resident_maybe_mecs(*r, cls, choice_reward, &mo, &gs, mec, cx->status);
         if (rc != CSR_ERR_NOMEM) {
             add_mec_figures(cx, gs);
             return rc;
         }
         memset(cx->status, 0, sizeof *cx->status);
     }
-    /* zero-reward MECs (a choice mask the resident decomposition does not
-     * take), or no room beside the resident model: the graph uploaded */
+    /* no room beside the resident model: the graph uploaded */
     csr_model sub;
     rc = reach_maybe_graph(cx->model, cls, choice_reward, &sub);
     if (!rc)

@@ -385,7 +385,7 @@ static int prob1e_quotient(prob01_device &d, const gpu_mec_options *mo, uint64_t
                                NULL, status));
     quotient_live<<<grid_for(n, 256), 256>>>(n, d.in, d.target, live);
     CUDA_TRY_LAUNCH();
-    TRY(gpu::mec_decompose_live(mo, d.model, live, mec, ms, status));
+    TRY(gpu::mec_decompose_live(mo, d.model, live, nullptr, mec, ms, status));
     CUDA_TRY(cudaMemsetAsync(d.remaining, 0, n * sizeof(uint32_t)));
     CUDA_TRY(cudaMemsetAsync(d.choice_bits, 0, (d.c / 32 + 1) * sizeof(uint32_t)));
     quotient_choices<<<grid_for(n, 256), 256>>>(n, d.sc, d.ct, d.tg, live, mec, d.remaining, d.choice_bits);
@@ -540,18 +540,44 @@ int resident_prob01(resident_model &r, const reach_query *q, uint8_t *cls, uint6
     return rc;
 }
 
-int resident_maybe_mecs(resident_model &r, const uint8_t *cls, const gpu_mec_options *mo, gpu_mec_stats *ms,
-                        uint32_t *mec_host, csr_status *status)
+/* enabled[k] = 1 where zero[k] (the choice's reward is 0), else 0. */
+static __global__ void zero_reward_enabled(uint64_t c, const uint8_t *zero, uint32_t *enabled)
+{
+    for (uint64_t k = thread_index(); k < c; k += thread_count())
+        enabled[k] = zero[k];
+}
+
+int resident_maybe_mecs(resident_model &r, const uint8_t *cls, const double *choice_reward, const gpu_mec_options *mo,
+                        gpu_mec_stats *ms, uint32_t *mec_host, csr_status *status)
 {
     prob01_device &d = r.d;
-    const uint64_t n = d.n;
-    uint32_t *mec = nullptr;
+    const uint64_t n = d.n, c = d.c;
+    uint32_t *mec = nullptr, *enabled = nullptr;
+    uint8_t *zero = nullptr;
     gpu::arena arena;
-    TRY(gpu::plan_and_allocate(arena, [&](gpu::arena &a) { mec = a.take<uint32_t>(n); }, NULL, status));
+    TRY(gpu::plan_and_allocate(arena,
+                               [&](gpu::arena &a) {
+                                   mec = a.take<uint32_t>(n);
+                                   if (choice_reward) {
+                                       enabled = a.take<uint32_t>(c);
+                                       zero = a.take<uint8_t>(c);
+                                   }
+                               },
+                               NULL, status));
+    if (choice_reward) { /* the zero-reward choices: c bytes up, widened there */
+        std::unique_ptr<uint8_t[]> h(new (std::nothrow) uint8_t[c ? c : 1]);
+        if (!h)
+            return csr_fail(status, CSR_ERR_NOMEM, "%llu bytes of host memory", (unsigned long long)c);
+        for (uint64_t k = 0; k < c; k++)
+            h[k] = choice_reward[k] == 0.0;
+        CUDA_TRY(cudaMemcpy(zero, h.get(), c, cudaMemcpyHostToDevice));
+        zero_reward_enabled<<<grid_for(c, 256), 256>>>(c, zero, enabled);
+        CUDA_TRY_LAUNCH();
+    }
     CUDA_TRY(cudaMemcpy(d.bytes, cls, n, cudaMemcpyHostToDevice));
     maybe_live<<<grid_for(n, 256), 256>>>(n, d.bytes);
     CUDA_TRY_LAUNCH();
-    TRY(gpu::mec_decompose_live(mo, d.model, d.bytes, mec, ms, status));
+    TRY(gpu::mec_decompose_live(mo, d.model, d.bytes, enabled, mec, ms, status));
     CUDA_TRY(cudaMemcpy(mec_host, mec, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     return CSR_OK;
 }
