@@ -524,11 +524,12 @@ int reach_zero_reward_quotient(const csr_model *m, const uint8_t *cls, const uin
  * over zero-reward choices, a state joining when one of them has all its
  * successors in, which without such end components is exactly where some
  * scheduler reaches the target almost surely at no cost.  O(n + c + t)
- * time and a transpose's memory.  Returns the states fixed, or UINT64_MAX
+ * time and a transpose's memory (m's, kept in cache for the next
+ * properties; NULL: built here and freed).  Returns the states fixed, or UINT64_MAX
  * when out of memory (nothing fixed: the solvers' bounds still hold).
  */
-static uint64_t fix_zero_rewards(const csr_model *m, const double *reward, int maximize, uint8_t *fixed,
-                                 double *lower, double *upper)
+static uint64_t fix_zero_rewards(const csr_model *m, reach_cache *cache, const double *reward, int maximize,
+                                 uint8_t *fixed, double *lower, double *upper)
 {
     const uint64_t n = m->num_states, c = m->num_choices;
     /* none where every maybe state has a positive-reward choice (max) or only such choices (min): no
@@ -546,12 +547,13 @@ static uint64_t fix_zero_rewards(const csr_model *m, const double *reward, int m
     }
     if (none)
         return 0;
-    ref_transpose tr = {0};
+    ref_transpose own = {0};
+    const ref_transpose *kept = reach_cache_transpose(cache, m), *tr = kept ? kept : &own;
     uint8_t *in = calloc(n ? n : 1, 1);
     uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
     uint64_t *left = maximize ? NULL : malloc((c ? c : 1) * sizeof *left);
     uint64_t fixed_now = UINT64_MAX;
-    if (!in || !queue || (!maximize && !left) || ref_transpose_build(m, &tr))
+    if (!in || !queue || (!maximize && !left) || (!kept && ref_transpose_build(m, &own)))
         goto out;
     uint64_t head = 0, tail = 0;
     for (uint64_t s = 0; s < n; s++) {
@@ -572,8 +574,8 @@ static uint64_t fix_zero_rewards(const csr_model *m, const double *reward, int m
         left[k] = m->choice_transitions[k + 1] - m->choice_transitions[k];
     while (head < tail) {
         const uint32_t v = queue[head++];
-        for (uint64_t j = tr.first[v]; j < tr.first[v + 1]; j++) {
-            const uint64_t k = tr.choice[j], s = tr.owner[k];
+        for (uint64_t j = tr->first[v]; j < tr->first[v + 1]; j++) {
+            const uint64_t k = tr->choice[j], s = tr->owner[k];
             if (in[s] || fixed[s] || (!maximize && (reward[k] != 0.0 || --left[k] > 0)))
                 continue;
             in[s] = 1;
@@ -588,11 +590,43 @@ static uint64_t fix_zero_rewards(const csr_model *m, const double *reward, int m
             fixed_now++;
         }
 out:
-    ref_transpose_free(&tr);
+    ref_transpose_free(&own);
     free(in);
     free(queue);
     free(left);
     return fixed_now;
+}
+
+/* One task of the expected reward's set-up: the states [first, last). */
+typedef struct reward_task {
+    const csr_model *m;
+    const reach_query *q;
+    const double *state_reward, *choice_reward;
+    uint8_t *cls, *fixed;
+    double *reward, *lower, *upper;
+    uint64_t first, last;
+    uint64_t yes, no, maybe; /* counted */
+} reward_task;
+
+/* The classes of the finite values from Prob0/Prob1's (cls: target, else
+ * Prob1 (finite), else infinite), each choice's reward (state's + its
+ * own), the a-priori bounds; the classes counted. */
+static void *reward_setup_task(void *arg)
+{
+    reward_task *k = arg;
+    const csr_model *m = k->m;
+    for (uint64_t s = k->first; s < k->last; s++) {
+        const uint8_t c = k->q->target[s] ? REACH_YES : k->cls[s] == REACH_YES ? REACH_MAYBE : REACH_NO;
+        k->cls[s] = c;
+        c == REACH_YES ? k->yes++ : c == REACH_NO ? k->no++ : k->maybe++;
+        const double sr = k->state_reward ? k->state_reward[s] : 0.0;
+        for (uint64_t x = m->state_choices[s]; x < m->state_choices[s + 1]; x++)
+            k->reward[x] = sr + (k->choice_reward ? k->choice_reward[x] : 0.0);
+        k->fixed[s] = c != REACH_MAYBE;
+        k->lower[s] = c == REACH_NO ? INFINITY : 0.0;
+        k->upper[s] = c == REACH_YES ? 0.0 : INFINITY;
+    }
+    return NULL;
 }
 
 int reach_solve_reward(const reach_engine *e, const reach_query *q, const double *state_reward,
@@ -619,17 +653,18 @@ int reach_solve_reward(const reach_engine *e, const reach_query *q, const double
     reach_query pq = {q->target, NULL, !q->maximize};
     if (!rc)
         rc = engine_prob01(e, &pq, cls);
-    if (!rc) {
-        for (uint64_t s = 0; s < n; s++)
-            cls[s] = q->target[s] ? REACH_YES : cls[s] == REACH_YES ? REACH_MAYBE : REACH_NO;
-        reach_count_classes(n, cls, st);
-        for (uint64_t s = 0; s < n; s++)
-            for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++)
-                reward[k] = (state_reward ? state_reward[s] : 0.0) + (choice_reward ? choice_reward[k] : 0.0);
-        for (uint64_t s = 0; s < n; s++) {
-            fixed[s] = cls[s] != REACH_MAYBE;
-            lower[s] = cls[s] == REACH_NO ? INFINITY : 0.0;
-            upper[s] = cls[s] == REACH_YES ? 0.0 : INFINITY;
+    if (!rc) { /* a task per CPU (format/parallel.h) */
+        reward_task task[PARALLEL_MAX_TASKS];
+        const unsigned count = parallel_tasks(n, parallel_grain(1u << 16));
+        for (unsigned i = 0; i < count; i++)
+            task[i] = (reward_task){m,      q,     state_reward, choice_reward, cls, fixed, reward, lower,
+                                    upper, n * i / count, n * (i + 1) / count, 0, 0, 0};
+        parallel_run(reward_setup_task, task, sizeof task[0], count);
+        st->yes = st->no = st->maybe = 0;
+        for (unsigned i = 0; i < count; i++) {
+            st->yes += task[i].yes;
+            st->no += task[i].no;
+            st->maybe += task[i].maybe;
         }
     }
     t1 = monotonic_seconds();
@@ -652,7 +687,9 @@ int reach_solve_reward(const reach_engine *e, const reach_query *q, const double
     const double *solved_reward = solved == m ? reward : qreward;
     /* 3. The finite states of value 0, exactly. */
     if (!rc && st->maybe) {
-        const uint64_t zeros = fix_zero_rewards(solved, solved_reward, q->maximize, fixed, lower, upper);
+        /* the model's transpose kept for the run's next properties; a quotient's its own */
+        const uint64_t zeros = fix_zero_rewards(solved, solved == m ? e->cache : NULL, solved_reward, q->maximize,
+                                                fixed, lower, upper);
         if (zeros == UINT64_MAX) {
             rc = CSR_ERR_NOMEM;
         } else {

@@ -1,12 +1,14 @@
 /*
  * reach_cache.c - Prob0/Prob1 results kept across the queries of a run
  * (reach.h, reach_cache): each distinct (target, avoid, direction) computed
- * once; its maybe MECs too where a maximising query had them.
+ * once; its maybe MECs too where a maximising query had them; the model's
+ * transpose.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "reach.h"
+#include "ref.h"
 
 typedef struct cache_entry {
     uint64_t *target, *avoid; /* bit sets of n; avoid NULL: none */
@@ -20,6 +22,8 @@ struct reach_cache {
     unsigned count, next, capacity;
     uint64_t computed;
     cache_entry entry[REACH_CACHE_ENTRIES];
+    const csr_model *transposed; /* the model of tr, or NULL */
+    ref_transpose tr;
 };
 
 reach_cache *reach_cache_new(uint64_t n)
@@ -47,7 +51,22 @@ void reach_cache_free(reach_cache *c)
         return;
     for (unsigned i = 0; i < c->count; i++)
         entry_free(&c->entry[i]);
+    ref_transpose_free(&c->tr);
     free(c);
+}
+
+const ref_transpose *reach_cache_transpose(reach_cache *c, const csr_model *m)
+{
+    if (!c || m->num_states != c->n)
+        return NULL;
+    if (c->transposed != m) {
+        ref_transpose_free(&c->tr);
+        c->transposed = NULL;
+        if (ref_transpose_build(m, &c->tr))
+            return NULL;
+        c->transposed = m;
+    }
+    return &c->tr;
 }
 
 /* Whether the flags f (u8[n]) are the bit set b. */
