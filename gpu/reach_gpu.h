@@ -50,7 +50,7 @@ typedef struct gpu_reach_stats {
     uint64_t bytes_per_iteration; /* device memory one iteration reads and writes (estimate), last system */
     int used_threads, used_rows;  /* mapping of the last system */
     unsigned used_sweep_classes;  /* last system: sweep classes holding states (launches an iteration) */
-    uint64_t sweep_rounds;        /* rounds of the sweep classes' levels, summed */
+    uint64_t sweep_rounds;        /* levels of the sweep classes' searches (launched 32 at a time), summed */
     int used_dictionary;          /* last system: probabilities as u16 indices into a table of distinct values */
     uint64_t ovi_guesses;         /* optimistic value iteration: upper bounds guessed */
     double compact_s, h2d_s, iterate_s, d2h_s; /* seconds: host compaction, upload, iterations, download */

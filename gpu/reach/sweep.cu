@@ -1,7 +1,8 @@
 /*
  * sweep.cu - the sweep classes of the iteration (sweep.h): each maybe
- * slot's level by rounds of Bellman-Ford on the device, a stable radix sort
- * by class, the system rebuilt in that order.
+ * slot's level by a breadth-first search backwards from the fixed states on
+ * the device, a stable radix sort by class, the system rebuilt in that
+ * order.
  */
 #include <cub/cub.cuh>
 
@@ -15,50 +16,126 @@ using gpu::thread_index;
 
 #define VI_NO_LEVEL UINT32_MAX
 
-static __device__ __forceinline__ uint32_t slot_level(const vi_view &v, const uint32_t *level, uint32_t t)
+/* Each maybe successor t of maybe slot i (branches and deterministic
+ * choice words), f(i, t); returns whether i has a fixed successor (slot nm
+ * or more: the fixed slots and the zero slot). */
+template <typename F> static __device__ __forceinline__ bool for_successors(const vi_view &v, uint64_t i, F f)
 {
-    return t >= v.nm ? 0u : level[t];
-}
-
-/* One round of the levels over the choice words, in place: level[i] = 1 +
- * the least level of a successor of maybe slot i (fixed slots and the zero
- * slot: 0), if smaller (Bellman-Ford from sweep_seed's: when a round
- * changes nothing, level[i] is the length of the shortest path from i to a
- * fixed state).  *changed = 1 if a level fell.  Racy reads of level only
- * delay a fall to the next round. */
-static __global__ void sweep_levels(vi_view v, uint32_t *level, unsigned *changed)
-{
-    int any = 0;
-    for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
-        uint32_t best = VI_NO_LEVEL;
-        for (uint32_t k = v.state_first[i]; k < v.state_first[i + 1]; k++) {
-            const uint32_t word = v.choice[k];
-            if (word & VI_DETERMINISTIC) {
-                best = min(best, slot_level(v, level, word & VI_SLOT_MASK));
-                continue;
-            }
-            for (uint32_t j = word;; j++) {
-                const uint32_t tt = v.target[j];
-                best = min(best, slot_level(v, level, tt & VI_SLOT_MASK));
-                if (tt & VI_LAST_BRANCH)
-                    break;
-            }
+    bool fixed = false;
+    for (uint32_t k = v.state_first[i]; k < v.state_first[i + 1]; k++) {
+        const uint32_t word = v.choice[k];
+        if (word & VI_DETERMINISTIC) {
+            const uint32_t t = word & VI_SLOT_MASK;
+            if (t < v.nm)
+                f(t);
+            else
+                fixed = true;
+            continue;
         }
-        if (best != VI_NO_LEVEL && best + 1 < level[i]) {
-            level[i] = best + 1;
-            any = 1;
+        for (uint32_t j = word;; j++) {
+            const uint32_t tt = v.target[j], t = tt & VI_SLOT_MASK;
+            if (t < v.nm)
+                f(t);
+            else
+                fixed = true;
+            if (tt & VI_LAST_BRANCH)
+                break;
         }
     }
-    if (__syncthreads_or(any) && threadIdx.x == 0)
-        *changed = 1;
+    return fixed;
 }
 
-/* The first levels: 1 where near[i] (a transition into a fixed state,
- * also one the compaction dropped), else none yet. */
-static __global__ void sweep_seed(uint64_t nm, const uint8_t *near, uint32_t *level)
+/* The first level and the predecessors' counts: level[i] = 1 where near[i]
+ * (a transition into a fixed state, also one the compaction dropped) or a
+ * successor is fixed, those slots the frontier of level 1 (*size); else no
+ * level yet; count[t] += the edges into maybe slot t. */
+static __global__ void levels_seed(vi_view v, const uint8_t *near, uint32_t *level, uint32_t *count,
+                                   uint32_t *frontier, unsigned *size)
 {
-    for (uint64_t i = thread_index(); i < nm; i += thread_count())
-        level[i] = near[i] ? 1u : VI_NO_LEVEL;
+    for (uint64_t i = thread_index(); i < v.nm; i += thread_count()) {
+        const bool fixed = for_successors(v, i, [&](uint32_t t) { atomicAdd(&count[t], 1u); });
+        const bool seed = near[i] || fixed;
+        level[i] = seed ? 1u : VI_NO_LEVEL;
+        if (seed)
+            frontier[atomicAdd(size, 1u)] = (uint32_t)i;
+    }
+}
+
+/* The predecessors' lists: source[first[t] ..) the maybe slots with an
+ * edge into t (cursor: zeros, the places taken so far). */
+static __global__ void levels_fill(vi_view v, const uint32_t *first, uint32_t *cursor, uint32_t *source)
+{
+    for (uint64_t i = thread_index(); i < v.nm; i += thread_count())
+        for_successors(v, i, [&](uint32_t t) { source[first[t] + atomicAdd(&cursor[t], 1u)] = (uint32_t)i; });
+}
+
+/* Level `step` + 1 of the search: the slots of the frontier (size[step %
+ * 3] of them) give their predecessors without a level the next one, pushed
+ * to next (size[(step + 1) % 3]); size[(step + 2) % 3], the frontier's
+ * before, is cleared for the level after.  No host read a level: the grid
+ * strides over whatever the frontier holds. */
+static __global__ void levels_expand(const uint32_t *first, const uint32_t *source, uint32_t *level,
+                                     const uint32_t *frontier, uint32_t *next, unsigned *size, unsigned step)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        size[(step + 2) % 3] = 0;
+    const unsigned count = size[step % 3];
+    for (uint64_t x = thread_index(); x < count; x += thread_count()) {
+        const uint32_t t = frontier[x], l = level[t] + 1;
+        for (uint32_t e = first[t]; e < first[t + 1]; e++) {
+            const uint32_t i = source[e];
+            if (level[i] == VI_NO_LEVEL && atomicCAS(&level[i], VI_NO_LEVEL, l) == VI_NO_LEVEL)
+                next[atomicAdd(&size[(step + 1) % 3], 1u)] = i;
+        }
+    }
+}
+
+/* Levels a batch of launches between host reads of the frontier's size. */
+constexpr unsigned kLevelBatch = 32;
+
+/* The levels of the maybe slots of v into w.level: 1 + the length of the
+ * shortest path to a fixed state (or near it), VI_NO_LEVEL where none
+ * leads; *rounds += the levels searched.  The fixpoint of Bellman-Ford's
+ * rounds over the choice words, in O(nm + mc + mb) work: wlan.6's 1,500-odd
+ * rounds over every slot took most of the sweep classes' time. */
+static int search_levels(const vi_view &v, const uint8_t *near_fixed, vi_workspace &w, cudaStream_t s,
+                         uint64_t *rounds, csr_status *status)
+{
+    const uint64_t nm = v.nm;
+    TRY(grow(w.count, nm + 1, status));
+    TRY(grow(w.branch_first, nm + 1, status));
+    /* at most a predecessor a choice word and a branch (the words and branches as allocated) */
+    TRY(grow(w.level_source, (w.choice.bytes + w.target.bytes) / sizeof(uint32_t), status));
+    TRY(grow(w.frontier, nm, status));
+    uint32_t *count = w.count.p, *first = w.branch_first.p, *frontier[2] = {w.order.p, w.frontier.p};
+    unsigned *size = w.class_first.p; /* 3 counters */
+    size_t space = 0;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, space, count, first, nm + 1, s));
+    TRY(grow(w.scratch, space, status));
+    const unsigned blocks = grid_for(nm, VI_THREADS);
+    CUDA_TRY(cudaMemcpyAsync(w.key.p, near_fixed, nm, cudaMemcpyHostToDevice, s));
+    CUDA_TRY(cudaMemsetAsync(count, 0, (nm + 1) * sizeof(uint32_t), s));
+    CUDA_TRY(cudaMemsetAsync(size, 0, 3 * sizeof(unsigned), s));
+    levels_seed<<<blocks, VI_THREADS, 0, s>>>(v, w.key.p, w.level.p, count, frontier[0], size);
+    CUDA_TRY_LAUNCH();
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(w.scratch.p, space, count, first, nm + 1, s));
+    CUDA_TRY(cudaMemsetAsync(count, 0, nm * sizeof(uint32_t), s));
+    levels_fill<<<blocks, VI_THREADS, 0, s>>>(v, first, count, w.level_source.p);
+    CUDA_TRY_LAUNCH();
+    const unsigned grid = gpu::resident_blocks((const void *)levels_expand, VI_THREADS, blocks);
+    for (unsigned step = 0;; step += kLevelBatch) {
+        for (unsigned j = 0; j < kLevelBatch; j++)
+            levels_expand<<<grid ? grid : blocks, VI_THREADS, 0, s>>>(first, w.level_source.p, w.level.p,
+                                                                      frontier[(step + j) & 1],
+                                                                      frontier[(step + j + 1) & 1], size, step + j);
+        CUDA_TRY_LAUNCH();
+        unsigned left = 0;
+        CUDA_TRY(cudaMemcpyAsync(&left, size + (step + kLevelBatch) % 3, sizeof left, cudaMemcpyDeviceToHost, s));
+        CUDA_TRY(cudaStreamSynchronize(s));
+        *rounds += kLevelBatch;
+        if (!left)
+            return CSR_OK;
+    }
 }
 
 /* Each maybe slot's class key, (level - 1) mod classes (no level: the last
@@ -165,7 +242,8 @@ int sweep_order(const vi_view &v, const uint8_t *near_fixed, unsigned classes, v
     TRY(grow(w.order, nm, status));
     TRY(grow(w.key, nm, status));
     TRY(grow(w.sorted_key, nm, status));
-    TRY(grow(w.class_first, classes + 2, status)); /* and the changed flag */
+    TRY(grow(w.class_first, classes + 2 > 3 ? classes + 2 : 3, status)); /* and the search's counters */
+    TRY(search_levels(v, near_fixed, w, s, rounds, status));
     int bits = 1;
     while ((1u << bits) < classes)
         bits++;
@@ -173,19 +251,7 @@ int sweep_order(const vi_view &v, const uint8_t *near_fixed, unsigned classes, v
     CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, space, w.key.p, w.sorted_key.p, w.level.p, w.order.p, (int)nm,
                                              0, bits, s));
     TRY(grow(w.scratch, space, status));
-    unsigned *changed = w.class_first.p + classes + 1;
     const unsigned blocks = grid_for(nm, VI_THREADS);
-    CUDA_TRY(cudaMemcpyAsync(w.key.p, near_fixed, nm, cudaMemcpyHostToDevice, s));
-    sweep_seed<<<blocks, VI_THREADS, 0, s>>>(nm, w.key.p, w.level.p);
-    CUDA_TRY_LAUNCH();
-    for (unsigned fell = 1; fell;) {
-        CUDA_TRY(cudaMemsetAsync(changed, 0, sizeof *changed, s));
-        sweep_levels<<<blocks, VI_THREADS, 0, s>>>(v, w.level.p, changed);
-        CUDA_TRY_LAUNCH();
-        CUDA_TRY(cudaMemcpyAsync(&fell, changed, sizeof fell, cudaMemcpyDeviceToHost, s));
-        CUDA_TRY(cudaStreamSynchronize(s));
-        ++*rounds;
-    }
     sweep_keys<<<blocks, VI_THREADS, 0, s>>>(nm, classes, w.level.p, w.key.p);
     CUDA_TRY_LAUNCH();
     CUDA_TRY(cub::DeviceRadixSort::SortPairs(w.scratch.p, space, w.key.p, w.sorted_key.p, w.level.p, w.order.p,
@@ -209,8 +275,9 @@ uint64_t sweep_bytes(const compact_system &cs, bool mecs)
     const uint64_t nm = cs.nm, mc = cs.mc, mb = cs.mb;
     return 4 * (nm + 1) + 4 * (mc + 1) + 4 * mb + (cs.dictionary ? 2 : 8) * mb + 16 * cs.slots() +
            (mecs ? 4 * nm + mc : 0) + (cs.reward ? 8 * mc : 0) /* the new arrays */
-           + 4 * ((nm > mc ? nm : mc) + 1) + 4 * (mc + 1)     /* count, branch_first */
+           + 8 * ((nm > mc ? nm : mc) + 1)                    /* count, branch_first */
            + 10 * nm + 4 * (GPU_REACH_MAX_SWEEP_CLASSES + 2)  /* level, order, keys */
+           + 4 * (mc + mb) + 4 * nm                           /* the levels' predecessors, frontier */
            + (1u << 20);                                      /* CUB's space, about */
 }
 

@@ -14,13 +14,15 @@
 
 /*
  * The sweep classes of the uploaded system v (choice words; classes > 1)
- * on the device: the levels seeded from near_fixed (host, u8[nm]), rounds
- * of sweep_levels until no level falls (coin6_4: 142 rounds for 73
- * levels), sweep_keys, a stable radix sort of the maybe slots by key (CUB,
- * the two-call pattern) into w.order (position p: the slot that becomes p),
- * and where each class begins into sw.  The order is a heuristic: any order
- * is sound.  Device memory 10 nm + 4 (classes + 2) bytes and CUB's sort
- * space, kept in w.  *rounds: the rounds of sweep_levels, added.
+ * on the device: each maybe slot's level (1 + its distance to a fixed
+ * state, near_fixed (host, u8[nm]) counting as one) by a breadth-first
+ * search backwards over the predecessors' lists, sweep_keys, a stable radix
+ * sort of the maybe slots by key (CUB, the two-call pattern) into w.order
+ * (position p: the slot that becomes p), and where each class begins into
+ * sw.  The order is a heuristic: any order is sound.  Device memory 18 nm +
+ * 4 (mc + mb) + 4 (classes + 2) bytes and CUB's space, kept in w.
+ * *rounds: the levels searched, added (launched 32 at a time between reads
+ * of the frontier's size, so rounded up to 32).
  */
 int sweep_order(const vi_view &v, const uint8_t *near_fixed, unsigned classes, vi_workspace &w, cudaStream_t s,
                 vi_sweep *sw, uint64_t *rounds, csr_status *status);

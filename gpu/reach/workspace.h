@@ -29,7 +29,7 @@ struct vi_workspace {
     device_array<vi_check> check;
     /* the sweep classes (sweep_order) and the renumbering by them
      * (sweep_renumber): the new arrays, swapped with those above */
-    device_array<uint32_t> level, order, class_first, count, branch_first;
+    device_array<uint32_t> level, order, class_first, count, branch_first, level_source, frontier;
     device_array<uint8_t> key, sorted_key, scratch;
     device_array<uint32_t> state_first2, choice2, target2, mec2;
     device_array<uint16_t> prob_index2;
@@ -46,7 +46,7 @@ struct vi_workspace {
     {
         return state_first.bytes + choice.bytes + target.bytes + mec.bytes + prob_index.bytes + prob.bytes +
                bounds.bytes + reward.bytes + leaving.bytes + mec_best.bytes + check.bytes + level.bytes + order.bytes +
-               class_first.bytes + count.bytes + branch_first.bytes + key.bytes + sorted_key.bytes + scratch.bytes +
+               class_first.bytes + count.bytes + branch_first.bytes + level_source.bytes + frontier.bytes + key.bytes + sorted_key.bytes + scratch.bytes +
                state_first2.bytes + choice2.bytes + target2.bytes + mec2.bytes + prob_index2.bytes + prob2.bytes +
                reward2.bytes + bounds2.bytes + leaving2.bytes;
     }
