@@ -112,6 +112,19 @@ setup() {
     done
 }
 
+@test "GPU: gpu-scc and gpu-mec on a GPU too small say what they planned, what the GPU has free, and that -g or --cpu runs it" {
+    local m tool
+    m=$(model_csr leader4)
+    for tool in gpu-scc gpu-mec; do
+        CSR_TEST_DEVICE_BYTES=100000 run --separate-stderr "$tool" "$m"
+        [ "$status" -eq 1 ] || fail "$tool: exit $status"
+        [ -z "$output" ] || fail "$tool wrote labels"
+        assert_regex "$stderr" "out of memory"
+        assert_regex "$stderr" "$tool: the decomposition plans [0-9.]+ GB of device memory; GPU [0-9]+ has [0-9.]+ GB free of [0-9.]+ GB: -g N spreads the model over N GPUs"
+        assert_regex "$stderr" "--cpu runs it on the CPU"
+    done
+}
+
 @test "GPU: gpu-scc is clean under compute-sanitizer memcheck and racecheck on small models" {
     command -v compute-sanitizer >/dev/null || skip "compute-sanitizer not installed"
     for m in fmsd_fig1 coin2 leader3 dice; do

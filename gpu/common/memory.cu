@@ -1,6 +1,8 @@
 /*
  * memory.cu - counted device allocations and arenas (memory.h).
  */
+#include <stdlib.h>
+
 #include "cuda_check.h"
 #include "memory.h"
 
@@ -8,10 +10,19 @@ namespace gpu {
 
 static uint64_t bytes_now, bytes_peak;
 
+/* CSR_TEST_DEVICE_BYTES, or UINT64_MAX where unset. */
+static uint64_t test_limit()
+{
+    const char *v = getenv("CSR_TEST_DEVICE_BYTES");
+    return v && *v ? strtoull(v, NULL, 10) : UINT64_MAX;
+}
+
 int device_alloc(void **p, uint64_t bytes, csr_status *status)
 {
     *p = nullptr;
-    CUDA_TRY(cudaMalloc(p, bytes ? bytes : 1));
+    static const uint64_t limit = test_limit();
+    CUDA_TRY(bytes > limit || bytes_now > limit - bytes ? cudaErrorMemoryAllocation
+                                                        : cudaMalloc(p, bytes ? bytes : 1));
     bytes_now += bytes;
     if (bytes_now > bytes_peak)
         bytes_peak = bytes_now;

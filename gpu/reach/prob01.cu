@@ -4,6 +4,7 @@
  * of the maybe states on the resident model.
  */
 #include <cub/cub.cuh>
+#include <memory>
 #include <new>
 #include <stdlib.h>
 #include <string.h>

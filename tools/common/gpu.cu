@@ -304,6 +304,21 @@ void gpu_tool_parts_finish(gpu_tool_parts *x, gpu_tool_options *o)
     x->options.parts = (uint32_t)x->parts;
 }
 
+void gpu_tool_memory_advice(const char *what, uint64_t planned)
+{
+    size_t free_b = 0, total_b = 0;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+        free_b = total_b = 0;
+    char plan[64] = "", have[96] = "";
+    if (planned)
+        snprintf(plan, sizeof plan, " plans %.1f GB of device memory;", planned / 1e9);
+    if (total_b)
+        snprintf(have, sizeof have, " GPU %d has %.1f GB free of %.1f GB:", device, free_b / 1e9, total_b / 1e9);
+    tool_error("%s%s%s -g N spreads the model over N GPUs of this host (--gpus names them), --cpu runs it on the CPU",
+               what, plan, have);
+}
+
 int gpu_tool_parts_devices(gpu_tool_parts *x)
 {
     gpu_parts_options *po = &x->options;

@@ -163,6 +163,13 @@ void gpu_tool_parts_finish(gpu_tool_parts *parts, gpu_tool_options *options);
  * "no CUDA device N (M present)" and returns EXIT_DEVICE. */
 int gpu_tool_parts_devices(gpu_tool_parts *parts);
 
+/* After a decomposition on one GPU failed for device memory (CSR_ERR_NOMEM
+ * reported): "what plans P GB of device memory; GPU d has F GB free of T GB:
+ * -g N spreads the model over N GPUs ..., --cpu ..." on stderr.  planned:
+ * the bytes the decomposition planned (gpu_scc_bytes_needed,
+ * gpu_mec_bytes_needed); 0: not known, left out. */
+void gpu_tool_memory_advice(const char *what, uint64_t planned);
+
 /* The MECs of model over the parts of po (gpu-mec -g, gpu-vi -g): the MEC
  * rounds on the GPUs (gpu_mec_partitioned), or with use_cpu on the CPU
  * (csr_partition_build, ref_mec_partitioned).  mec (u64[n]): the smallest
