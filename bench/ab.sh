@@ -13,22 +13,12 @@
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 [ $# -ge 2 ] || { echo "usage: bench/ab.sh OVERLAY MODEL..." >&2; exit 2; }
-overlay=$(cd "$1" && pwd) || exit 2
+overlay=$1
 shift
 runs=${RUNS:-3}
 large=${LARGE:-/tmp/large}
 IFS=';' read -r -a cmds <<< "${CMDS:-gpu-scc;gpu-mec}"
-old=$(mktemp -d /tmp/ab-old.XXXXXX)
-# the tree without .git and what .gitignore names (builds, carried folders;
-# not git's index, which on the device is its own), the overlay over it
-excludes=(--exclude=./.git --exclude=./.models)
-while read -r pattern; do
-    case "$pattern" in '' | '#'*) ;; /*) p=${pattern#/}; excludes+=("--exclude=./${p%/}") ;; *) excludes+=("--exclude=$pattern") ;; esac
-done < "$root/.gitignore"
-(cd "$root" && tar cf - "${excludes[@]}" .) | (cd "$old" && tar xf -)
-(cd "$overlay" && find . -type f -print0 | xargs -0 tar cf -) | (cd "$old" && tar xf -)
-echo "old build: $(cd "$old" && make -j"$(nproc)" SKIP_DEPS=1 all > build.log 2>&1 && echo ok || echo "FAILED ($old/build.log)")" >&2
-[ -x "$old/build/bin/gpu-scc" ] || exit 1
+build_overlay "$overlay" || exit 1
 ms() { # build tool args... : decompose_s of one run, in ms
     local b=$1
     shift

@@ -29,3 +29,20 @@ now() { date +%s.%N; }
 # tool NAME ARGS...: a tool of $bin, bounded by TIMEOUT seconds (default 600):
 # a hang is a failure, not a lost lease
 tool() { timeout "${TIMEOUT:-600}" "$bin/$@"; }
+
+# build_overlay OVERLAY: sets $old to a scratch copy of this tree (without
+# .git and what .gitignore names) with the files of OVERLAY over it, built
+# there (bench/ab.sh's "old" build; the caller removes $old).  Returns 1 if
+# the build fails.
+build_overlay() {
+    local overlay pattern p excludes=(--exclude=./.git --exclude=./.models)
+    overlay=$(cd "$1" && pwd) || return 1
+    old=$(mktemp -d /tmp/ab-old.XXXXXX)
+    while read -r pattern; do
+        case "$pattern" in '' | '#'*) ;; /*) p=${pattern#/}; excludes+=("--exclude=./${p%/}") ;; *) excludes+=("--exclude=$pattern") ;; esac
+    done < "$root/.gitignore"
+    (cd "$root" && tar cf - "${excludes[@]}" .) | (cd "$old" && tar xf -)
+    (cd "$overlay" && find . -type f -print0 | xargs -0 tar cf -) | (cd "$old" && tar xf -)
+    echo "old build: $(cd "$old" && make -j"$(nproc)" SKIP_DEPS=1 all > build.log 2>&1 && echo ok || echo "FAILED ($old/build.log)")" >&2
+    [ -x "$old/build/bin/gpu-vi" ]
+}
