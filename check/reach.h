@@ -66,11 +66,12 @@ const uint8_t *reach_cache_find(const reach_cache *cache, const reach_query *q, 
 void reach_cache_put(reach_cache *cache, const reach_query *q, const uint8_t *cls, const uint32_t *mec);
 /* The Prob0/Prob1 computations put so far. */
 uint64_t reach_cache_computed(const reach_cache *cache);
-/* The choice-level transpose of model (ref_transpose_build's), built at the
- * first call and kept for the run (the expected rewards' zero-valued states
- * search it, property after property: 8 (n + c + t) bytes); NULL without a
- * cache, for a model of another state count or out of memory (then the
- * caller builds its own). */
+/* The choice-level transpose of model (ref_transpose_build's shapes, each
+ * state's entries in no particular order: a task per CPU builds it), built
+ * at the first call and kept for the run (the expected rewards'
+ * zero-valued states search it, property after property: 8 (n + c + t)
+ * bytes); NULL without a cache, for a model of another state count or out
+ * of memory (then the caller builds its own). */
 struct ref_transpose;
 const struct ref_transpose *reach_cache_transpose(reach_cache *cache, const csr_model *model);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "reach.h"
 #include "ref.h"
 
@@ -55,6 +56,65 @@ void reach_cache_free(reach_cache *c)
     free(c);
 }
 
+/* One task of transpose_build: the states [first, last); pass 0 owners and
+ * counts, pass 1 the entries. */
+typedef struct transpose_task {
+    const csr_model *m;
+    ref_transpose *tr;
+    uint64_t *cursor;
+    uint64_t first, last;
+    int pass;
+} transpose_task;
+
+static void *transpose_task_run(void *arg)
+{
+    transpose_task *k = arg;
+    const csr_model *m = k->m;
+    for (uint64_t s = k->first; s < k->last; s++)
+        for (uint64_t x = m->state_choices[s]; x < m->state_choices[s + 1]; x++) {
+            if (!k->pass)
+                k->tr->owner[x] = s;
+            for (uint64_t j = m->choice_transitions[x]; j < m->choice_transitions[x + 1]; j++)
+                if (k->pass)
+                    k->tr->choice[__atomic_fetch_add(&k->cursor[m->targets[j]], 1, __ATOMIC_RELAXED)] = x;
+                else
+                    __atomic_fetch_add(&k->tr->first[m->targets[j] + 1], 1, __ATOMIC_RELAXED);
+        }
+    return NULL;
+}
+
+/* ref_transpose_build's shapes by a task per CPU (the counts and the
+ * entries by atomic additions), but each state's entries in no particular
+ * order: the zero-valued states' search reads them as a set.  Errors:
+ * CSR_ERR_NOMEM, nothing left allocated. */
+static int transpose_build(const csr_model *m, ref_transpose *tr)
+{
+    const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
+    tr->first = calloc(n + 1, sizeof *tr->first);
+    tr->choice = malloc((t ? t : 1) * sizeof *tr->choice);
+    tr->owner = malloc((c ? c : 1) * sizeof *tr->owner);
+    uint64_t *cursor = malloc((n ? n : 1) * sizeof *cursor);
+    if (!tr->first || !tr->choice || !tr->owner || !cursor) {
+        ref_transpose_free(tr);
+        free(cursor);
+        return CSR_ERR_NOMEM;
+    }
+    transpose_task task[PARALLEL_MAX_TASKS];
+    const unsigned count = parallel_tasks(n, parallel_grain(1u << 16));
+    for (unsigned i = 0; i < count; i++)
+        task[i] = (transpose_task){m, tr, cursor, n * i / count, n * (i + 1) / count, 0};
+    parallel_run(transpose_task_run, task, sizeof task[0], count);
+    for (uint64_t v = 0; v < n; v++) {
+        tr->first[v + 1] += tr->first[v];
+        cursor[v] = tr->first[v];
+    }
+    for (unsigned i = 0; i < count; i++)
+        task[i].pass = 1;
+    parallel_run(transpose_task_run, task, sizeof task[0], count);
+    free(cursor);
+    return CSR_OK;
+}
+
 const ref_transpose *reach_cache_transpose(reach_cache *c, const csr_model *m)
 {
     if (!c || m->num_states != c->n)
@@ -62,7 +122,7 @@ const ref_transpose *reach_cache_transpose(reach_cache *c, const csr_model *m)
     if (c->transposed != m) {
         ref_transpose_free(&c->tr);
         c->transposed = NULL;
-        if (ref_transpose_build(m, &c->tr))
+        if (transpose_build(m, &c->tr))
             return NULL;
         c->transposed = m;
     }

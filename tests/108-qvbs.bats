@@ -19,6 +19,11 @@ setup() {
     [ "$n" -ge 37 ] || fail "only $n properties checked"
 }
 
+@test "every small QVBS instance answers as QVBS does on the CPU with a task per CPU for the smallest loops too (the rewards' set-up, the kept transpose)" {
+    n=$(CSR_TEST_GRAIN=1 qvbs_check --cpu)
+    [ "$n" -ge 37 ] || fail "only $n properties checked"
+}
+
 @test "gpu-vi --cpu answers reward-bounded, cumulative and expected-time (T) queries as Storm does" {
     n=$(bounded_check --cpu)
     [ "$n" -ge 30 ] || fail "only $n queries checked"
