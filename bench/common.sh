@@ -43,6 +43,9 @@ build_overlay() {
     done < "$root/.gitignore"
     (cd "$root" && tar cf - "${excludes[@]}" .) | (cd "$old" && tar xf -)
     (cd "$overlay" && find . -type f -print0 | xargs -0 tar cf -) | (cd "$old" && tar xf -)
-    echo "old build: $(cd "$old" && make -j"$(nproc)" SKIP_DEPS=1 all > build.log 2>&1 && echo ok || echo "FAILED ($old/build.log)")" >&2
-    [ -x "$old/build/bin/gpu-vi" ]
+    if ! (cd "$old" && make -j"$(nproc)" SKIP_DEPS=1 all > build.log 2>&1); then
+        echo "old build: FAILED ($old/build.log)" >&2
+        return 1
+    fi
+    echo "old build: ok" >&2
 }

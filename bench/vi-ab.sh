@@ -25,10 +25,10 @@ range() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd- -; }
 run() {
     local b=$1 umb=$2 props=$3 consts=$4 tag=$5 t0 t1 t2
     t0=$(now)
-    "$b/prism2csr" -q "$umb" > "$out/vi-ab.csr" || return 1
+    "$b/prism2csr" -q "$umb" > "$out/vi-ab.csr" || { echo "$tag prism2csr failed on $umb" >&2; return 1; }
     t1=$(now)
     "$b/gpu-vi" --json -P "$props" ${consts:+--const "$consts"} --stats=json "$out/vi-ab.csr" \
-        > "$out/vi-ab-$tag.json" 2> "$out/vi-ab-$tag.stats"
+        > "$out/vi-ab-$tag.json" 2> "$out/vi-ab-$tag.stats" || { echo "$tag gpu-vi failed on $umb" >&2; return 1; }
     t2=$(now)
     python3 - "$t0" "$t1" "$t2" "$out/vi-ab-$tag.stats" <<'PY'
 import json, sys
@@ -47,8 +47,11 @@ PY
 same() { # the answers of old and new, and their classes and MEC counts, property by property
     python3 - "$out"/vi-ab-{old,new}.{json,stats} <<'PY'
 import json, math, sys
-def values(f):
-    return {p["name"]: [s.get("value") for s in p.get("initial", [])] or p.get("error") for p in json.load(open(f))["properties"]}
+def values(f):  # by position and text; the errors too
+    j = json.load(open(f))
+    v = {(i, p["property"]): [s.get("value") for s in p.get("initial", [])] for i, p in enumerate(j["properties"])}
+    v.update({("error", e.get("name"), e.get("error")): None for e in j.get("errors", [])})
+    return v
 def counts(f):
     rows = []
     for line in open(f):
@@ -94,10 +97,12 @@ for spec in "$@"; do
     [ -f "$umb" ] || { echo "$umb: not there" >&2; continue; }
     op=() np=() ov=() nv=() obest="" nbest="" omin=1e9 nmin=1e9
     for _ in $(seq "$runs"); do
-        read -r p v m i <<< "$(run "$old/build/bin" "$umb" "$props" "$consts" old)"
+        r=$(run "$old/build/bin" "$umb" "$props" "$consts" old) || exit 1
+        read -r p v m i <<< "$r"
         op+=("$p") ov+=("$v")
         if awk "BEGIN { exit !($v < $omin) }"; then omin=$v obest="$m / $i"; fi
-        read -r p v m i <<< "$(run "$bin" "$umb" "$props" "$consts" new)"
+        r=$(run "$bin" "$umb" "$props" "$consts" new) || exit 1
+        read -r p v m i <<< "$r"
         np+=("$p") nv+=("$v")
         if awk "BEGIN { exit !($v < $nmin) }"; then nmin=$v nbest="$m / $i"; fi
     done

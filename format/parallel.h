@@ -87,8 +87,8 @@ static inline void *parallel_touch_task(void *arg)
 /* Fresh memory [p, p + bytes) faulted in by a task per CPU, a write of 0
  * each 4 KiB: the kernel zeroes a page at its first touch, and one thread
  * writing a large array (libdeflate inflating a UMB) would wait for all of
- * it alone (bench/RESULTS.md, "The inflate buffer touched first").  Only
- * for memory whose contents are not yet defined. */
+ * it alone (bench/RESULTS.md, "What each property paid besides its
+ * iterations").  Only for memory whose contents are not yet defined. */
 static inline void parallel_touch(void *p, size_t bytes)
 {
     struct parallel_touch_range r[PARALLEL_MAX_TASKS];

@@ -21,8 +21,11 @@ int device_alloc(void **p, uint64_t bytes, csr_status *status)
 {
     *p = nullptr;
     static const uint64_t limit = test_limit();
-    CUDA_TRY(bytes > limit || bytes_now > limit - bytes ? cudaErrorMemoryAllocation
-                                                        : cudaMalloc(p, bytes ? bytes : 1));
+    const cudaError_t e = bytes > limit || bytes_now > limit - bytes ? cudaErrorMemoryAllocation
+                                                                     : cudaMalloc(p, bytes ? bytes : 1);
+    if (e != cudaSuccess)
+        (void)cudaGetLastError(); /* not left for a later launch's check to find (a fallback follows) */
+    CUDA_TRY(e);
     bytes_now += bytes;
     if (bytes_now > bytes_peak)
         bytes_peak = bytes_now;

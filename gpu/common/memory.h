@@ -19,9 +19,10 @@
 
 namespace gpu {
 
-/* cudaMalloc of bytes (at least 1) into *p, counted.  The environment's
- * CSR_TEST_DEVICE_BYTES (a byte count, for the tests) makes it fail as
- * cudaMalloc does when the device is full past that many bytes counted. */
+/* cudaMalloc of bytes (at least 1) into *p, counted; a failure returns
+ * CSR_ERR_NOMEM and leaves no error for cudaGetLastError.  The
+ * environment's CSR_TEST_DEVICE_BYTES (a byte count, for the tests) makes
+ * it fail so past that many bytes counted. */
 int device_alloc(void **p, uint64_t bytes, csr_status *status);
 /* cudaFree of a block of device_alloc (bytes as allocated). */
 void device_free(void *p, uint64_t bytes);

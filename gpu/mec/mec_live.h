@@ -20,7 +20,8 @@ namespace gpu {
  * nonzero: the choice may take part; NULL: every choice): the sub-MDP of
  * the live states whose choices are the enabled ones of live states with
  * every transition into a live state (FMSD Definitions 4-5 on that
- * sub-MDP; Rmin's zero-reward MECs by enabled), by the scheme and engine of
+ * sub-MDP; the zero-reward MECs of expected rewards and reward bounds by
+ * enabled), by the scheme and engine of
  * options as gpu_mec_decompose picks them (the interleaved scheme: the MEC
  * goal of the SCC contract over the live states; the round-based one).  mec
  * (device, u32[n]): the smallest state of s's MEC, or GPU_MEC_NONE (not

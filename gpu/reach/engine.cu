@@ -119,7 +119,7 @@ static int engine_maybe_mecs(void *ctx, const uint8_t *cls, const double *choice
     resident_model *r = resident_of(cx, &rc);
     if (rc)
         return rc;
-    if (r) { /* the maybe states' sub-MDP on the resident model (Rmin: its zero-reward choices) */
+    if (r) { /* the maybe states' sub-MDP on the resident model (rewards: its zero-reward choices) */
         rc = resident_maybe_mecs(*r, cls, choice_reward, &mo, &gs, mec, cx->status);
         if (rc != CSR_ERR_NOMEM) {
             add_mec_figures(cx, gs);

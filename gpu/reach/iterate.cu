@@ -555,8 +555,9 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     const bool ovi = ii && (o->method == REACH_OVI || !bounded); /* the method, or a reward's missing upper bound */
     bool verified = !ovi;
     /* the sweep classes; one class (the slots in order, one launch) for
-     * long choices (a warp each: their rows stay in order) and where the
-     * renumbering does not fit the device or the memory limit */
+     * long choices (a warp each: their rows stay in order), where the
+     * renumbering does not fit the device or the memory limit, and where
+     * the levels' predecessors would number 2^32 or more */
     timer.begin();
     vi_sweep sweep;
     sweep.classes = 1;
@@ -565,12 +566,12 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     unsigned classes = cx->options.sweep_classes ? cx->options.sweep_classes : GPU_REACH_SWEEP_CLASSES;
     classes = classes < GPU_REACH_MAX_SWEEP_CLASSES ? classes : GPU_REACH_MAX_SWEEP_CLASSES;
     const uint64_t sweep_need = sweep_bytes(cs, mecs);
-    if (classes > 1 && !rows && sweep_need < gpu_free_memory() &&
+    if (classes > 1 && !rows && cs.mc + cs.mb < UINT32_MAX && sweep_need < gpu_free_memory() &&
         (!cx->options.memory_limit || w.bytes() + sweep_need <= cx->options.memory_limit)) {
         order.reset((uint32_t *)malloc(nm * sizeof(uint32_t)));
         if (!order)
             return CSR_ERR_NOMEM;
-        TRY(sweep_order(v, cs.near_fixed, classes, w, s, &sweep, &cx->stats.sweep_rounds, status));
+        TRY(sweep_order(v, cs.near_fixed, cs.mc + cs.mb, classes, w, s, &sweep, &cx->stats.sweep_rounds, status));
         TRY(sweep_renumber(v, cs, w, s, status));
         CUDA_TRY(cudaMemcpyAsync(order.get(), w.order.p, nm * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
     }

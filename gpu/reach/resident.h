@@ -114,8 +114,9 @@ int resident_prob01(resident_model &r, const reach_query *q, uint8_t *cls, uint6
 /*
  * The MECs of the maybe states (cls u8[n] == REACH_MAYBE) on r: the sub-MDP
  * of the maybe states with the choices whose successors all are and, where
- * choice_reward (host f64[c]) is given, whose reward is 0 (Rmin's
- * zero-reward MECs, as reach_maybe_graph keeps them) (mec_live.h); mec_host
+ * choice_reward (host f64[c]) is given, whose reward is 0 (the zero-reward
+ * MECs of Rmin and of reward bounds' epochs, as reach_maybe_graph keeps
+ * them) (mec_live.h); mec_host
  * u32[n] as resident_prob01's.  Device memory beyond r: the MEC
  * decomposition's, 4n bytes and 5c with choice_reward; host memory c bytes.
  * Errors: CSR_ERR_NOMEM, CSR_ERR_DEVICE.

@@ -72,8 +72,8 @@ static __global__ void levels_fill(vi_view v, const uint32_t *first, uint32_t *c
 /* Level `step` + 1 of the search: the slots of the frontier (size[step %
  * 3] of them) give their predecessors without a level the next one, pushed
  * to next (size[(step + 1) % 3]); size[(step + 2) % 3], the frontier's
- * before, is cleared for the level after.  No host read a level: the grid
- * strides over whatever the frontier holds. */
+ * before, is cleared for the level after.  The host reads no level's size:
+ * the grid strides over whatever the frontier holds. */
 static __global__ void levels_expand(const uint32_t *first, const uint32_t *source, uint32_t *level,
                                      const uint32_t *frontier, uint32_t *next, unsigned *size, unsigned step)
 {
@@ -90,22 +90,24 @@ static __global__ void levels_expand(const uint32_t *first, const uint32_t *sour
     }
 }
 
-/* Levels a batch of launches between host reads of the frontier's size. */
+/* The levels launched between two host reads of the frontier's size. */
 constexpr unsigned kLevelBatch = 32;
 
 /* The levels of the maybe slots of v into w.level: 1 + the length of the
  * shortest path to a fixed state (or near it), VI_NO_LEVEL where none
- * leads; *rounds += the levels searched.  The fixpoint of Bellman-Ford's
- * rounds over the choice words, in O(nm + mc + mb) work: wlan.6's 1,500-odd
- * rounds over every slot took most of the sweep classes' time. */
-static int search_levels(const vi_view &v, const uint8_t *near_fixed, vi_workspace &w, cudaStream_t s,
-                         uint64_t *rounds, csr_status *status)
+ * leads; *rounds += the levels searched, rounded up to a multiple of
+ * kLevelBatch.  The fixpoint of Bellman-Ford's rounds over the choice
+ * words, in O(nm + mc + mb) work: wlan.6's 1,500-odd rounds over every slot
+ * took most of the sweep classes' time.  edges: mc + mb, below 2^32 (a
+ * predecessor at most a choice word and a branch); the predecessors' lists
+ * and the second frontier are freed on return. */
+static int search_levels(const vi_view &v, const uint8_t *near_fixed, uint64_t edges, vi_workspace &w,
+                         cudaStream_t s, uint64_t *rounds, csr_status *status)
 {
     const uint64_t nm = v.nm;
     TRY(grow(w.count, nm + 1, status));
     TRY(grow(w.branch_first, nm + 1, status));
-    /* at most a predecessor a choice word and a branch (the words and branches as allocated) */
-    TRY(grow(w.level_source, (w.choice.bytes + w.target.bytes) / sizeof(uint32_t), status));
+    TRY(grow(w.level_source, edges, status));
     TRY(grow(w.frontier, nm, status));
     uint32_t *count = w.count.p, *first = w.branch_first.p, *frontier[2] = {w.order.p, w.frontier.p};
     unsigned *size = w.class_first.p; /* 3 counters */
@@ -133,8 +135,11 @@ static int search_levels(const vi_view &v, const uint8_t *near_fixed, vi_workspa
         CUDA_TRY(cudaMemcpyAsync(&left, size + (step + kLevelBatch) % 3, sizeof left, cudaMemcpyDeviceToHost, s));
         CUDA_TRY(cudaStreamSynchronize(s));
         *rounds += kLevelBatch;
-        if (!left)
+        if (!left) {
+            w.level_source.release();
+            w.frontier.release();
             return CSR_OK;
+        }
     }
 }
 
@@ -234,8 +239,8 @@ static __global__ void renumber_fill(vi_view v, const uint32_t *order, const uin
     }
 }
 
-int sweep_order(const vi_view &v, const uint8_t *near_fixed, unsigned classes, vi_workspace &w, cudaStream_t s,
-                vi_sweep *sw, uint64_t *rounds, csr_status *status)
+int sweep_order(const vi_view &v, const uint8_t *near_fixed, uint64_t edges, unsigned classes, vi_workspace &w,
+                cudaStream_t s, vi_sweep *sw, uint64_t *rounds, csr_status *status)
 {
     const uint64_t nm = v.nm;
     TRY(grow(w.level, nm, status));
@@ -243,7 +248,7 @@ int sweep_order(const vi_view &v, const uint8_t *near_fixed, unsigned classes, v
     TRY(grow(w.key, nm, status));
     TRY(grow(w.sorted_key, nm, status));
     TRY(grow(w.class_first, classes + 2 > 3 ? classes + 2 : 3, status)); /* and the search's counters */
-    TRY(search_levels(v, near_fixed, w, s, rounds, status));
+    TRY(search_levels(v, near_fixed, edges, w, s, rounds, status));
     int bits = 1;
     while ((1u << bits) < classes)
         bits++;

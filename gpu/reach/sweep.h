@@ -19,13 +19,14 @@
  * search backwards over the predecessors' lists, sweep_keys, a stable radix
  * sort of the maybe slots by key (CUB, the two-call pattern) into w.order
  * (position p: the slot that becomes p), and where each class begins into
- * sw.  The order is a heuristic: any order is sound.  Device memory 18 nm +
- * 4 (mc + mb) + 4 (classes + 2) bytes and CUB's space, kept in w.
+ * sw.  The order is a heuristic: any order is sound.  edges: the system's
+ * mc + mb, below 2^32.  Device memory 18 nm + 4 (classes + 2) bytes and
+ * CUB's space kept in w, and 4 nm + 4 edges while the levels are searched.
  * *rounds: the levels searched, added (launched 32 at a time between reads
- * of the frontier's size, so rounded up to 32).
+ * of the frontier's size, so rounded up to a multiple of 32).
  */
-int sweep_order(const vi_view &v, const uint8_t *near_fixed, unsigned classes, vi_workspace &w, cudaStream_t s,
-                vi_sweep *sw, uint64_t *rounds, csr_status *status);
+int sweep_order(const vi_view &v, const uint8_t *near_fixed, uint64_t edges, unsigned classes, vi_workspace &w,
+                cudaStream_t s, vi_sweep *sw, uint64_t *rounds, csr_status *status);
 
 /* Device bytes sweep_order and sweep_renumber take beyond the system's. */
 uint64_t sweep_bytes(const compact_system &cs, bool mecs);

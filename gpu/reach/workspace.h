@@ -46,7 +46,8 @@ struct vi_workspace {
     {
         return state_first.bytes + choice.bytes + target.bytes + mec.bytes + prob_index.bytes + prob.bytes +
                bounds.bytes + reward.bytes + leaving.bytes + mec_best.bytes + check.bytes + level.bytes + order.bytes +
-               class_first.bytes + count.bytes + branch_first.bytes + level_source.bytes + frontier.bytes + key.bytes + sorted_key.bytes + scratch.bytes +
+               class_first.bytes + count.bytes + branch_first.bytes + level_source.bytes + frontier.bytes +
+               key.bytes + sorted_key.bytes + scratch.bytes +
                state_first2.bytes + choice2.bytes + target2.bytes + mec2.bytes + prob_index2.bytes + prob2.bytes +
                reward2.bytes + bounds2.bytes + leaving2.bytes;
     }

@@ -310,12 +310,12 @@ void gpu_tool_memory_advice(const char *what, uint64_t planned)
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
         free_b = total_b = 0;
-    char plan[64] = "", have[96] = "";
+    char plan[64] = " lacks device memory", have[96] = "";
     if (planned)
-        snprintf(plan, sizeof plan, " plans %.1f GB of device memory;", planned / 1e9);
+        snprintf(plan, sizeof plan, " plans %.1f GB of device memory", planned / 1e9);
     if (total_b)
-        snprintf(have, sizeof have, " GPU %d has %.1f GB free of %.1f GB:", device, free_b / 1e9, total_b / 1e9);
-    tool_error("%s%s%s -g N spreads the model over N GPUs of this host (--gpus names them), --cpu runs it on the CPU",
+        snprintf(have, sizeof have, "; GPU %d has %.1f GB free of %.1f GB", device, free_b / 1e9, total_b / 1e9);
+    tool_error("%s%s%s: -g N spreads the model over N GPUs of this host (--gpus names them), --cpu runs it on the CPU",
                what, plan, have);
 }
 

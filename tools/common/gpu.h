@@ -164,10 +164,11 @@ void gpu_tool_parts_finish(gpu_tool_parts *parts, gpu_tool_options *options);
 int gpu_tool_parts_devices(gpu_tool_parts *parts);
 
 /* After a decomposition on one GPU failed for device memory (CSR_ERR_NOMEM
- * reported): "what plans P GB of device memory; GPU d has F GB free of T GB:
- * -g N spreads the model over N GPUs ..., --cpu ..." on stderr.  planned:
- * the bytes the decomposition planned (gpu_scc_bytes_needed,
- * gpu_mec_bytes_needed); 0: not known, left out. */
+ * from CUDA, reported): "WHAT plans P GB of device memory; GPU d has F GB
+ * free of T GB: -g N spreads the model over N GPUs ..., --cpu ..." on
+ * stderr.  planned: the bytes the decomposition planned
+ * (gpu_scc_bytes_needed, gpu_mec_bytes_needed); 0: not known ("WHAT lacks
+ * device memory"). */
 void gpu_tool_memory_advice(const char *what, uint64_t planned);
 
 /* The MECs of model over the parts of po (gpu-mec -g, gpu-vi -g): the MEC

@@ -151,7 +151,7 @@ int main(int argc, char **argv)
     double t2 = tool_seconds();
     if (rc) {
         tool_report_failure(path, rc, &st);
-        if (rc == CSR_ERR_NOMEM && !parts && !o.use_cpu)
+        if (rc == CSR_ERR_NOMEM && !parts && !o.use_cpu && !strncmp(st.detail, "CUDA:", 5)) /* not the host's */
             gpu_tool_memory_advice("the decomposition", gpu_mec_bytes_needed(&m, &opt));
         free(mec);
         csr_free(&m);
