@@ -304,8 +304,10 @@ void gpu_tool_parts_finish(gpu_tool_parts *x, gpu_tool_options *o)
     x->options.parts = (uint32_t)x->parts;
 }
 
-void gpu_tool_memory_advice(const char *what, uint64_t planned)
+void gpu_tool_memory_advice(int rc, const csr_status *st, const char *what, uint64_t planned)
 {
+    if (rc != CSR_ERR_NOMEM || strncmp(st->detail, "CUDA:", 5)) /* another failure, or the host's memory */
+        return;
     size_t free_b = 0, total_b = 0;
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)

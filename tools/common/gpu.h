@@ -163,13 +163,14 @@ void gpu_tool_parts_finish(gpu_tool_parts *parts, gpu_tool_options *options);
  * "no CUDA device N (M present)" and returns EXIT_DEVICE. */
 int gpu_tool_parts_devices(gpu_tool_parts *parts);
 
-/* After a decomposition on one GPU failed for device memory (CSR_ERR_NOMEM
- * from CUDA, reported): "WHAT plans P GB of device memory; GPU d has F GB
- * free of T GB: -g N spreads the model over N GPUs ..., --cpu ..." on
- * stderr.  planned: the bytes the decomposition planned
+/* After a decomposition on one GPU failed with rc and st (reported): where
+ * that is CUDA's out-of-memory (CSR_ERR_NOMEM, st's text from CUDA, not
+ * the host's), "WHAT plans P GB of device memory; GPU d has F GB free of T
+ * GB: -g N spreads the model over N GPUs ..., --cpu ..." on stderr; else
+ * nothing.  planned: the bytes the decomposition planned
  * (gpu_scc_bytes_needed, gpu_mec_bytes_needed); 0: not known ("WHAT lacks
  * device memory"). */
-void gpu_tool_memory_advice(const char *what, uint64_t planned);
+void gpu_tool_memory_advice(int rc, const csr_status *st, const char *what, uint64_t planned);
 
 /* The MECs of model over the parts of po (gpu-mec -g, gpu-vi -g): the MEC
  * rounds on the GPUs (gpu_mec_partitioned), or with use_cpu on the CPU

@@ -151,8 +151,8 @@ int main(int argc, char **argv)
     double t2 = tool_seconds();
     if (rc) {
         tool_report_failure(path, rc, &st);
-        if (rc == CSR_ERR_NOMEM && !parts && !o.use_cpu && !strncmp(st.detail, "CUDA:", 5)) /* not the host's */
-            gpu_tool_memory_advice("the decomposition", gpu_mec_bytes_needed(&m, &opt));
+        if (!parts && !o.use_cpu)
+            gpu_tool_memory_advice(rc, &st, "the decomposition", gpu_mec_bytes_needed(&m, &opt));
         free(mec);
         csr_free(&m);
         return rc == CSR_ERR_DEVICE ? EXIT_DEVICE : EXIT_BAD_INPUT;

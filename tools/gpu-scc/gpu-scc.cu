@@ -135,8 +135,8 @@ int main(int argc, char **argv)
     double t2 = tool_seconds();
     if (rc) {
         tool_report_failure(path, rc, &st);
-        if (rc == CSR_ERR_NOMEM && !parts && !use_cpu && !strncmp(st.detail, "CUDA:", 5)) /* not the host's */
-            gpu_tool_memory_advice("the decomposition", gpu_scc_bytes_needed(&m, &opt));
+        if (!parts && !use_cpu)
+            gpu_tool_memory_advice(rc, &st, "the decomposition", gpu_scc_bytes_needed(&m, &opt));
         free(comp);
         csr_free(&m);
         return rc == CSR_ERR_DEVICE ? EXIT_DEVICE : EXIT_BAD_INPUT;
