@@ -23,14 +23,19 @@
 extern "C" {
 #endif
 
-/* Sweep classes of the iteration: the default (coin6_4 on the H100,
- * bench/RESULTS.md) and the most. */
+/* Sweep classes of the iteration, where the options leave them to the
+ * system: one per GPU_REACH_LEVELS_PER_CLASS levels of its distances to the
+ * fixed states, from GPU_REACH_SWEEP_CLASSES to GPU_REACH_AUTO_SWEEP_CLASSES
+ * (sweep.h; measured on wlan, firewire, consensus and csma:
+ * bench/RESULTS.md, "Sweep classes by the system's depth"); and the most. */
 #define GPU_REACH_SWEEP_CLASSES 3
+#define GPU_REACH_AUTO_SWEEP_CLASSES 16
+#define GPU_REACH_LEVELS_PER_CLASS 8
 #define GPU_REACH_MAX_SWEEP_CLASSES 64
 
 typedef struct gpu_reach_options {
     int threads_per_state;  /* 0: chosen from the system's shape; 1..32, a power of two */
-    unsigned sweep_classes; /* 0: GPU_REACH_SWEEP_CLASSES; 1: Jacobi; 2..GPU_REACH_MAX_SWEEP_CLASSES */
+    unsigned sweep_classes; /* 0: by the system's depth; 1: Jacobi; 2..GPU_REACH_MAX_SWEEP_CLASSES */
     uint64_t memory_limit;  /* device bytes a system may take (0: 9/10 of the free memory): else the split */
     gpu_scc_options scc;    /* the SCC and MEC decompositions (scc.persistent == 0: Prob0/Prob1 level by level) */
     gpu_mec_scheme mec_scheme; /* the MEC decompositions' scheme (GPU_MEC_AUTO: by the model's class) */

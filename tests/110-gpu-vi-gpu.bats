@@ -78,18 +78,23 @@ setup() {
 }
 
 @test "GPU: gpu-vi equals PRISM's values with every number of sweep classes, and more classes take fewer iterations on coin4" {
-    for k in 1 2 3 6 64; do
+    for k in 1 2 3 6 16 64; do
         for m in $(present_models coin4 zeroconf brp csma3_2 wlan3); do
             vi_check_model "$(model_csr "$m")" "$m" --method ii --sweep-classes "$k"
         done
         vi_check_vectors coin2 --method ii --sweep-classes "$k"
     done
     read -r k1 it1 < <(gpu-vi --method ii --sweep-classes 1 --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
-    read -r k3 it3 < <(gpu-vi --method ii --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
+    read -r k3 it3 < <(gpu-vi --method ii --sweep-classes 3 --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations)
+    read -r ka ita levels < <(gpu-vi --method ii --stats=json -t fin_c0 -m min "$(model_csr coin4)" 2>&1 >/dev/null | stats_fields sweep_classes iterations sweep_rounds)
     assert_equal "$k1" 1
     assert_equal "$k3" 3
     # Gauss-Seidel across three classes: fewer iterations of the walk (coin4 Pmin: 2,368 with one class)
     [ "$it3" -lt "$it1" ] || fail "3 classes: $it3 iterations, 1 class: $it1"
+    # by default, one class per 8 levels of distance, 3 to 16: no more iterations than 3 classes take
+    [ "$ka" -ge 3 ] && [ "$ka" -le 16 ] && [ "$ka" -le $(( levels / 8 > 3 ? levels / 8 : 3 )) ] ||
+        fail "the default took $ka classes for $levels levels"
+    [ "$ita" -le "$it3" ] || fail "the default's $ka classes: $ita iterations, 3 classes: $it3"
 }
 
 @test "GPU: gpu-vi equals --cpu on random MDPs, whole and split, exactly 0 and 1 where --cpu is" {

@@ -563,10 +563,10 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     sweep.classes = 1;
     sweep.first[0] = 0;
     sweep.first[1] = (uint32_t)nm;
-    unsigned classes = cx->options.sweep_classes ? cx->options.sweep_classes : GPU_REACH_SWEEP_CLASSES;
+    unsigned classes = cx->options.sweep_classes; /* 0: sweep_order chooses by the levels */
     classes = classes < GPU_REACH_MAX_SWEEP_CLASSES ? classes : GPU_REACH_MAX_SWEEP_CLASSES;
     const uint64_t sweep_need = sweep_bytes(cs, mecs);
-    if (classes > 1 && !rows && cs.mc + cs.mb < UINT32_MAX && sweep_need < gpu_free_memory() &&
+    if (classes != 1 && !rows && cs.mc + cs.mb < UINT32_MAX && sweep_need < gpu_free_memory() &&
         (!cx->options.memory_limit || w.bytes() + sweep_need <= cx->options.memory_limit)) {
         order.reset((uint32_t *)malloc(nm * sizeof(uint32_t)));
         if (!order)

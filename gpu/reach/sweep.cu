@@ -239,6 +239,14 @@ static __global__ void renumber_fill(vi_view v, const uint32_t *order, const uin
     }
 }
 
+unsigned sweep_classes_for(uint64_t levels)
+{
+    const uint64_t k = levels / GPU_REACH_LEVELS_PER_CLASS;
+    return k < GPU_REACH_SWEEP_CLASSES ? GPU_REACH_SWEEP_CLASSES
+           : k > GPU_REACH_AUTO_SWEEP_CLASSES ? GPU_REACH_AUTO_SWEEP_CLASSES
+                                             : (unsigned)k;
+}
+
 int sweep_order(const vi_view &v, const uint8_t *near_fixed, uint64_t edges, unsigned classes, vi_workspace &w,
                 cudaStream_t s, vi_sweep *sw, uint64_t *rounds, csr_status *status)
 {
@@ -247,8 +255,12 @@ int sweep_order(const vi_view &v, const uint8_t *near_fixed, uint64_t edges, uns
     TRY(grow(w.order, nm, status));
     TRY(grow(w.key, nm, status));
     TRY(grow(w.sorted_key, nm, status));
-    TRY(grow(w.class_first, classes + 2 > 3 ? classes + 2 : 3, status)); /* and the search's counters */
-    TRY(search_levels(v, near_fixed, edges, w, s, rounds, status));
+    TRY(grow(w.class_first, GPU_REACH_MAX_SWEEP_CLASSES + 2, status)); /* and the search's counters */
+    uint64_t levels = 0;
+    TRY(search_levels(v, near_fixed, edges, w, s, &levels, status));
+    *rounds += levels;
+    if (!classes) /* by the depth: values travel a class a launch, but each launch costs */
+        classes = sweep_classes_for(levels);
     int bits = 1;
     while ((1u << bits) < classes)
         bits++;
