@@ -512,21 +512,137 @@ int reach_zero_reward_quotient(const csr_model *m, const uint8_t *cls, const uin
     return CSR_OK;
 }
 
+/* The search of fix_zero_rewards, shared by its tasks: breadth first,
+ * a frontier a round, each task expanding a slice of it into its own list,
+ * the lists then joined into the next frontier (two barriers a round). */
+typedef struct zero_search {
+    const csr_model *m;
+    const ref_transpose *tr;
+    const double *reward;
+    const uint8_t *fixed;
+    const double *lower, *upper;
+    int maximize;
+    uint8_t *in;        /* u8[n]: joined (claimed by an atomic exchange) */
+    uint64_t *left;     /* u64[c] (min): each choice's transitions not yet into the set */
+    uint32_t *frontier[2]; /* u32[n] each */
+    uint64_t size[2];
+    uint64_t count[PARALLEL_MAX_TASKS]; /* each task's list, this round */
+    int failed;         /* a task's list could not grow */
+    unsigned tasks;
+    parallel_barrier barrier;
+} zero_search;
+
+typedef struct zero_task {
+    zero_search *z;
+    unsigned index;
+    uint32_t *list; /* the states this task joined this round */
+    uint64_t cap;
+} zero_task;
+
+static int zero_push(zero_task *k, uint64_t at, uint32_t s)
+{
+    if (at == k->cap) {
+        const uint64_t cap = k->cap ? 2 * k->cap : 4096;
+        uint32_t *grown = realloc(k->list, cap * sizeof *grown);
+        if (!grown)
+            return 0;
+        k->list = grown;
+        k->cap = cap;
+    }
+    k->list[at] = s;
+    return 1;
+}
+
+/* This task's list into the next frontier, after every task's count.
+ * Returns 1 where a task's list could not grow this round (read between
+ * the barriers, so that every task stops at the same round). */
+static int zero_join(zero_task *k, int next, uint64_t got)
+{
+    zero_search *z = k->z;
+    z->count[k->index] = got;
+    parallel_barrier_wait(&z->barrier);
+    const int failed = __atomic_load_n(&z->failed, __ATOMIC_RELAXED);
+    uint64_t at = 0, total = 0;
+    for (unsigned i = 0; i < z->tasks; i++) {
+        at += i < k->index ? z->count[i] : 0;
+        total += z->count[i];
+    }
+    memcpy(z->frontier[next] + at, k->list, got * sizeof *k->list);
+    if (k->index == 0)
+        z->size[next] = total;
+    parallel_barrier_wait(&z->barrier);
+    return failed;
+}
+
+static void *zero_search_task(void *arg)
+{
+    zero_task *k = arg;
+    zero_search *z = k->z;
+    const csr_model *m = z->m;
+    const uint64_t n = m->num_states, c = m->num_choices;
+    const unsigned T = z->tasks, i = k->index;
+    uint64_t got = 0;
+    int ok = 1;
+    /* the seeds: max, the maybe states with a positive-reward choice; min, the fixed states of value 0 */
+    for (uint64_t s = n * i / T; s < n * (i + 1) / T; s++) {
+        int seed = 0;
+        if (z->maximize) {
+            for (uint64_t x = m->state_choices[s]; !z->fixed[s] && !seed && x < m->state_choices[s + 1]; x++)
+                seed = z->reward[x] > 0.0;
+        } else {
+            seed = z->fixed[s] && z->lower[s] == 0.0 && z->upper[s] == 0.0;
+        }
+        if (seed) {
+            z->in[s] = 1;
+            ok = ok && zero_push(k, got++, (uint32_t)s);
+        }
+    }
+    for (uint64_t x = c * i / T; z->left && x < c * (i + 1) / T; x++)
+        z->left[x] = m->choice_transitions[x + 1] - m->choice_transitions[x];
+    if (!ok)
+        __atomic_store_n(&z->failed, 1, __ATOMIC_RELAXED);
+    int stop = zero_join(k, 0, ok ? got : 0);
+    for (int now = 0; z->size[now] && !stop; now ^= 1) {
+        const uint64_t size = z->size[now];
+        got = 0;
+        for (uint64_t f = size * i / T; ok && f < size * (i + 1) / T; f++) {
+            const uint32_t v = z->frontier[now][f];
+            for (uint64_t j = z->tr->first[v]; ok && j < z->tr->first[v + 1]; j++) {
+                const uint64_t x = z->tr->choice[j], s = z->tr->owner[x];
+                if (z->fixed[s] || __atomic_load_n(&z->in[s], __ATOMIC_RELAXED))
+                    continue;
+                if (!z->maximize &&
+                    (z->reward[x] != 0.0 || __atomic_sub_fetch(&z->left[x], 1, __ATOMIC_ACQ_REL) > 0))
+                    continue;
+                if (__atomic_exchange_n(&z->in[s], 1, __ATOMIC_ACQ_REL) == 0)
+                    ok = zero_push(k, got++, (uint32_t)s);
+            }
+        }
+        if (!ok)
+            __atomic_store_n(&z->failed, 1, __ATOMIC_RELAXED);
+        stop = zero_join(k, now ^ 1, ok ? got : 0);
+    }
+    return NULL;
+}
+
 /*
  * The maybe states of an expected reward's system (fixed[s] == 0) whose
  * value is exactly 0, fixed at 0 (lower = upper = 0): the relative stopping
  * rule asks them for exact zeros, which no bound from an iteration or a
- * certificate gives.  Rmax: those that cannot reach a choice of positive
+ * certificate gives.  Rmax: those that cannot reach a positive
  * reward through maybe states (every scheduler reaches the target almost
  * surely, so one that can reach such a choice gets a positive reward);
  * Rmin (m the zero-reward quotient: no end component of zero-reward choices
  * among its maybe states): the attractor of the zero-valued fixed states
  * over zero-reward choices, a state joining when one of them has all its
  * successors in, which without such end components is exactly where some
- * scheduler reaches the target almost surely at no cost.  O(n + c + t)
- * time and a transpose's memory (m's, kept in cache for the next
- * properties; NULL: built here and freed).  Returns the states fixed, or UINT64_MAX
- * when out of memory (nothing fixed: the solvers' bounds still hold).
+ * scheduler reaches the target almost surely at no cost.  Both are least
+ * fixpoints, the same whatever order the search takes: breadth first, a
+ * task per CPU on large models (zero_search).  O(n + c + t) work and a
+ * transpose's memory (m's, kept in cache for the next properties; NULL:
+ * built here and freed), 9n bytes more (8c for Rmin).  Returns the states
+ * fixed, or UINT64_MAX when out of memory (nothing fixed: the solvers'
+ * bounds still hold).
  */
 static uint64_t fix_zero_rewards(const csr_model *m, reach_cache *cache, const double *reward, int maximize,
                                  uint8_t *fixed, double *lower, double *upper)
@@ -549,51 +665,44 @@ static uint64_t fix_zero_rewards(const csr_model *m, reach_cache *cache, const d
         return 0;
     ref_transpose own = {0};
     const ref_transpose *kept = reach_cache_transpose(cache, m), *tr = kept ? kept : &own;
-    uint8_t *in = calloc(n ? n : 1, 1);
-    uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
-    uint64_t *left = maximize ? NULL : malloc((c ? c : 1) * sizeof *left);
+    zero_search z = {.m = m, .tr = tr, .reward = reward, .fixed = fixed, .lower = lower, .upper = upper,
+                     .maximize = maximize};
+    z.in = calloc(n ? n : 1, 1);
+    z.frontier[0] = malloc((n ? n : 1) * sizeof(uint32_t));
+    z.frontier[1] = malloc((n ? n : 1) * sizeof(uint32_t));
+    z.left = maximize ? NULL : malloc((c ? c : 1) * sizeof *z.left);
     uint64_t fixed_now = UINT64_MAX;
-    if (!in || !queue || (!maximize && !left) || (!kept && ref_transpose_build(m, &own)))
+    zero_task task[PARALLEL_MAX_TASKS];
+    unsigned formed = 0;
+    if (!z.in || !z.frontier[0] || !z.frontier[1] || (!maximize && !z.left) || (!kept && ref_transpose_build(m, &own)))
         goto out;
-    uint64_t head = 0, tail = 0;
-    for (uint64_t s = 0; s < n; s++) {
-        int seed;
-        if (maximize) { /* seeds: the maybe states with a positive-reward choice */
-            seed = 0;
-            for (uint64_t k = m->state_choices[s]; !fixed[s] && !seed && k < m->state_choices[s + 1]; k++)
-                seed = reward[k] > 0.0;
-        } else { /* seeds: the fixed states of value 0 */
-            seed = fixed[s] && lower[s] == 0.0 && upper[s] == 0.0;
-        }
-        if (seed) {
-            in[s] = 1;
-            queue[tail++] = (uint32_t)s;
-        }
+    z.tasks = parallel_tasks(n + m->num_transitions, parallel_grain(1u << 20));
+    for (unsigned i = 0; i < z.tasks; i++)
+        task[i] = (zero_task){&z, i, NULL, 0};
+    formed = z.tasks;
+    parallel_barrier_init(&z.barrier, z.tasks);
+    if (z.tasks < 2 || !parallel_team(zero_search_task, task, sizeof task[0], z.tasks)) {
+        z.tasks = 1; /* one task, then */
+        parallel_barrier_init(&z.barrier, 1);
+        zero_search_task(&task[0]);
     }
-    for (uint64_t k = 0; left && k < c; k++)
-        left[k] = m->choice_transitions[k + 1] - m->choice_transitions[k];
-    while (head < tail) {
-        const uint32_t v = queue[head++];
-        for (uint64_t j = tr->first[v]; j < tr->first[v + 1]; j++) {
-            const uint64_t k = tr->choice[j], s = tr->owner[k];
-            if (in[s] || fixed[s] || (!maximize && (reward[k] != 0.0 || --left[k] > 0)))
-                continue;
-            in[s] = 1;
-            queue[tail++] = (uint32_t)s;
-        }
-    }
+    if (z.failed)
+        goto out;
     fixed_now = 0;
     for (uint64_t s = 0; s < n; s++)
-        if (!fixed[s] && (maximize ? !in[s] : in[s])) {
+        if (!fixed[s] && (maximize ? !z.in[s] : z.in[s])) {
             fixed[s] = 1;
             lower[s] = upper[s] = 0.0;
             fixed_now++;
         }
 out:
+    for (unsigned i = 0; i < formed; i++)
+        free(task[i].list);
     ref_transpose_free(&own);
-    free(in);
-    free(queue);
-    free(left);
+    free(z.in);
+    free(z.frontier[0]);
+    free(z.frontier[1]);
+    free(z.left);
     return fixed_now;
 }
 

@@ -2,8 +2,9 @@
  * parallel.h - the format library's few parallel loops (internal): how many
  * CPUs this process may run on, and a task per thread.  Used by the
  * parallel .tra reader (prism_text.c), the label writer (labels.c), the
- * checksums (crc.c), the validation (csr_validate.c) and the first touch
- * of the UMB reader's inflate buffer (umb_read.c).
+ * checksums (crc.c), the validation (csr_validate.c), the first touch
+ * of the UMB reader's inflate buffer (umb_read.c) and the model checker's
+ * searches (check/).
  */
 #ifndef PARALLEL_H
 #define PARALLEL_H
@@ -71,6 +72,66 @@ static inline void parallel_run(void *(*fn)(void *), void *args, size_t size, un
         pthread_join(tid[i], NULL);
 }
 
+/* A barrier for a team of `count` threads that run at once (parallel_team):
+ * each waits until all have arrived.  Spins, then yields the CPU. */
+typedef struct parallel_barrier {
+    unsigned count, arrived, generation;
+} parallel_barrier;
+static inline void parallel_barrier_init(parallel_barrier *b, unsigned count)
+{
+    b->count = count;
+    b->arrived = 0;
+    b->generation = 0;
+}
+static inline void parallel_barrier_wait(parallel_barrier *b)
+{
+    const unsigned generation = __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL) == b->count) {
+        __atomic_store_n(&b->arrived, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->generation, generation + 1, __ATOMIC_RELEASE);
+        return;
+    }
+    for (unsigned spin = 0; __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) == generation; spin++)
+        if (spin >= 4096)
+            sched_yield();
+}
+struct parallel_team_start {
+    void *(*fn)(void *);
+    void *arg;
+    int *gate; /* 0: wait, 1: run, 2: the team was not formed */
+};
+static inline void *parallel_team_thread(void *arg)
+{
+    struct parallel_team_start *t = (struct parallel_team_start *)arg;
+    int g;
+    while ((g = __atomic_load_n(t->gate, __ATOMIC_ACQUIRE)) == 0)
+        sched_yield();
+    return g == 1 ? t->fn(t->arg) : NULL;
+}
+/* fn on each of count tasks (args: count structures of size bytes each) at
+ * once, a thread each (this one runs the first), for tasks that wait for
+ * each other at a parallel_barrier.  Returns 1 when they ran; 0, having run
+ * none, where the system refused a thread (the caller then runs the work
+ * as one task).  count <= PARALLEL_MAX_TASKS. */
+static inline int parallel_team(void *(*fn)(void *), void *args, size_t size, unsigned count)
+{
+    pthread_t tid[PARALLEL_MAX_TASKS];
+    struct parallel_team_start start[PARALLEL_MAX_TASKS];
+    int gate = 0;
+    unsigned started = 1;
+    for (; started < count; started++) {
+        start[started] = (struct parallel_team_start){fn, (char *)args + started * size, &gate};
+        if (pthread_create(&tid[started], NULL, parallel_team_thread, &start[started]))
+            break;
+    }
+    const int formed = started == count;
+    __atomic_store_n(&gate, formed ? 1 : 2, __ATOMIC_RELEASE);
+    if (formed)
+        fn(args);
+    for (unsigned i = 1; i < started; i++)
+        pthread_join(tid[i], NULL);
+    return formed;
+}
 struct parallel_touch_range {
     volatile char *first;
     size_t bytes;
