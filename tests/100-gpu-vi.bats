@@ -401,3 +401,17 @@ PY
     assert_equal "$stderr" ""
     assert_output --regexp '^P=\? \[ F<=1000000000 "goal" \]: 0\.9999999999[0-9]*$'
 }
+
+@test "the zero-valued states of Rmin and Rmax searched by a task per CPU give every state the values one task gives, on random MDPs with zero rewards" {
+    local seed p zeros=0
+    for seed in 1 2 3 4 5 6; do
+        randmdp -n 3000 -c 3 -k 3 -e 2 -l 60 -g 3 -r $((seed * 15)) "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for p in 'Rmin=? [ F "goal" ]' 'Rmax=? [ F "goal" ]'; do
+            CSR_TEST_GRAIN=1 gpu-vi --cpu -p "$p" -o "$BATS_TEST_TMPDIR/tasks.vec" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            CSR_TEST_GRAIN=1000000000000 gpu-vi --cpu -p "$p" -o "$BATS_TEST_TMPDIR/one.vec" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            cmp -s "$BATS_TEST_TMPDIR/tasks.vec" "$BATS_TEST_TMPDIR/one.vec" || fail "seed $seed: $p differs"
+            zeros=$((zeros + $(grep -c '^0$' "$BATS_TEST_TMPDIR/one.vec")))
+        done
+    done
+    [ "$zeros" -ge 100 ] || fail "only $zeros states of value 0"
+}

@@ -19,7 +19,7 @@ setup() {
     [ "$n" -ge 37 ] || fail "only $n properties checked"
 }
 
-@test "every small QVBS instance answers as QVBS does on the CPU with a task per CPU for the smallest loops too (the rewards' set-up, the kept transpose)" {
+@test "every small QVBS instance answers as QVBS does on the CPU with a task per CPU for the smallest loops too (the rewards' set-up, the kept transpose, the zero-valued states' search)" {
     n=$(CSR_TEST_GRAIN=1 qvbs_check --cpu)
     [ "$n" -ge 37 ] || fail "only $n properties checked"
 }
