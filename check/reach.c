@@ -567,7 +567,8 @@ static int zero_join(zero_task *k, int next, uint64_t got)
         at += i < k->index ? z->count[i] : 0;
         total += z->count[i];
     }
-    memcpy(z->frontier[next] + at, k->list, got * sizeof *k->list);
+    if (got) /* (a task that joined nothing has no list) */
+        memcpy(z->frontier[next] + at, k->list, got * sizeof *k->list);
     if (k->index == 0)
         z->size[next] = total;
     parallel_barrier_wait(&z->barrier);
@@ -640,7 +641,8 @@ static void *zero_search_task(void *arg)
  * fixpoints, the same whatever order the search takes: breadth first, a
  * task per CPU on large models (zero_search).  O(n + c + t) work and a
  * transpose's memory (m's, kept in cache for the next properties; NULL:
- * built here and freed), 9n bytes more (8c for Rmin).  Returns the states
+ * built here and freed), 9n bytes more (8c for Rmin), and each task's list
+ * of the states it joined in a round (grown by doubling: up to 8n in all).  Returns the states
  * fixed, or UINT64_MAX when out of memory (nothing fixed: the solvers'
  * bounds still hold).
  */

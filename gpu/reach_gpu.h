@@ -25,7 +25,8 @@ extern "C" {
 
 /* Sweep classes of the iteration, where the options leave them to the
  * system: one per GPU_REACH_LEVELS_PER_CLASS levels of its distances to the
- * fixed states, from GPU_REACH_SWEEP_CLASSES to GPU_REACH_AUTO_SWEEP_CLASSES
+ * fixed states (counted 32 at a time: 4, 8, 12 or 16 classes), at least
+ * GPU_REACH_SWEEP_CLASSES and at most GPU_REACH_AUTO_SWEEP_CLASSES
  * (sweep.h; measured on wlan, firewire, consensus and csma:
  * bench/RESULTS.md, "Sweep classes by the system's depth"); and the most. */
 #define GPU_REACH_SWEEP_CLASSES 3

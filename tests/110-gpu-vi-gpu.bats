@@ -91,8 +91,9 @@ setup() {
     assert_equal "$k3" 3
     # Gauss-Seidel across three classes: fewer iterations of the walk (coin4 Pmin: 2,368 with one class)
     [ "$it3" -lt "$it1" ] || fail "3 classes: $it3 iterations, 1 class: $it1"
-    # by default, one class per 8 levels of distance, 3 to 16: no more iterations than 3 classes take
-    [ "$ka" -ge 3 ] && [ "$ka" -le 16 ] && [ "$ka" -le $(( levels / 8 > 3 ? levels / 8 : 3 )) ] ||
+    # by default, one class per 8 levels of distance as counted (32 at a time): 4 to 16, no more
+    # iterations than 3 classes take
+    [ "$ka" -ge 4 ] && [ "$ka" -le 16 ] && [ "$ka" -le $(( levels / 8 )) ] ||
         fail "the default took $ka classes for $levels levels"
     [ "$ita" -le "$it3" ] || fail "the default's $ka classes: $ita iterations, 3 classes: $it3"
 }

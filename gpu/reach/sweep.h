@@ -14,8 +14,9 @@
 
 /*
  * The number of sweep classes for a system of `levels` levels (as counted,
- * a multiple of 32): one per GPU_REACH_LEVELS_PER_CLASS, from
- * GPU_REACH_SWEEP_CLASSES to GPU_REACH_AUTO_SWEEP_CLASSES.  More classes
+ * a multiple of 32): one per GPU_REACH_LEVELS_PER_CLASS, at least
+ * GPU_REACH_SWEEP_CLASSES and at most GPU_REACH_AUTO_SWEEP_CLASSES (so 4,
+ * 8, 12 or 16 from the counts).  More classes
  * carry values further an iteration (wlan.6, 3,104 levels: 3,520 iterations
  * with 3 classes, 704 with 16) but each is a launch of its own (there 0.29
  * ms an iteration with 3, 0.68 with 16); a shallow system gains nothing

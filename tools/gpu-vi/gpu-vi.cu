@@ -153,7 +153,7 @@ static void usage(FILE *out)
             "  --sweep-classes N      Gauss-Seidel order on the GPU: the maybe states in N\n"
             "                         classes by distance to the fixed states (mod N),\n"
             "                         swept one after the other; 1: Jacobi (1..%u;\n"
-            "                         default: one per %u levels of distance, %u to %u)\n"
+            "                         default: one per %u levels of distance, up to %u)\n"
             "  --scheme S             the MEC decompositions' scheme, as gpu-mec's:\n"
             "                         rounds, interleave (lp engine) or auto (the\n"
             "                         default: interleave below 3 transitions a state)\n"
@@ -163,8 +163,7 @@ static void usage(FILE *out)
             "                         \"STATE CHOICE [ACTION]\" (CHOICE: index within the state,\n"
             "                         as in the .tra), \"STATE -\" for a state without choices\n",
             tool_name, tool_name, (unsigned long long)GPU_VI_CPU_BELOW, REACH_DEFAULT_MAX_ITERATIONS,
-            GPU_REACH_MAX_SWEEP_CLASSES, GPU_REACH_LEVELS_PER_CLASS, GPU_REACH_SWEEP_CLASSES,
-            GPU_REACH_AUTO_SWEEP_CLASSES);
+            GPU_REACH_MAX_SWEEP_CLASSES, GPU_REACH_LEVELS_PER_CLASS, GPU_REACH_AUTO_SWEEP_CLASSES);
     fputs("Options of the SCC decomposition of the split (as gpu-scc):\n", out);
     gpu_tool_usage(out);
     gpu_tool_parts_usage(out);
