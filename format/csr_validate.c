@@ -374,6 +374,41 @@ static int bulk_valid(const csr_model *m, int *order)
     return 1;
 }
 
+/* The first reward of v (f64[count]) that is negative, infinite or NaN, or
+ * the first action index of a (u32[count]) that is limit or more: count
+ * where there is none; a task per CPU over ranges (the tasks run over
+ * increasing ranges: the first task's fault is the first). */
+struct entry_task {
+    const double *v;
+    const uint32_t *a;
+    uint64_t limit, first, last, bad;
+};
+
+static void *entry_check(void *arg)
+{
+    struct entry_task *t = arg;
+    t->bad = t->last;
+    for (uint64_t i = t->first; i < t->last; i++)
+        if (t->v ? !(t->v[i] >= 0.0 && t->v[i] <= DBL_MAX) : t->a[i] >= t->limit) {
+            t->bad = i;
+            break;
+        }
+    return NULL;
+}
+
+static uint64_t first_bad_entry(const double *v, const uint32_t *a, uint64_t limit, uint64_t count)
+{
+    const unsigned tasks = parallel_tasks(count, parallel_grain(BULK_MIN_TRANSITIONS));
+    struct entry_task t[PARALLEL_MAX_TASKS];
+    for (unsigned i = 0; i < tasks; i++)
+        t[i] = (struct entry_task){v, a, limit, count * i / tasks, count * (i + 1) / tasks, 0};
+    parallel_run(entry_check, t, sizeof t[0], tasks);
+    for (unsigned i = 0; i < tasks; i++)
+        if (t[i].bad < t[i].last)
+            return t[i].bad;
+    return count;
+}
+
 int csr_validate(const csr_model *m, csr_status *st)
 {
     int rc;
@@ -430,27 +465,27 @@ int csr_validate(const csr_model *m, csr_status *st)
     if (m->choice_actions) {
         if ((rc = check_names(&m->actions, 1, "ACTION_NAMES", st)))
             return rc;
-        for (uint64_t k = 0; k < m->num_choices; k++)
-            if (m->choice_actions[k] >= m->actions.count)
-                return csr_fail(st, CSR_ERR_ACTION_RANGE, "CHOICE_ACTIONS: choice %llu: %u >= %llu names",
-                                (unsigned long long)k, m->choice_actions[k],
-                                (unsigned long long)m->actions.count);
+        const uint64_t k = first_bad_entry(NULL, m->choice_actions, m->actions.count, m->num_choices);
+        if (k < m->num_choices)
+            return csr_fail(st, CSR_ERR_ACTION_RANGE, "CHOICE_ACTIONS: choice %llu: %u >= %llu names",
+                            (unsigned long long)k, m->choice_actions[k], (unsigned long long)m->actions.count);
     }
     if (m->rewards.count) {
         if ((rc = check_names(&m->rewards, 0, "REWARD_NAMES", st)))
             return rc;
         uint64_t with_state, with_choice;
         csr_reward_counts(m, m->rewards.count, &with_state, &with_choice);
-        for (uint64_t i = 0; i < with_state * m->num_states; i++)
-            if (!(m->state_rewards[i] >= 0.0 && m->state_rewards[i] <= DBL_MAX)) /* also rejects NaN */
-                return csr_fail(st, CSR_ERR_REWARD, "STATE_REWARDS: state %llu of structure %llu: %g",
-                                (unsigned long long)(i % m->num_states), (unsigned long long)(i / m->num_states),
-                                m->state_rewards[i]);
-        for (uint64_t i = 0; i < with_choice * m->num_choices; i++)
-            if (!(m->choice_rewards[i] >= 0.0 && m->choice_rewards[i] <= DBL_MAX))
-                return csr_fail(st, CSR_ERR_REWARD, "CHOICE_REWARDS: choice %llu of structure %llu: %g",
-                                (unsigned long long)(i % m->num_choices), (unsigned long long)(i / m->num_choices),
-                                m->choice_rewards[i]);
+        const uint64_t sn = with_state * m->num_states, cn = with_choice * m->num_choices;
+        const uint64_t i = first_bad_entry(m->state_rewards, NULL, 0, sn); /* NaN is bad too */
+        if (i < sn)
+            return csr_fail(st, CSR_ERR_REWARD, "STATE_REWARDS: state %llu of structure %llu: %g",
+                            (unsigned long long)(i % m->num_states), (unsigned long long)(i / m->num_states),
+                            m->state_rewards[i]);
+        const uint64_t j = first_bad_entry(m->choice_rewards, NULL, 0, cn);
+        if (j < cn)
+            return csr_fail(st, CSR_ERR_REWARD, "CHOICE_REWARDS: choice %llu of structure %llu: %g",
+                            (unsigned long long)(j % m->num_choices), (unsigned long long)(j / m->num_choices),
+                            m->choice_rewards[j]);
     }
     if (m->variables.count && (rc = check_valuations(m, st)))
         return rc;

@@ -94,6 +94,8 @@ typedef struct umb_report {
     uint64_t bad_sums;       /* choices off by more than the tolerance (when warnings) */
     uint64_t first_bad_sum_choice;
     double worst_sum_error;
+    double inflate_s;        /* seconds inflating a whole gzip file (umb_read_gzip_file; 0 when streamed) */
+    double valuations_s;     /* seconds decoding the state valuations (0 without) */
 } umb_report;
 
 /*

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hugepages.h"
 #include "parallel.h"
 #include "prism_text.h"
@@ -1147,8 +1148,53 @@ static uint64_t first_bad_target(const uint64_t *wide, uint64_t t, uint64_t n)
 }
 
 /* The csr_model from the members and the index. */
-/* One reward member's values (f64[count]), checked finite and non-negative. */
-static int reward_values(reader *r, const struct reward *w, const char *of, uint64_t count, const double **out)
+/* One task of a reward member: its entries checked finite and non-negative
+ * (bad: the first that is not, or UINT64_MAX) and put into out.  Values of
+ * states or choices: entries [first, last) copied.  Values of branches (ct
+ * set): the choices [first, last), each choice's expected value
+ * (probability x reward over its branches, in order) added to what out holds
+ * (add) or put there. */
+typedef struct reward_task {
+    const double *v, *probabilities;
+    const uint64_t *ct;
+    double *out;
+    uint64_t first, last, bad;
+    int add;
+} reward_task;
+
+static void *reward_task_run(void *arg)
+{
+    reward_task *k = arg;
+    k->bad = UINT64_MAX;
+    if (!k->ct) {
+        for (uint64_t i = k->first; i < k->last; i++)
+            if (!(k->v[i] >= 0.0 && k->v[i] <= DBL_MAX)) {
+                k->bad = i;
+                return NULL;
+            }
+        if (k->last > k->first)
+            memcpy(k->out + k->first, k->v + k->first, (k->last - k->first) * sizeof *k->out);
+        return NULL;
+    }
+    for (uint64_t j = k->first; j < k->last; j++) {
+        double sum = k->add ? k->out[j] : 0.0;
+        for (uint64_t b = k->ct[j]; b < k->ct[j + 1]; b++) {
+            if (!(k->v[b] >= 0.0 && k->v[b] <= DBL_MAX)) {
+                k->bad = b; /* branches run in order with their choices: the first */
+                return NULL;
+            }
+            sum += k->probabilities[b] * k->v[b];
+        }
+        k->out[j] = sum;
+    }
+    return NULL;
+}
+
+/* One reward member (annotations/rewards/ID/OF/values.bin, f64[count]) into
+ * out (f64 per state or choice; for "branches", per choice of model: see
+ * reward_task), checked; a task per CPU over ranges of its entries. */
+static int reward_values(reader *r, const struct reward *w, const char *of, uint64_t count, const csr_model *model,
+                         const double *probabilities, double *out, int add)
 {
     char path[UMB_MAX_ID_BYTES + 64];
     snprintf(path, sizeof path, "annotations/rewards/%s/%s/values.bin", w->id, of);
@@ -1157,11 +1203,18 @@ static int reward_values(reader *r, const struct reward *w, const char *of, uint
     if (rc)
         return rc;
     const double *v = (const double *)m->data;
-    for (uint64_t i = 0; i < count; i++)
-        if (!(v[i] >= 0.0 && v[i] <= DBL_MAX))
+    const int branches = strcmp(of, "branches") == 0;
+    const uint64_t items = branches ? model->num_choices : count;
+    const unsigned tasks = parallel_tasks(items, parallel_grain(1u << 20));
+    reward_task task[PARALLEL_MAX_TASKS];
+    for (unsigned i = 0; i < tasks; i++)
+        task[i] = (reward_task){v, probabilities, branches ? model->choice_transitions : NULL, out,
+                                items * i / tasks, items * (i + 1) / tasks, 0, add};
+    parallel_run(reward_task_run, task, sizeof task[0], tasks);
+    for (unsigned i = 0; i < tasks; i++)
+        if (task[i].bad != UINT64_MAX) /* the first such entry: tasks run over increasing ranges */
             return csr_fail(r->st, CSR_ERR_REWARD, "%s: entry %llu is %g (rewards must be finite and non-negative)",
-                            path, (unsigned long long)i, v[i]);
-    *out = v;
+                            path, (unsigned long long)task[i].bad, v[task[i].bad]);
     return CSR_OK;
 }
 
@@ -1195,32 +1248,17 @@ static int build_rewards(reader *r, csr_model *model, const double *probabilitie
         const struct reward *w = &x->rewards[i];
         names[i] = w->name;
         info[i] = (w->states ? CSR_REWARD_STATES : 0) | (w->choices || w->branches ? CSR_REWARD_CHOICES : 0);
-        const double *v;
         int rc;
-        if (w->states) {
-            if ((rc = reward_values(r, w, "states", n, &v)))
-                return rc;
-            if (n)
-                memcpy(srew + si * n, v, n * sizeof *v);
-            si++;
-        }
+        if (w->states && (rc = reward_values(r, w, "states", n, model, probabilities, srew + si++ * n, 0)))
+            return rc;
         if (!(w->choices || w->branches))
             continue;
         double *out = crew + ci++ * c;
-        memset(out, 0, c * sizeof *out);
-        if (w->choices) {
-            if ((rc = reward_values(r, w, "choices", c, &v)))
-                return rc;
-            if (c)
-                memcpy(out, v, c * sizeof *v);
-        }
-        if (w->branches) {
-            if ((rc = reward_values(r, w, "branches", model->num_transitions, &v)))
-                return rc;
-            for (uint64_t k = 0; k < c; k++)
-                for (uint64_t b = model->choice_transitions[k]; b < model->choice_transitions[k + 1]; b++)
-                    out[k] += probabilities[b] * v[b];
-        }
+        if (w->choices && (rc = reward_values(r, w, "choices", c, model, probabilities, out, 0)))
+            return rc;
+        if (w->branches &&
+            (rc = reward_values(r, w, "branches", model->num_transitions, model, probabilities, out, w->choices)))
+            return rc;
     }
     model->reward_info = info;
     model->state_rewards = srew;
@@ -1259,6 +1297,34 @@ static int row_value(const struct var *v, const unsigned char *row, int64_t *out
     }
 }
 
+/* A variable's field where one unaligned 64-bit load reads it (its bit
+ * within the first byte plus its size at most 64): rows of at most
+ * UMB_FAST_ROW_BYTES bytes are decoded this way (the last rows copied into a
+ * buffer with 8 bytes to spare), and packed into CSR rows of at most
+ * UMB_FAST_ROW_WORDS words built in registers (row_value and
+ * csr_put_variable_value field by field otherwise: the same values). */
+#define UMB_FAST_ROW_BYTES 64
+#define UMB_FAST_ROW_WORDS 8
+typedef struct fast_var {
+    uint64_t byte, shift, size, mask;
+    int type;
+    int64_t offset;
+} fast_var;
+
+static inline int fast_value(const fast_var *f, const unsigned char *row, int64_t *out)
+{
+    uint64_t word;
+    memcpy(&word, row + f->byte, 8);
+    const uint64_t raw = (word >> f->shift) & f->mask;
+    switch (f->type) {
+    case UMB_VAR_BOOL: *out = raw != 0; return 0;
+    case UMB_VAR_INT: /* two's complement of size bits: shifted up and back, arithmetically */
+        *out = f->size && f->size < 64 ? (int64_t)(raw << (64 - f->size)) >> (64 - f->size) : (int64_t)raw;
+        return 0;
+    default: return raw > (uint64_t)INT64_MAX || __builtin_add_overflow((int64_t)raw, f->offset, out) ? -1 : 0;
+    }
+}
+
 static int compare_name_ptrs(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -1273,8 +1339,51 @@ typedef struct valuation_task {
     csr_model *model;
     uint64_t first, last, bad, bad_var;
     int64_t *lo, *hi;
+    const fast_var *fast; /* the fields by one load each, or NULL */
     int pass;
 } valuation_task;
+
+/* valuation_task_run where every field is a fast_var. */
+static void fast_valuations(valuation_task *k)
+{
+    const umb_index *x = k->x;
+    const uint64_t V = x->num_vars, W = k->model->valuation_words;
+    const csr_variable *cv = k->model->variable_info;
+    uint64_t *rows = (uint64_t *)k->model->valuations;
+    unsigned char copy[UMB_FAST_ROW_BYTES + 8] = {0};
+    const uint64_t end = k->model->num_states * x->row_bytes; /* the member's bytes */
+    for (uint64_t s = k->first; s < k->last; s++) {
+        /* read in place where 8 bytes past the row are still the member's (a
+         * copy's narrower stores would stall the loads that span them) */
+        const unsigned char *row = k->data + s * x->row_bytes;
+        if ((s + 1) * x->row_bytes + 8 > end) {
+            memcpy(copy, row, x->row_bytes);
+            row = copy;
+        }
+        uint64_t words[UMB_FAST_ROW_WORDS] = {0};
+        for (uint64_t v = 0; v < V; v++) {
+            int64_t value = 0;
+            if (fast_value(&k->fast[v], row, &value) && !k->pass) {
+                k->bad = s;
+                k->bad_var = v;
+                return;
+            }
+            if (!k->pass) {
+                k->lo[v] = value < k->lo[v] ? value : k->lo[v];
+                k->hi[v] = value > k->hi[v] ? value : k->hi[v];
+                continue;
+            }
+            const uint64_t mask = cv[v].width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << cv[v].width) - 1;
+            const uint64_t field = ((uint64_t)value - (uint64_t)cv[v].lower) & mask;
+            const uint64_t w = cv[v].offset >> 6, b = cv[v].offset & 63;
+            words[w] |= field << b;
+            if (b + cv[v].width > 64)
+                words[w + 1] |= field >> (64 - b);
+        }
+        if (k->pass)
+            memcpy(rows + s * W, words, W * sizeof *words);
+    }
+}
 
 static void *valuation_task_run(void *arg)
 {
@@ -1282,6 +1391,10 @@ static void *valuation_task_run(void *arg)
     const umb_index *x = k->x;
     const uint64_t V = x->num_vars;
     k->bad = UINT64_MAX;
+    if (k->fast && (!k->pass || k->model->valuation_words <= UMB_FAST_ROW_WORDS)) {
+        fast_valuations(k);
+        return NULL;
+    }
     for (uint64_t s = k->first; s < k->last; s++) {
         const unsigned char *row = k->data + s * x->row_bytes;
         for (uint64_t v = 0; v < V; v++) {
@@ -1311,6 +1424,7 @@ static int build_valuations(reader *r, csr_model *model)
     const uint64_t n = model->num_states, V = x->num_vars;
     if (V == 0)
         return CSR_OK;
+    const double t0 = monotonic_seconds();
     static const char *const name = "valuations/states/valuations.bin";
     uint64_t bytes;
     if (csr_mul_u64(n, x->row_bytes, &bytes))
@@ -1335,6 +1449,20 @@ static int build_valuations(reader *r, csr_model *model)
     int64_t *ranges = malloc(2 * count * V * sizeof *ranges);
     uint32_t *types = malloc(V * sizeof *types);
     const char **names = malloc(V * sizeof *names);
+    /* (CSR_TEST_VALUATIONS_BY_FIELD: the tests' way to the field-by-field decoding) */
+    fast_var *fast = x->row_bytes <= UMB_FAST_ROW_BYTES && !getenv("CSR_TEST_VALUATIONS_BY_FIELD")
+                         ? malloc(V * sizeof *fast)
+                         : NULL;
+    for (uint64_t v = 0; fast && v < V; v++) {
+        const struct var *u = &x->vars[v];
+        if (u->bit % 8 + u->size > 64) { /* a field across nine bytes */
+            free(fast);
+            fast = NULL;
+            break;
+        }
+        fast[v] = (fast_var){u->bit / 8, u->bit % 8, u->size, u->size == 64 ? ~(uint64_t)0 : ((uint64_t)1 << u->size) - 1,
+                             u->type, u->offset};
+    }
     if (!lo || !hi || !ranges || !types || !names) {
         rc = csr_fail(r->st, CSR_ERR_NOMEM, "valuations");
         goto done;
@@ -1347,7 +1475,7 @@ static int build_valuations(reader *r, csr_model *model)
     }
     for (unsigned i = 0; i < count; i++) {
         task[i] = (valuation_task){x, m->data, model, n * i / count, n * (i + 1) / count, 0, 0,
-                                   ranges + 2 * i * V, ranges + (2 * i + 1) * V, 0};
+                                   ranges + 2 * i * V, ranges + (2 * i + 1) * V, fast, 0};
         memcpy(task[i].lo, lo, V * sizeof *lo);
         memcpy(task[i].hi, hi, V * sizeof *hi);
     }
@@ -1384,7 +1512,8 @@ static int build_valuations(reader *r, csr_model *model)
     parallel_run(valuation_task_run, task, sizeof task[0], count);
     r->report->variables = V;
 done:
-    free(lo), free(hi), free(ranges), free(types), free(names);
+    r->report->valuations_s = monotonic_seconds() - t0;
+    free(lo), free(hi), free(ranges), free(types), free(names), free(fast);
     return rc;
 }
 
@@ -1741,7 +1870,9 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
             break;
         }
         size_t in_used = 0, out_used = 0;
+        const double t0 = monotonic_seconds();
         enum libdeflate_result result = libdeflate_gzip_decompress_ex(d, in, packed, out, size, &in_used, &out_used);
+        report->inflate_s += monotonic_seconds() - t0;
         if (result == LIBDEFLATE_INSUFFICIENT_SPACE) {
             size += (uint64_t)1 << 32; /* ISIZE wrapped */
             continue;

@@ -253,6 +253,23 @@ limit_case() { # offset hexbytes expected-message-after-the-file-name
     assert_equal "$stderr" "csrinfo: $BATS_TEST_TMPDIR/bad.csr: byte 640: section checksum mismatch: section TARGETS"
 }
 
+@test "csrinfo refuses a reward that is negative, infinite or NaN, naming the first, with its checks in one task and a task per CPU" {
+    # wlan.0: 3 structures of 3,972 choice rewards: choice 3 of structure 1 infinite, the last entry NaN
+    prism2csr "$DATA/qvbs/wlan.0.COL0.umb" > "$BATS_TEST_TMPDIR/w.csr"
+    csrpatch -c "$BATS_TEST_TMPDIR/w.csr" CHOICE_REWARDS+31800 000000000000f07f > "$BATS_TEST_TMPDIR/one.csr"
+    csrpatch -c "$BATS_TEST_TMPDIR/one.csr" CHOICE_REWARDS+95320 000000000000f87f > "$BATS_TEST_TMPDIR/bad.csr"
+    for grain in 1000000000 1; do
+        CSR_TEST_GRAIN=$grain invalid ": reward not finite or negative: CHOICE_REWARDS: choice 3 of structure 1: inf"
+    done
+    # consensus.2 (K=2): 272 state rewards: state 5 negative, the last NaN
+    prism2csr "$DATA/qvbs/consensus.2.K2.umb" > "$BATS_TEST_TMPDIR/c.csr"
+    csrpatch -c "$BATS_TEST_TMPDIR/c.csr" STATE_REWARDS+40 000000000000f0bf > "$BATS_TEST_TMPDIR/one.csr"
+    csrpatch -c "$BATS_TEST_TMPDIR/one.csr" STATE_REWARDS+2168 000000000000f87f > "$BATS_TEST_TMPDIR/bad.csr"
+    for grain in 1000000000 1; do
+        CSR_TEST_GRAIN=$grain invalid ": reward not finite or negative: STATE_REWARDS: state 5 of structure 0: -1"
+    done
+}
+
 @test "prism2csr writes the same bytes and csrinfo accepts every small model with checksums and checks in parallel" {
     for tra in "$MODELS"/*.tra "$MODELS"/*.tra.gz; do
         [ -f "$tra" ] || continue

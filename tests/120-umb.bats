@@ -350,6 +350,21 @@ refuses() { # file message
     refuses "$T/w.umb" "branch 3 goes to state 4294967297 of 8"
 }
 
+@test "prism2csr refuses a UMB reward that is negative, infinite or NaN, naming the member and its first such entry, with one task and a task per CPU" {
+    # wlan.0's choice rewards "cost" (3,972 entries): entry 3 infinite, the last NaN; dice's branch rewards: 2 negative, the last NaN
+    local c=annotations/rewards/cost/choices/values.bin b=annotations/rewards/coin_flips/branches/values.bin
+    umb_edit "$DATA/qvbs/wlan.0.COL0.umb" "$T/c.umb" "printf '\0\0\0\0\0\0\xf8\x7f' | dd of=$c bs=8 seek=3971 conv=notrunc status=none;
+        printf '\0\0\0\0\0\0\xf0\x7f' | dd of=$c bs=8 seek=3 conv=notrunc status=none"
+    for grain in 1000000000 1; do
+        CSR_TEST_GRAIN=$grain refuses "$T/c.umb" "$c: entry 3 is inf (rewards must be finite and non-negative)"
+    done
+    umb_edit "$MODELS/dice.umb" "$T/d.umb" "printf '\0\0\0\0\0\0\xf8\x7f' | dd of=$b bs=8 seek=19 conv=notrunc status=none;
+        printf '\0\0\0\0\0\0\xf0\xbf' | dd of=$b bs=8 seek=2 conv=notrunc status=none"
+    for grain in 1000000000 1; do
+        CSR_TEST_GRAIN=$grain refuses "$T/d.umb" "$b: entry 2 is -1 (rewards must be finite and non-negative)"
+    done
+}
+
 @test "prism2csr refuses a UMB index that is not JSON, or lacks a count" {
     umb_edit "$MODELS/fmsd_fig1.storm.umb" "$T/j.umb" 'printf "{\"format-version\": 1,\n oops" > index.json'
     refuses "$T/j.umb" "bad UMB index (index.json): index.json:2:"

@@ -296,3 +296,28 @@ refused() { # input... message
     done
     [ "$n" -ge 5 ] || fail "only $n UMB files with valuations"
 }
+
+@test "prism2csr decodes a UMB's state valuations by one load a field into the same bytes as field by field" {
+    local f n=0
+    for f in "$DATA"/qvbs/*.umb "$V"/*.umb "$MODELS"/*.umb; do
+        prism2csr "$f" > "$T/load.csr" || fail "$f: prism2csr failed"
+        # CSR_TEST_VALUATIONS_BY_FIELD: each field by row_value and csr_put_variable_value, as before the loads
+        CSR_TEST_VALUATIONS_BY_FIELD=1 prism2csr "$f" > "$T/field.csr" || fail "$f: prism2csr failed"
+        cmp "$T/load.csr" "$T/field.csr" || fail "$f"
+        csrinfo "$T/load.csr" | grep -q " VALUATIONS " && n=$((n + 1))
+    done
+    [ "$n" -ge 15 ] || fail "only $n UMB files with valuations"
+}
+
+@test "prism2csr reads a UMB int variable in two's complement, by one load a field as field by field" {
+    # neg's x (3 bits, a uint with offset -3: -3..2) made an int: its fields 0..5 are 0, 1, 2, 3, -4 and -3
+    umb_edit "$V/neg.storm.umb" "$T/int.umb" \
+        "json_edit '\$x = \$j->{valuations}{states}{classes}[0]{variables}[1]; \$x->{type}{type} = \"int\"; delete \$x->{\$_} for qw(offset lower upper)'"
+    prism2csr "$T/int.umb" > "$T/load.csr"
+    CSR_TEST_VALUATIONS_BY_FIELD=1 prism2csr "$T/int.umb" > "$T/field.csr"
+    cmp "$T/load.csr" "$T/field.csr"
+    run csrinfo "$T/load.csr"
+    assert_line "  variables:    3: b bool, x [-4..3], y [5..7]"
+    assert_line "  valuation:    state 0: b=false x=0 y=7"
+}
+

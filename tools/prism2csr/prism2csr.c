@@ -336,11 +336,12 @@ static int convert_umb(textin *in, const char *path, int sums_are_warnings, doub
                     (unsigned long long)rep.variables);
         fprintf(stderr,
                 "%s: %s: UMB (%s%s%s), %s, %llu states, %llu choices, %llu transitions; %.1f MB of archive read "
-                "in %.3f s (%.0f MB/s); written in %.3f s\n",
+                "in %.3f s (%.0f MB/s; inflating %.3f s, valuations %.3f s); written in %.3f s\n",
                 tool_name, tool_input_name(path), rep.compression, rep.tool[0] ? ", by " : "", rep.tool,
                 model.model_type == CSR_MDP ? "MDP" : "DTMC", (unsigned long long)model.num_states,
                 (unsigned long long)model.num_choices, (unsigned long long)model.num_transitions,
-                (double)rep.bytes / 1e6, t1 - t0, (double)rep.bytes / 1e6 / (t1 - t0 > 0 ? t1 - t0 : 1e-9), write_s);
+                (double)rep.bytes / 1e6, t1 - t0, (double)rep.bytes / 1e6 / (t1 - t0 > 0 ? t1 - t0 : 1e-9), rep.inflate_s,
+                rep.valuations_s, write_s);
     }
     csr_free(&model);
     return EXIT_OK;
