@@ -1300,11 +1300,10 @@ static int row_value(const struct var *v, const unsigned char *row, int64_t *out
 /* A variable's field where one unaligned 64-bit load reads it (its bit
  * within the first byte plus its size at most 64): rows of at most
  * UMB_FAST_ROW_BYTES bytes are decoded this way (the last rows copied into a
- * buffer with 8 bytes to spare), and packed into CSR rows of at most
- * UMB_FAST_ROW_WORDS words built in registers (row_value and
- * csr_put_variable_value field by field otherwise: the same values). */
+ * buffer with 8 bytes to spare), and packed into the CSR's rows a word at a
+ * time (row_value and csr_put_variable_value field by field otherwise: the
+ * same values). */
 #define UMB_FAST_ROW_BYTES 64
-#define UMB_FAST_ROW_WORDS 8
 typedef struct fast_var {
     uint64_t byte, shift, size, mask;
     int type;
@@ -1343,45 +1342,65 @@ typedef struct valuation_task {
     int pass;
 } valuation_task;
 
-/* valuation_task_run where every field is a fast_var. */
+/* valuation_task_run where every field is a fast_var: pass 0 the ranges
+ * (bools' are [0, 1] already), pass 1 each row's words, the CSR's fields
+ * one after the other from bit 0 (csr_init_valuations packs them in order)
+ * gathered in a register and stored a word at a time. */
 static void fast_valuations(valuation_task *k)
 {
-    const umb_index *x = k->x;
-    const uint64_t V = x->num_vars, W = k->model->valuation_words;
-    const csr_variable *cv = k->model->variable_info;
-    uint64_t *rows = (uint64_t *)k->model->valuations;
+    const uint64_t V = k->x->num_vars, rb = k->x->row_bytes, first = k->first, last = k->last;
+    const uint64_t end = k->model->num_states * rb; /* the member's bytes */
+    const fast_var *restrict fv = k->fast;
+    const unsigned char *data = k->data;
+    int64_t *restrict lo = k->lo, *restrict hi = k->hi;
+    const csr_variable *restrict cv = k->model->variable_info;
+    uint64_t *restrict rows = (uint64_t *)k->model->valuations;
+    const uint64_t W = k->model->valuation_words;
+    const int pass = k->pass;
     unsigned char copy[UMB_FAST_ROW_BYTES + 8] = {0};
-    const uint64_t end = k->model->num_states * x->row_bytes; /* the member's bytes */
-    for (uint64_t s = k->first; s < k->last; s++) {
-        /* read in place where 8 bytes past the row are still the member's (a
-         * copy's narrower stores would stall the loads that span them) */
-        const unsigned char *row = k->data + s * x->row_bytes;
-        if ((s + 1) * x->row_bytes + 8 > end) {
-            memcpy(copy, row, x->row_bytes);
+    for (uint64_t s = first; s < last; s++) {
+        /* read in place where 8 bytes past the row are still the member's */
+        const unsigned char *row = data + s * rb;
+        if ((s + 1) * rb + 8 > end) {
+            memcpy(copy, row, rb);
             row = copy;
         }
-        uint64_t words[UMB_FAST_ROW_WORDS] = {0};
-        for (uint64_t v = 0; v < V; v++) {
-            int64_t value = 0;
-            if (fast_value(&k->fast[v], row, &value) && !k->pass) {
-                k->bad = s;
-                k->bad_var = v;
-                return;
+        if (!pass) {
+            for (uint64_t v = 0; v < V; v++) {
+                if (fv[v].type == UMB_VAR_BOOL)
+                    continue;
+                int64_t value = 0;
+                if (fast_value(&fv[v], row, &value)) {
+                    k->bad = s;
+                    k->bad_var = v;
+                    return;
+                }
+                lo[v] = value < lo[v] ? value : lo[v];
+                hi[v] = value > hi[v] ? value : hi[v];
             }
-            if (!k->pass) {
-                k->lo[v] = value < k->lo[v] ? value : k->lo[v];
-                k->hi[v] = value > k->hi[v] ? value : k->hi[v];
+            continue;
+        }
+        uint64_t *out = rows + s * W, acc = 0, at = 0;
+        unsigned used = 0; /* bits of acc taken */
+        for (uint64_t v = 0; v < V; v++) {
+            const unsigned width = cv[v].width;
+            if (!width)
+                continue;
+            int64_t value = 0;
+            fast_value(&fv[v], row, &value); /* pass 0 found every value good */
+            const uint64_t mask = width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1;
+            const uint64_t field = ((uint64_t)value - (uint64_t)cv[v].lower) & mask;
+            acc |= field << used;
+            if (used + width < 64) {
+                used += width;
                 continue;
             }
-            const uint64_t mask = cv[v].width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << cv[v].width) - 1;
-            const uint64_t field = ((uint64_t)value - (uint64_t)cv[v].lower) & mask;
-            const uint64_t w = cv[v].offset >> 6, b = cv[v].offset & 63;
-            words[w] |= field << b;
-            if (b + cv[v].width > 64)
-                words[w + 1] |= field >> (64 - b);
+            out[at++] = acc; /* the word is full: the field's high bits start the next */
+            acc = used ? field >> (64 - used) : 0;
+            used = used + width - 64;
         }
-        if (k->pass)
-            memcpy(rows + s * W, words, W * sizeof *words);
+        if (used)
+            out[at++] = acc;
     }
 }
 
@@ -1391,7 +1410,7 @@ static void *valuation_task_run(void *arg)
     const umb_index *x = k->x;
     const uint64_t V = x->num_vars;
     k->bad = UINT64_MAX;
-    if (k->fast && (!k->pass || k->model->valuation_words <= UMB_FAST_ROW_WORDS)) {
+    if (k->fast) {
         fast_valuations(k);
         return NULL;
     }
