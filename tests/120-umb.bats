@@ -284,6 +284,26 @@ refuses() { # file message
     assert_equal "$stderr" "prism2csr: (stdin): file is truncated: compressed stream ends early"
 }
 
+@test "prism2csr reads a gzip UMB whose header names its file, and refuses one whose CRC-32 or length in the trailer is wrong" {
+    prism2csr "$DATA/qvbs/wlan.2.COL0.umb" > "$T/want.csr"
+    # gzip -N writes the file's name into the header (FNAME): the deflate stream starts after it
+    zcat "$DATA/qvbs/wlan.2.COL0.umb" > "$T/wlan.umb.tar" && gzip -N -c "$T/wlan.umb.tar" > "$T/named.umb"
+    [ "$(head -c 4 "$T/named.umb" | od -An -tx1 | tr -d ' ')" = 1f8b0808 ] || fail "no FNAME in the header"
+    prism2csr "$T/named.umb" | cmp - "$T/want.csr"
+    size=$(stat -c %s "$T/named.umb")
+    # the CRC-32 (checked by a task per CPU over the inflated archive) and ISIZE, each with one byte changed
+    for at in $((size - 8)) $((size - 5)) $((size - 4)); do
+        cp "$T/named.umb" "$T/bad.umb"
+        printf '\x5a' | dd of="$T/bad.umb" bs=1 seek=$at conv=notrunc status=none
+        for grain in 1000000000 1; do
+            CSR_TEST_GRAIN=$grain run --separate-stderr prism2csr "$T/bad.umb"
+            assert_failure 1
+            assert_output ""
+            assert_equal "$stderr" "prism2csr: $T/bad.umb: file is truncated: gzip stream damaged or cut short"
+        done
+    done
+}
+
 @test "prism2csr refuses a UMB archive whose gzip header checksum is wrong, from a file and from a pipe" {
     # found by fuzz/umb: libdeflate skips the header's CRC-16 (flag FHCRC), zlib checks it
     { printf '\x1f\x8b\x08\x02'; head -c 10 "$MODELS/coin2.umb" | tail -c 6; printf '\x00\x00'; tail -c +11 "$MODELS/coin2.umb"; } > "$T/hcrc.umb"
