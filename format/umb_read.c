@@ -1802,19 +1802,21 @@ int umb_read(textin *in, const umb_read_options *opt, csr_model *model, umb_repo
     return rc;
 }
 
-/* Whether a gzip header's own CRC-16 (flag FHCRC), where it has one, is
- * right: libdeflate skips it, zlib (the stream reader) checks it, and both
- * readers must agree.  A header too short to hold what its flags say is left
- * to libdeflate to refuse. */
-static int gzip_header_crc_ok(const unsigned char *in, uint64_t size)
+/* The length of a gzip member's header (RFC 1952: magic, deflate, no
+ * reserved flag bits, the optional fields its flags name), or 0 where it is
+ * not one or runs into the 8 bytes of the trailer; *crc_ok: whether the
+ * header's own CRC-16 (flag FHCRC), where it has one and can be read, is
+ * right (zlib, the stream reader, checks it too: both readers must agree). */
+static uint64_t gzip_header_end(const unsigned char *in, uint64_t size, int *crc_ok)
 {
+    *crc_ok = 1;
     if (size < 10)
-        return 1;
+        return 0;
     const unsigned flags = in[3];
     uint64_t at = 10;
     if (flags & 4) { /* FEXTRA */
         if (at + 2 > size)
-            return 1;
+            return 0;
         at += 2 + (uint64_t)(in[at] | in[at + 1] << 8);
     }
     for (unsigned f = 8; f <= 16; f *= 2) /* FNAME, FCOMMENT: zero-terminated */
@@ -1823,32 +1825,14 @@ static int gzip_header_crc_ok(const unsigned char *in, uint64_t size)
                 at++;
             at++;
         }
-    if (!(flags & 2) || at + 2 > size)
-        return 1;
-    uint32_t crc = (uint32_t)crc32(0L, in, (uInt)at) & 0xffffu;
-    return crc == (uint32_t)(in[at] | in[at + 1] << 8);
-}
-
-/* The length of a gzip member's header (RFC 1952: magic, deflate, no
- * reserved flag bits, the optional fields its flags name), or 0 where it is
- * not one or runs into the 8 bytes of the trailer. */
-static uint64_t gzip_header_end(const unsigned char *in, uint64_t size)
-{
-    if (size < 18 || in[0] != 0x1f || in[1] != 0x8b || in[2] != 8 || (in[3] & 0xe0))
-        return 0;
-    const unsigned flags = in[3];
-    uint64_t at = 10;
-    if (flags & 4) /* FEXTRA */
-        at += 2 + (uint64_t)(in[at] | in[at + 1] << 8);
-    for (unsigned f = 8; f <= 16; f *= 2) /* FNAME, FCOMMENT: zero-terminated */
-        if (flags & f) {
-            while (at < size && in[at])
-                at++;
-            at++;
-        }
-    if (flags & 2) /* FHCRC (checked by gzip_header_crc_ok) */
+    if (flags & 2) { /* FHCRC */
+        if (at + 2 > size)
+            return 0;
+        *crc_ok = ((uint32_t)crc32(0L, in, (uInt)at) & 0xffffu) == (uint32_t)(in[at] | in[at + 1] << 8);
         at += 2;
-    return at + 8 <= size ? at : 0;
+    }
+    const int member = in[0] == 0x1f && in[1] == 0x8b && in[2] == 8 && !(flags & 0xe0);
+    return member && at + 8 <= size ? at : 0;
 }
 
 static int open_memory(reader *r, struct archive *a)
@@ -1885,14 +1869,15 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
     uint64_t most = packed * 1032 + 4096;
     const uint64_t in_memory = packed * UMB_IN_MEMORY_RATIO > UMB_IN_MEMORY_FLOOR ? packed * UMB_IN_MEMORY_RATIO
                                                                                  : UMB_IN_MEMORY_FLOOR;
-    if (!gzip_header_crc_ok(in, packed)) {
+    int header_crc_ok;
+    const uint64_t header = gzip_header_end(in, packed, &header_crc_ok);
+    if (!header_crc_ok) {
         free(in);
         return csr_fail(st, CSR_ERR_COMPRESSION, "gzip header checksum mismatch");
     }
     /* The deflate stream inflated raw, its CRC-32 checked against the
      * trailer by a task per CPU after (libdeflate's gzip decompression
      * computes it on its one thread: 0.1 s of firewire's 744 MB here). */
-    const uint64_t header = gzip_header_end(in, packed);
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     unsigned char *out = NULL;
     int rc = CSR_OK;
