@@ -6,8 +6,10 @@
 # label file compared with the construction's (cmp); with CPU_REF=1 also
 # with Tarjan's and the basic MEC algorithm's (--cpu, the host's memory).
 #
-#   bench/multigpu-large.sh            RING="-b 4000000 -k 100 -d 4" (400M states, about 2G transitions:
-#                                      more than one H100 80GB holds; 300M states still fit)
+#   bench/multigpu-large.sh            RING: by default rings of 100 states (-k 100 -d 4), as many as
+#                                      make gpu-scc's plan (about 223 bytes a state, measured: 66.9 GB
+#                                      for 300M states) 1.15x the first GPU's memory: 441M states on an
+#                                      H100 80GB, 777M on an H200 (about 5 transitions a state)
 #
 # PARTS (default "2 4"), EXCHANGES (default "auto"), DIR (default /tmp/ringmdp).
 # Columns: the tool, the parts, the exchange, the resident seconds, the
@@ -20,7 +22,12 @@ dir=${DIR:-/tmp/ringmdp}
 mkdir -p "$dir"
 jsonl=${OUT:-$out}/multigpu-large.jsonl
 : > "$jsonl"
-ring=${RING:--b 4000000 -k 100 -d 4}
+if [ -z "${RING:-}" ]; then
+    mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0 2>/dev/null | head -1)
+    [ -n "$mib" ] || { echo "no GPU: set RING" >&2; exit 1; }
+    RING="-b $(awk -v m="$mib" 'BEGIN { printf "%d", m * 1048576 * 1.15 / 223 / 100 + 1 }') -k 100 -d 4"
+fi
+ring=$RING
 echo "commit ${COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}, $(date -u +%Y-%m-%d), ringmdp $ring" >&2
 t0=$(now)
 # shellcheck disable=SC2086

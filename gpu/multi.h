@@ -62,9 +62,11 @@ typedef struct gpu_parts_stats {
     uint64_t mec_rounds, attractor_rounds; /* MECs: SCC decompositions, attractor exchange rounds */
     uint64_t mecs, states_in_mecs, removed_states, removed_choices; /* MECs, as ref_mec_parts_stats */
     uint64_t passes;           /* relaxation launches, summed over the parts */
-    uint64_t exchanged_bytes;  /* bytes moved between parts */
+    uint64_t exchanged_bytes;  /* bytes moved between parts (peer: the label propagation's refreshes of
+                                  the foreign copies counted whole, dead copies included) */
     double partition_s;        /* the partition on the host (csr_partition_build) */
     double upload_s, resident_s, download_s; /* seconds */
+    double trim_s, propagate_s; /* of resident_s: the trimming, the label propagation (GPUs; 0 on the CPU) */
 } gpu_parts_stats;
 
 /* "auto", "copies", "nccl" or "peer"; gpu_exchange_by_name: -1 for an unknown name. */

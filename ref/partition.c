@@ -773,7 +773,7 @@ static trim_part *trim_open(const csr_model *m, const csr_partition *p)
 /* Trimming to a fixpoint over the parts (ref_trim_partitioned's rounds) of
  * the edges that count (trim_counts: with lp, between live states of one
  * class); afterwards a live state with flag T_REMOVED was trimmed.  Rounds
- * added to *rounds. */
+ * added to *rounds (none where the counts queue nothing). */
 static void trim_run(const csr_model *m, const csr_partition *p, trim_part *tp, const lp_part *lp, uint64_t *rounds)
 {
     const uint32_t P = p->parts;
@@ -803,11 +803,14 @@ static void trim_run(const csr_model *m, const csr_partition *p, trim_part *tp, 
     }
     /* the first push: in-counts of edges from other parts */
     csr_partition_exchange(p, push_counts, &ctx);
-    for (uint32_t i = 0; i < P; i++)
+    int work = 0; /* nothing queued: no round (the GPUs' trimming skips it too) */
+    for (uint32_t i = 0; i < P; i++) {
         for (uint64_t j = 0; j < p->part[i].num_states; j++)
             if (tp[i].in_left[j] == 0 || tp[i].out_left[j] == 0)
                 trim_queue(&tp[i], (uint32_t)j);
-    for (int work = 1; work;) {
+        work |= tp[i].queued > 0;
+    }
+    while (work) {
         (*rounds)++;
         work = 0;
         /* every part drains its queue alone */

@@ -235,3 +235,22 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
     assert_failure 2
     assert_output --partial "bad arguments"
 }
+
+@test "trimming over parts counts no round where its counts queue nothing, and removes a tail into a cycle" {
+    # states 0 -> 1 -> 2 -> 0: one SCC, nothing to trim; 3 -> 0 and 4 -> 3: a tail of two trivial SCCs
+    printf '3 3 3\n0 0 1 1\n1 0 2 1\n2 0 0 1\n' > "$BATS_TEST_TMPDIR/cycle.tra"
+    printf '5 5 5\n0 0 1 1\n1 0 2 1\n2 0 0 1\n3 0 0 1\n4 0 3 1\n' > "$BATS_TEST_TMPDIR/tail.tra"
+    for m in cycle tail; do
+        prism2csr "$BATS_TEST_TMPDIR/$m.tra" > "$BATS_TEST_TMPDIR/$m.csr"
+    done
+    for parts in 1 2 3; do
+        gpu-scc --cpu -g "$parts" --stats=json "$BATS_TEST_TMPDIR/cycle.csr" 2> "$BATS_TEST_TMPDIR/json" > /dev/null
+        run stats_fields trimmed trim_rounds phases < "$BATS_TEST_TMPDIR/json"
+        assert_output "0 0 1"
+        gpu-scc --cpu -g "$parts" --stats=json "$BATS_TEST_TMPDIR/tail.csr" 2> "$BATS_TEST_TMPDIR/json" > "$BATS_TEST_TMPDIR/tail.labels"
+        run stats_fields trimmed phases < "$BATS_TEST_TMPDIR/json"
+        assert_output "2 1"
+        run cat "$BATS_TEST_TMPDIR/tail.labels"
+        assert_output "$(printf '0\n0\n0\n3\n4')"
+    done
+}

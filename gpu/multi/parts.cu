@@ -15,11 +15,15 @@
  * one ncclRecv on r inside ncclGroupStart/End (NCCL, loaded with dlopen when
  * asked for, so that the tools need it only then), or cudaMemcpyPeerAsync.
  * With peer access (exchange.h) a pull is a gather on the reader from the
- * owner's arrays, and a phase's label propagation has no rounds:
- * propagate_peer's passes run every part at once on the owners' labels.
+ * owner's arrays, a phase's label propagation has no rounds (propagate_peer:
+ * passes over every part's edge list at once, against copies of the
+ * foreign labels refreshed each pass, the owners' in-labels raised in
+ * place), and the trimming's decrements and flags are the owners' in place.
  * The parts' drains and counters are read back together, one
  * synchronisation of every part a step, so that the GPUs work at once.
  */
+#include <cub/cub.cuh>
+
 #include "exchange.h"
 #include "model.h"
 
@@ -97,61 +101,106 @@ struct peer_labels {
     const uint32_t *own, *idx;        /* [nf] each */
 };
 
-/* relax_edges with the foreign states' labels raised and read at their
- * owners (atomics of system scope: several devices raise a label). */
-static __device__ __forceinline__ int relax_edges_peer(uint64_t j, uint64_t b, uint64_t e, uint64_t c, uint64_t ns,
-                                                       const uint32_t *__restrict__ target,
-                                                       const uint8_t *__restrict__ live,
-                                                       const uint64_t *__restrict__ cls, uint32_t *in, uint32_t *out,
-                                                       const peer_labels &pl)
+/* The edges of a phase over every part at once (peer), as a list: each
+ * part's edges (v, w) from a live own state v to another live state w of
+ * v's class (own or foreign, local indices), of enabled choices with
+ * Choices; built per phase by a count (Write false), its scan and a
+ * write (Write true), in row order.  Within a phase the live states and
+ * classes do not change, so the passes read only this list (the lp
+ * engine's compacted edge list, gpu/scc/lp). */
+template <bool Choices, bool Write>
+static __global__ void edges_peer(uint64_t ns, const uint64_t *__restrict__ row, const uint64_t *__restrict__ crow,
+                                  const uint64_t *__restrict__ ctr, const uint32_t *__restrict__ enabled,
+                                  const uint32_t *__restrict__ target, const uint8_t *__restrict__ live,
+                                  const uint64_t *__restrict__ cls, unsigned long long *count,
+                                  const unsigned long long *__restrict__ first, uint2 *edges)
 {
-    int rose = 0;
-    for (; b < e; b++) {
-        const uint32_t w = target[b];
-        if (w == j || !live[w] || cls[w] != c)
-            continue;
-        uint32_t *iw = in + w, *ow = out + w;
-        if (w >= ns) {
-            const uint32_t o = pl.own[w - ns], i = pl.idx[w - ns];
-            iw = pl.in[o] + i;
-            ow = pl.out[o] + i;
-        }
-        const uint32_t a = *(volatile uint32_t *)&in[j];
-        if (a > *(volatile uint32_t *)iw && atomicMax_system(iw, a) < a)
-            rose = 1;
-        const uint32_t x = *(volatile uint32_t *)ow;
-        if (x > *(volatile uint32_t *)&out[j] && atomicMax_system(&out[j], x) < x)
-            rose = 1;
-    }
-    return rose;
-}
-
-/* One pass of the label propagation over every part at once (peer): as
- * relax_pass, the foreign states' labels at their owners, each block
- * sweeping its states up to `sweeps` times while it raises a label, the
- * states descending in odd passes; *changed = 1 if a label rose. */
-template <bool Choices>
-static __global__ void relax_pass_peer(uint64_t ns, const uint64_t *__restrict__ row, const uint64_t *__restrict__ crow,
-                                       const uint64_t *__restrict__ ctr, const uint32_t *__restrict__ enabled,
-                                       const uint32_t *__restrict__ target, const uint8_t *__restrict__ live,
-                                       const uint64_t *__restrict__ cls, uint32_t *in, uint32_t *out, peer_labels pl,
-                                       int sweeps, bool descending, unsigned *changed)
-{
-    int rose_any = 0;
-    for (int sweep = 0; sweep < sweeps; sweep++) {
-        int rose = 0;
-        for (uint64_t t = thread_index(); t < ns; t += thread_count()) {
-            const uint64_t j = descending ? ns - 1 - t : t;
-            if (!live[j])
-                continue;
+    for (uint64_t j = thread_index(); j <= ns; j += thread_count()) {
+        unsigned long long kept = 0;
+        if (j < ns && live[j]) {
             const uint64_t c = cls[j];
+            unsigned long long at = Write ? first[j] : 0;
+            auto edge = [&](uint64_t b) {
+                const uint32_t w = target[b];
+                if (w == j || !live[w] || cls[w] != c)
+                    return;
+                if (Write)
+                    edges[at++] = make_uint2((uint32_t)j, w);
+                kept++;
+            };
             if (Choices) {
                 for (uint64_t k = crow[j]; k < crow[j + 1]; k++)
                     if (enabled[k])
-                        rose |= relax_edges_peer(j, ctr[k], ctr[k + 1], c, ns, target, live, cls, in, out, pl);
+                        for (uint64_t b = ctr[k]; b < ctr[k + 1]; b++)
+                            edge(b);
             } else {
-                rose |= relax_edges_peer(j, row[j], row[j + 1], c, ns, target, live, cls, in, out, pl);
+                for (uint64_t b = row[j]; b < row[j + 1]; b++)
+                    edge(b);
             }
+        }
+        if (!Write)
+            count[j] = kept;
+    }
+}
+
+/* The foreign states' labels as last read from their owners (peer): each
+ * live foreign copy's in and out (local ns + f) take its owner's, once a
+ * pass before the edges are relaxed; a copy is a lower bound of its owner's
+ * label (labels only rise). */
+static __global__ void refresh_foreign(uint64_t ns, uint64_t nf, const uint8_t *__restrict__ live, peer_labels pl,
+                                       uint32_t *in, uint32_t *out)
+{
+    for (uint64_t f = thread_index(); f < nf; f += thread_count()) {
+        if (!live[ns + f])
+            continue;
+        const uint32_t o = pl.own[f], i = pl.idx[f];
+        in[ns + f] = *(volatile const uint32_t *)(pl.in[o] + i);
+        out[ns + f] = *(volatile const uint32_t *)(pl.out[o] + i);
+    }
+}
+
+/* Relax edge v -> w (v own; w own or foreign, local): in[w] >= in[v], out[v]
+ * >= out[w]; whether a label rose.  A foreign w's labels are its copies
+ * (refresh_foreign): out[v] reads the copy, and in[w] raises the copy and,
+ * where the copy rose, the owner's label by a reduction of system scope
+ * (nothing read back across the link).  A pass where no part raises
+ * anything changed no label anywhere, so the copies it read were the owners'
+ * labels: the fixpoint of the whole model's edges. */
+static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, uint64_t ns, uint32_t *in,
+                                                      uint32_t *out, const peer_labels &pl)
+{
+    int rose = 0;
+    const uint32_t a = *(volatile uint32_t *)&in[v];
+    if (a > *(volatile uint32_t *)&in[w]) {
+        if (w < ns) {
+            rose |= atomicMax_system(&in[w], a) < a;
+        } else if (atomicMax(&in[w], a) < a) {
+            atomicMax_system(pl.in[pl.own[w - ns]] + pl.idx[w - ns], a);
+            rose = 1;
+        }
+    }
+    const uint32_t x = *(volatile uint32_t *)&out[w];
+    if (x > *(volatile uint32_t *)&out[v] && atomicMax(&out[v], x) < x)
+        rose = 1;
+    return rose;
+}
+
+/* One pass of the label propagation over a part's edge list (peer), every
+ * part at once: each block sweeps its share of the list up to `sweeps`
+ * times while it raises a label, the list descending in odd passes (chains
+ * numbered in exploration order go far both ways); *changed = 1 if a label
+ * rose.  Racy reads only delay a rise to a later sweep or pass. */
+static __global__ void relax_pass_peer(const unsigned long long *__restrict__ count, const uint2 *__restrict__ edges,
+                                       uint64_t ns, uint32_t *in, uint32_t *out, peer_labels pl, int sweeps,
+                                       bool descending, unsigned *changed)
+{
+    const uint64_t ne = *count;
+    int rose_any = 0;
+    for (int sweep = 0; sweep < sweeps; sweep++) {
+        int rose = 0;
+        for (uint64_t t = thread_index(); t < ne; t += thread_count()) {
+            const uint2 vw = edges[descending ? ne - 1 - t : t];
+            rose |= relax_edge_peer(vw.x, vw.y, ns, in, out, pl);
         }
         rose_any |= rose;
         if (!__syncthreads_or(rose))
@@ -264,16 +313,28 @@ static __global__ void trim_seed(uint64_t ns, const uint32_t *__restrict__ in_le
             trim_queue(flag, (uint32_t)j, next, queued);
 }
 
-/* One level of a part's drain: each state of level removed; its successors
- * of its class lose an in-transition (foreign ones through the outbox), its
- * own predecessors of its class an out-transition; who reaches 0 joins next
- * (a state not live has flag kRemoved). */
+/* The owners' in-counts where the devices map each other's memory (peer):
+ * in_left[o] is part o's (on its device); foreign state f is own state
+ * idx[f] of part own[f]. */
+struct peer_counts {
+    uint32_t *const *in_left;  /* [P] */
+    const uint32_t *own, *idx; /* [nf] each */
+};
+
+/* One level of a part's drain: each of the *size_at states of level
+ * removed; its successors of its class lose an in-transition (foreign ones
+ * through the outbox, or with Peer at their owners in place: the owners
+ * queue what reached 0 after the drain, trim_requeue), its own predecessors
+ * of its class an out-transition; who reaches 0 joins next (a state not
+ * live has flag kRemoved). */
+template <bool Peer>
 static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
                                   const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
-                                  const uint64_t *__restrict__ cls, const uint32_t *__restrict__ level, unsigned size,
-                                  uint32_t *flag, uint32_t *in_left, uint32_t *out_left, uint32_t *outbox,
-                                  uint32_t *next, unsigned *queued)
+                                  const uint64_t *__restrict__ cls, const uint32_t *__restrict__ level,
+                                  const unsigned *size_at, uint32_t *flag, uint32_t *in_left, uint32_t *out_left,
+                                  uint32_t *outbox, peer_counts pc, uint32_t *next, unsigned *queued)
 {
+    const unsigned size = *size_at;
     for (uint64_t i = thread_index(); i < size; i += thread_count()) {
         const uint32_t j = level[i];
         const uint64_t c = cls[j];
@@ -282,10 +343,16 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
             const uint32_t w = target[e];
             if (w == j || cls[w] != c)
                 continue;
-            if (w >= ns)
-                atomicAdd(&outbox[w - ns], 1u);
-            else if (flag[w] != kRemoved && atomicSub(&in_left[w], 1u) == 1u)
-                trim_queue(flag, w, next, queued);
+            if (w >= ns) {
+                if (Peer)
+                    atomicSub_system(pc.in_left[pc.own[w - ns]] + pc.idx[w - ns], 1u);
+                else
+                    atomicAdd(&outbox[w - ns], 1u);
+            } else if (flag[w] != kRemoved) {
+                const uint32_t was = Peer ? atomicSub_system(&in_left[w], 1u) : atomicSub(&in_left[w], 1u);
+                if (was == 1u)
+                    trim_queue(flag, w, next, queued);
+            }
         }
         for (uint64_t e = rfirst[j]; e < rfirst[j + 1]; e++) {
             const uint32_t v = rsource[e];
@@ -295,17 +362,22 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
     }
 }
 
-/* Pull of the flags (staged[k]: the owner's flag of foreign copy ns + k):
- * a foreign state newly removed takes an out-transition from each own
- * source of its class of an edge into it. */
+/* Pull of the flags (staged[k]: the owner's flag of foreign copy ns + k;
+ * with owner_flag, peer, read at the owner in place, owner_flag[own[k]] +
+ * idx[k]): a foreign state newly removed takes an out-transition from each
+ * own source of its class of an edge into it. */
 static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__restrict__ staged,
-                                 const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
-                                 const uint64_t *__restrict__ cls, uint32_t *flag, uint32_t *out_left, uint32_t *next,
-                                 unsigned *queued)
+                                 uint32_t *const *owner_flag, const uint32_t *__restrict__ own,
+                                 const uint32_t *__restrict__ idx, const uint64_t *__restrict__ rfirst,
+                                 const uint32_t *__restrict__ rsource, const uint64_t *__restrict__ cls, uint32_t *flag,
+                                 uint32_t *out_left, uint32_t *next, unsigned *queued)
 {
     for (uint64_t k = thread_index(); k < nf; k += thread_count()) {
         const uint64_t c = ns + k;
-        if (staged[k] != kRemoved || flag[c] == kRemoved)
+        if (flag[c] == kRemoved)
+            continue;
+        const uint32_t f = owner_flag ? *(volatile const uint32_t *)(owner_flag[own[k]] + idx[k]) : staged[k];
+        if (f != kRemoved)
             continue;
         flag[c] = kRemoved;
         for (uint64_t e = rfirst[c]; e < rfirst[c + 1]; e++) {
@@ -313,6 +385,20 @@ static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__res
             if (cls[v] == cls[c] && flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
                 trim_queue(flag, v, next, queued);
         }
+    }
+}
+
+/* Peer, after a drain: the own states of the send list (send[k], k <
+ * count) whose in-count the readers' decrements took to 0 in place are
+ * queued (a state queued or removed already stays as it is). */
+static __global__ void trim_requeue(uint64_t count, const uint32_t *__restrict__ send,
+                                    const uint32_t *__restrict__ in_left, uint32_t *flag, uint32_t *next,
+                                    unsigned *queued)
+{
+    for (uint64_t k = thread_index(); k < count; k += thread_count()) {
+        const uint32_t j = send[k];
+        if (flag[j] == kLive && *(volatile const uint32_t *)&in_left[j] == 0)
+            trim_queue(flag, j, next, queued);
     }
 }
 
@@ -410,14 +496,15 @@ static __device__ __forceinline__ unsigned long long mec_enter_removed(
     return removed;
 }
 
-/* One level of a part's attractor: the states of level leave play; what
+/* One level of a part's attractor: the *size_at states of level leave play; what
  * they free joins next.  removed[0]: states, removed[1]: choices. */
-static __global__ void mec_attract_level(const uint32_t *__restrict__ level, unsigned size,
+static __global__ void mec_attract_level(const uint32_t *__restrict__ level, const unsigned *size_at,
                                          const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
                                          const uint32_t *__restrict__ rchoice, uint32_t *flag, uint32_t *enabled,
                                          uint32_t *cleft, uint32_t *next, unsigned *queued,
                                          unsigned long long *removed)
 {
+    const unsigned size = *size_at;
     unsigned long long choices = 0, states = 0;
     for (uint64_t i = thread_index(); i < size; i += thread_count()) {
         const uint32_t j = level[i];
@@ -500,12 +587,18 @@ struct part_device : part_base {
     device_array<uint32_t> enabled, cleft;
     device_array<unsigned long long> removed;
     uint32_t *cur = nullptr, *nxt = nullptr;
-    /* peer: every part's label arrays (in[P], then out[P]; on the first
-     * part of each device, shared by the others there) and the owner of
-     * each foreign state with its index there */
+    /* peer: every part's label arrays and trimming arrays (in[P], out[P],
+     * tflag[P], in_left[P]; on the first part of each device, shared by the
+     * others there) and the owner of each foreign state with its index there */
     device_array<uint32_t *> peer_table;
     uint32_t **table = nullptr;
     device_array<uint32_t> fown, fidx;
+    /* peer: a phase's edge list (edges_peer): [nt] edges, [ns + 1] counts
+     * and their exclusive scan (first[ns]: the edges), the scan's space */
+    device_array<uint2> edges;
+    device_array<unsigned long long> ecount, efirst;
+    device_array<unsigned char> scan_temp;
+    size_t scan_bytes = 0;
 };
 
 typedef multi::parted<part_device> parted;
@@ -589,32 +682,37 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
 }
 
 /* Each part drains its queue level by level (level(q, size) launches one
- * level from q.cur into q.nxt, counting into q.counts[1]), alone: the
- * levels of every part with something queued launched together, their sizes
- * read back after one synchronisation of every part. */
+ * level from q.cur, *size states (on the device), into q.nxt, counting into
+ * q.counts[1]), alone: kLevels levels of every part with something queued
+ * launched together, each level's size moved to q.counts[0] on the device,
+ * then the sizes read back after one synchronisation of every part (a level
+ * with nothing queued launches threads that stop at once). */
 template <typename F> int drain_parts(parted &x, F level, csr_status *status)
 {
+    constexpr int kLevels = 8;
     const uint32_t P = x.p->parts;
-    std::vector<unsigned> size(P);
     for (uint32_t i = 0; i < P; i++) {
         CUDA_TRY(cudaSetDevice(x.part[i]->device));
         TRY(x.copy_flag(i, x.part[i]->counts.p, status));
     }
     TRY(x.sync_all(status));
-    for (bool any = true; any;) { /* one level of every part with something queued, at once */
+    for (bool any = true; any;) { /* kLevels levels of every part with something queued, at once */
         any = false;
         for (uint32_t i = 0; i < P; i++) {
             part_device &q = *x.part[i];
-            size[i] = x.host_flag(i);
-            if (!size[i])
+            if (!x.host_flag(i))
                 continue;
             any = true;
             CUDA_TRY(cudaSetDevice(q.device));
-            CUDA_TRY(cudaMemsetAsync(q.counts.p + 1, 0, sizeof(unsigned), q.stream));
-            level(q, size[i]);
-            CUDA_TRY_LAUNCH();
-            TRY(x.copy_flag(i, q.counts.p + 1, status));
-            std::swap(q.cur, q.nxt);
+            for (int l = 0; l < kLevels; l++) {
+                CUDA_TRY(cudaMemsetAsync(q.counts.p + 1, 0, sizeof(unsigned), q.stream));
+                level(q, (const unsigned *)q.counts.p);
+                CUDA_TRY_LAUNCH();
+                CUDA_TRY(cudaMemcpyAsync(q.counts.p, q.counts.p + 1, sizeof(unsigned), cudaMemcpyDeviceToDevice,
+                                         q.stream));
+                std::swap(q.cur, q.nxt);
+            }
+            TRY(x.copy_flag(i, q.counts.p, status));
         }
         if (any)
             TRY(x.sync_all(status));
@@ -632,9 +730,10 @@ template <typename F> int drain_parts(parted &x, F level, csr_status *status)
  * outboxes are pushed to the owners and the flags pulled; rounds until no
  * part has anything queued.  The removed states leave the label propagation
  * (live 0, each an SCC of its own; foreign copies pulled); their count added
- * to *trimmed, the rounds to *rounds. */
-int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *status)
+ * to *trimmed, the rounds to *rounds, the seconds to *seconds. */
+int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seconds, csr_status *status)
 {
+    const double t = monotonic_seconds();
     const uint32_t P = x.p->parts;
     auto outbox_of = [](part_device &q) { return q.outbox.p; };
     for (auto &q : x.part) {
@@ -679,27 +778,51 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
                                                                         q->tflag.p, q->cur, q->counts.p);
         CUDA_TRY_LAUNCH();
     }
-    TRY(x.sync_all(status));
+    unsigned seeded = 0;
+    TRY(x.sum([](part_device &q) { return q.counts.p; }, &seeded, status));
+    if (!seeded) { /* nothing to trim: no round, nothing leaves (as the CPU's trim_run) */
+        *seconds += monotonic_seconds() - t;
+        return CSR_OK;
+    }
     auto tflag_of = [](part_device &q) { return (void *)q.tflag.p; };
+    const bool peer = x.peer;
     for (bool work = true; work;) {
         (*rounds)++;
         TRY(drain_parts( /* each part drains its queue alone */
             x,
-            [](part_device &q, unsigned size) {
-                trim_level<<<grid_for(size, kThreads), kThreads, 0, q.stream>>>(
-                    q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cls.p, q.cur, size, q.tflag.p,
-                    q.in_left.p, q.out_left.p, q.outbox.p, q.nxt, q.counts.p + 1);
+            [P, peer](part_device &q, const unsigned *size) {
+                const peer_counts pc = {peer ? q.table + 3 * P : nullptr, q.fown.p, q.fidx.p};
+                if (peer)
+                    trim_level<true><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
+                        q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cls.p, q.cur, size, q.tflag.p,
+                        q.in_left.p, q.out_left.p, q.outbox.p, pc, q.nxt, q.counts.p + 1);
+                else
+                    trim_level<false><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
+                        q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cls.p, q.cur, size, q.tflag.p,
+                        q.in_left.p, q.out_left.p, q.outbox.p, pc, q.nxt, q.counts.p + 1);
             },
             status));
-        TRY(push(0));
-        TRY(x.pull<4>(tflag_of, status, true)); /* the owners' flags into each reader's rbuf */
+        if (peer) { /* the decrements are in place: the owners queue, the readers read the owners' flags */
+            for (uint32_t o = 0; o < P; o++) {
+                part_device &q = *x.part[o];
+                if (!x.sends(o))
+                    continue;
+                CUDA_TRY(cudaSetDevice(q.device));
+                trim_requeue<<<grid_for(x.sends(o), kThreads), kThreads, 0, q.stream>>>(
+                    x.sends(o), q.send.p, q.in_left.p, q.tflag.p, q.cur, q.counts.p);
+                CUDA_TRY_LAUNCH();
+            }
+        } else {
+            TRY(push(0));
+            TRY(x.pull<4>(tflag_of, status, true)); /* the owners' flags into each reader's rbuf */
+        }
         for (auto &q : x.part) {
             if (!q->nf)
                 continue;
             CUDA_TRY(cudaSetDevice(q->device));
             trim_pull<<<grid_for(q->nf, kThreads), kThreads, 0, q->stream>>>(
-                q->ns, q->nf, q->rbuf.p, q->tr.first, q->tr.source, q->cls.p, q->tflag.p, q->out_left.p, q->cur,
-                q->counts.p);
+                q->ns, q->nf, q->rbuf.p, peer ? q->table + 2 * P : nullptr, q->fown.p, q->fidx.p, q->tr.first,
+                q->tr.source, q->cls.p, q->tflag.p, q->out_left.p, q->cur, q->counts.p);
             CUDA_TRY_LAUNCH();
         }
         unsigned queued = 0;
@@ -719,7 +842,9 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, csr_status *
     TRY(x.sum([](part_device &q) { return q.done.p; }, &removed, status));
     *trimmed += removed;
     auto live_of = [](part_device &q) { return (void *)q.live.p; };
-    return x.pull<1>(live_of, status);
+    TRY(x.pull<1>(live_of, status));
+    *seconds += monotonic_seconds() - t;
+    return CSR_OK;
 }
 
 int open_peer_labels(parted &x, csr_status *status);
@@ -736,17 +861,19 @@ int open_parts(const csr_model *m, const gpu_parts_options *o, const csr_partiti
     return x.peer ? open_peer_labels(x, status) : CSR_OK;
 }
 
-/* peer: each part's table of every part's label arrays (one a device) and
+/* peer: each part's table of every part's label and trimming arrays (one a device) and
  * the owner and owner's index of each of its foreign states (from the
  * partition's receive slices and send lists). */
 int open_peer_labels(parted &x, csr_status *status)
 {
     const csr_partition *p = x.p;
     const uint32_t P = p->parts;
-    std::vector<uint32_t *> table(2 * (size_t)P);
+    std::vector<uint32_t *> table(4 * (size_t)P);
     for (uint32_t i = 0; i < P; i++) {
         table[i] = x.part[i]->in.p;
         table[P + i] = x.part[i]->out.p;
+        table[2 * P + i] = x.part[i]->tflag.p;
+        table[3 * P + i] = x.part[i]->in_left.p;
     }
     std::vector<uint32_t> own, idx;
     for (uint32_t r = 0; r < P; r++) {
@@ -756,8 +883,8 @@ int open_peer_labels(parted &x, csr_status *status)
             if (x.part[j]->device == q.device)
                 q.table = x.part[j]->table;
         if (!q.table) {
-            TRY(q.peer_table.alloc(2 * (uint64_t)P, NULL, status));
-            CUDA_TRY(cudaMemcpy(q.peer_table.p, table.data(), 2 * (size_t)P * sizeof(uint32_t *),
+            TRY(q.peer_table.alloc(4 * (uint64_t)P, NULL, status));
+            CUDA_TRY(cudaMemcpy(q.peer_table.p, table.data(), 4 * (size_t)P * sizeof(uint32_t *),
                                 cudaMemcpyHostToDevice));
             q.table = q.peer_table.p;
         }
@@ -772,6 +899,12 @@ int open_peer_labels(parted &x, csr_status *status)
         }
         TRY(q.fown.alloc(q.nf, NULL, status));
         TRY(q.fidx.alloc(q.nf, NULL, status));
+        TRY(q.edges.alloc(q.nt, NULL, status));
+        TRY(q.ecount.alloc(q.ns + 1, NULL, status));
+        TRY(q.efirst.alloc(q.ns + 1, NULL, status));
+        q.scan_bytes = 0;
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, q.scan_bytes, q.ecount.p, q.efirst.p, q.ns + 1));
+        TRY(q.scan_temp.alloc(q.scan_bytes, NULL, status));
         if (q.nf) {
             CUDA_TRY(cudaMemcpy(q.fown.p, own.data(), q.nf * sizeof(uint32_t), cudaMemcpyHostToDevice));
             CUDA_TRY(cudaMemcpy(q.fidx.p, idx.data(), q.nf * sizeof(uint32_t), cudaMemcpyHostToDevice));
@@ -780,14 +913,43 @@ int open_peer_labels(parted &x, csr_status *status)
     return CSR_OK;
 }
 
-/* peer: the label propagation of a phase over every part at once, the
- * foreign states' labels at their owners (relax_pass_peer), one launch a
- * part a pass, until a pass raises nothing on any part: the fixpoint of
- * the whole model's edges (rounds: the passes). */
+/* peer: the label propagation of a phase over every part at once: each
+ * part's edge list of the phase (edges_peer), then passes, each part's
+ * foreign copies refreshed from their owners (refresh_foreign) and its
+ * edges relaxed (relax_pass_peer), one launch of each a part a pass and
+ * one synchronisation of every part, until a pass raises nothing on any
+ * part: the fixpoint of the whole model's edges (rounds: the passes). */
 int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *status)
 {
     const uint32_t P = x.p->parts;
     constexpr int kSweeps = 2;
+    for (uint32_t i = 0; i < P; i++) {
+        part_device &q = *x.part[i];
+        if (!q.ns)
+            continue;
+        CUDA_TRY(cudaSetDevice(q.device));
+        const unsigned grid = grid_for(q.ns + 1, kThreads);
+        if (choices)
+            edges_peer<true, false><<<grid, kThreads, 0, q.stream>>>(q.ns, nullptr, q.crow.p, q.ctr.p, q.enabled.p,
+                                                                    q.target.p, q.live.p, q.cls.p, q.ecount.p,
+                                                                    nullptr, nullptr);
+        else
+            edges_peer<false, false><<<grid, kThreads, 0, q.stream>>>(q.ns, q.row.p, nullptr, nullptr, nullptr,
+                                                                     q.target.p, q.live.p, q.cls.p, q.ecount.p,
+                                                                     nullptr, nullptr);
+        CUDA_TRY_LAUNCH();
+        size_t bytes = q.scan_bytes;
+        CUDA_TRY(cub::DeviceScan::ExclusiveSum(q.scan_temp.p, bytes, q.ecount.p, q.efirst.p, q.ns + 1, q.stream));
+        if (choices)
+            edges_peer<true, true><<<grid, kThreads, 0, q.stream>>>(q.ns, nullptr, q.crow.p, q.ctr.p, q.enabled.p,
+                                                                   q.target.p, q.live.p, q.cls.p, nullptr,
+                                                                   q.efirst.p, q.edges.p);
+        else
+            edges_peer<false, true><<<grid, kThreads, 0, q.stream>>>(q.ns, q.row.p, nullptr, nullptr, nullptr,
+                                                                    q.target.p, q.live.p, q.cls.p, nullptr,
+                                                                    q.efirst.p, q.edges.p);
+        CUDA_TRY_LAUNCH();
+    }
     for (bool changed = true; changed;) {
         const bool descending = st->rounds & 1;
         st->rounds++;
@@ -797,14 +959,14 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
             CUDA_TRY(cudaMemsetAsync(q.changed.p, 0, sizeof(unsigned), q.stream));
             if (q.ns) {
                 const peer_labels pl = {q.table, q.table + P, q.fown.p, q.fidx.p};
-                if (choices)
-                    relax_pass_peer<true><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
-                        q.ns, q.row.p, q.crow.p, q.ctr.p, q.enabled.p, q.target.p, q.live.p, q.cls.p, q.in.p, q.out.p,
-                        pl, kSweeps, descending, q.changed.p);
-                else
-                    relax_pass_peer<false><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
-                        q.ns, q.row.p, nullptr, nullptr, nullptr, q.target.p, q.live.p, q.cls.p, q.in.p, q.out.p, pl,
-                        kSweeps, descending, q.changed.p);
+                if (q.nf) {
+                    refresh_foreign<<<grid_for(q.nf, kThreads), kThreads, 0, q.stream>>>(q.ns, q.nf, q.live.p, pl,
+                                                                                        q.in.p, q.out.p);
+                    CUDA_TRY_LAUNCH();
+                    x.exchanged += 8 * q.nf; /* at most: dead copies are skipped */
+                }
+                relax_pass_peer<<<grid_for(q.nt ? q.nt : 1, kThreads), kThreads, 0, q.stream>>>(
+                    q.efirst.p + q.ns, q.edges.p, q.ns, q.in.p, q.out.p, pl, kSweeps, descending, q.changed.p);
                 CUDA_TRY_LAUNCH();
                 st->passes++;
             }
@@ -842,6 +1004,7 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
             CUDA_TRY_LAUNCH();
         }
         TRY(x.sync_all(status));
+        const double t = monotonic_seconds();
         if (x.peer)
             TRY(propagate_peer(x, choices, st, status));
         else
@@ -876,6 +1039,7 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
             TRY(x.pull<4>(in_of, status));
             TRY(x.pull<4>(out_of, status));
         }
+        st->propagate_s += monotonic_seconds() - t;
         for (auto &q : x.part) {
             CUDA_TRY(cudaSetDevice(q->device));
             CUDA_TRY(cudaMemsetAsync(q->done.p, 0, sizeof(unsigned long long), q->stream));
@@ -894,7 +1058,7 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
         TRY(x.pull<8>(cls_of, status));
         if (!choices && left > 0) { /* the lp engine's peeling between phases */
             const uint64_t before = st->trimmed;
-            TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, status));
+            TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, &st->trim_s, status));
             left -= st->trimmed - before;
         }
     }
@@ -930,7 +1094,7 @@ int scc_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
     parted x;
     TRY(open_parts(m, o, p, false, x, st, status));
     double t = monotonic_seconds();
-    TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, status));
+    TRY(trim_over_parts(x, &st->trimmed, &st->trim_rounds, &st->trim_s, status));
     TRY(phases_over_parts(x, m->num_states - st->trimmed, false, st, status));
     st->resident_s = monotonic_seconds() - t;
     return download_ids(x, m->num_states, scc, st, status);
@@ -998,8 +1162,8 @@ int mec_over_parts(const csr_model *m, const gpu_parts_options *o, const csr_par
             st->attractor_rounds++;
             TRY(drain_parts(
                 x,
-                [](part_device &q, unsigned size) {
-                    mec_attract_level<<<grid_for(size, kThreads), kThreads, 0, q.stream>>>(
+                [](part_device &q, const unsigned *size) {
+                    mec_attract_level<<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
                         q.cur, size, q.tr.first, q.tr.source, q.tr.choice, q.tflag.p, q.enabled.p, q.cleft.p, q.nxt,
                         q.counts.p + 1, q.removed.p);
                 },

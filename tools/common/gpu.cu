@@ -451,6 +451,8 @@ void gpu_stats_json_parts(json_t *j, const gpu_tool_parts *x, const gpu_parts_st
     json_object_set_new(j, "partition_s", json_real(s->partition_s));
     json_object_set_new(j, "upload_s", json_real(s->upload_s));
     json_object_set_new(j, "download_s", json_real(s->download_s));
+    json_object_set_new(j, "trim_s", json_real(s->trim_s));
+    json_object_set_new(j, "propagate_s", json_real(s->propagate_s));
 }
 
 void gpu_tool_usage(FILE *out)
