@@ -15,11 +15,13 @@
  * every part has a GPU of its own, else a device copy
  * (cudaMemcpyPeerAsync): the simulated mode, several parts on one GPU, that
  * runs the same partition, kernels and exchange lists where fewer GPUs are
- * lent.  Where the devices map each other's memory (peer access: NVLink, or
- * one device) the label propagation instead reads and raises the owners'
- * labels in place, every part's pass at once, without rounds, and the pulls
- * are gathers on the reader from the owner's arrays (GPU_EXCHANGE_PEER,
- * auto's choice there).  format/MULTI-GPU.md is the design note.
+ * lent.  Where the devices map each other's memory with native atomics
+ * (peer access: NVLink, or one device) the label propagation instead
+ * relaxes each part's edge list against copies of the foreign labels
+ * refreshed each pass, raising the owners' in place, every part's pass at
+ * once, without rounds; the trimming decrements and reads the owners'
+ * counts and flags in place; and the pulls are gathers on the reader from
+ * the owner's arrays (GPU_EXCHANGE_PEER, auto's choice there).  format/MULTI-GPU.md is the design note.
  */
 #ifndef GPU_MULTI_H
 #define GPU_MULTI_H
@@ -77,8 +79,9 @@ int gpu_exchange_by_name(const char *name);
  * The SCCs of model over options->parts parts, ref_scc_partitioned's with
  * peeling (the lp engine's order): trimming over the parts first and
  * between phases, within the classes of the live states (ref_trim_partitioned's
- * rounds: each part drains its own queue level by level, then the outboxes
- * of decrements are pushed to the owners and the flags pulled), the trimmed
+ * rounds: each part drains its own queue level by level, eight levels a
+ * launch batch, then the outboxes of decrements are pushed to the owners
+ * and the flags pulled; no round where the counts queue nothing), the trimmed
  * states each an SCC of its own; the phases and rounds of label
  * propagation, each part's label relaxation to its local fixpoint on
  * its device (one launch a pass over its own edges, atomicMax on the
@@ -91,13 +94,17 @@ int gpu_exchange_by_name(const char *name);
  * device) + 50 (own + foreign) (labels, liveness, class, trimming counts,
  * flags, queues, the transpose's offsets and its fill counters) + 12 (sends
  * + receives) bytes, and CUB's scan storage; while it is uploaded, 8 c_part
- * more; peer: 8 foreign (each foreign state's owner and index there) + 16 P
- * (every part's label arrays, one table a device) bytes more.  Peer: each
- * phase's label propagation is passes over every part at once (one launch a
- * part, each block sweeping its states twice while it raises a label, the
- * foreign states' labels raised and read at their owners by atomics of
- * system scope), until a pass raises nothing on any part; the labels equal
- * the rounds' (the same fixpoint).  Errors: CSR_ERR_USAGE
+ * more; peer: 8 t_part (a phase's edge list) + 16 (own + 1) (its counts
+ * and their scan) + 8 foreign (each foreign state's owner and index there)
+ * + 32 P (every part's label and trimming arrays, one table a device)
+ * bytes, and CUB's scan storage, more.  Peer: each phase's label
+ * propagation is passes over every part at once (a part's foreign copies
+ * refreshed from their owners, then its edge list relaxed, each block
+ * sweeping its share twice while it raises a label, a foreign in-label
+ * raised at its owner by an atomic of system scope where the copy rose),
+ * until a pass raises nothing on any part; the trimming's decrements and
+ * flags are the owners' in place (the owners queue what reached 0); the
+ * labels equal the rounds' (the same fixpoint).  Errors: CSR_ERR_USAGE
  * (a part count or device list out of range, NCCL asked where it cannot
  * run, peer asked where the devices do not map each other's memory),
  * CSR_ERR_TOO_LARGE (2^32 - 1 states or more), CSR_ERR_NOMEM (host or

@@ -7,11 +7,11 @@
  * transfer a pair of parts into the reader's foreign slice) and its
  * reverse, through NCCL's ncclSend/ncclRecv where every part has a device
  * of its own, else device copies (cudaMemcpyPeerAsync: the simulated mode).
- * With peer access (every pair of the devices maps the other's memory, as
- * over NVLink, or one device) a pull is one kernel a pair on the reader,
- * reading the owner's values through its send list in place, and the
- * label propagation of parts.cu reads and raises the owners' labels
- * directly (no rounds).  Used by parts.cu (SCCs, MECs) and reach_parts.cu
+ * With peer access (every pair of the devices maps the other's memory with
+ * native atomics, as over NVLink, or one device) a pull is one kernel a
+ * pair on the reader, reading the owner's values through its send list in
+ * place, and the label propagation and trimming of parts.cu raise and
+ * lower the owners' labels and counts directly (no rounds).  Used by parts.cu (SCCs, MECs) and reach_parts.cu
  * (value iteration).
  */
 #ifndef GPU_MULTI_EXCHANGE_H
@@ -193,17 +193,24 @@ struct part_base {
 };
 
 /* *peer: whether every pair of the devices that P parts take maps the
- * other's memory (cudaDeviceCanAccessPeer; one device always does). */
+ * other's memory with native atomics (cudaDeviceCanAccessPeer and
+ * cudaDevP2PAttrNativeAtomicSupported, as over NVLink; PCIe peers do not:
+ * the label propagation and trimming raise and lower the owners' words by
+ * atomics of system scope; one device always does). */
 static inline int peer_capable(const gpu_parts_options *o, uint32_t P, bool *peer, csr_status *status)
 {
     const int used = P < (uint32_t)o->num_devices ? (int)P : o->num_devices;
     *peer = true;
     for (int a = 0; a < used && *peer; a++)
         for (int b = 0; b < used && *peer; b++) {
-            int can = 1;
-            if (o->devices[a] != o->devices[b])
+            int can = 1, atomics = 1;
+            if (o->devices[a] != o->devices[b]) {
                 CUDA_TRY(cudaDeviceCanAccessPeer(&can, o->devices[a], o->devices[b]));
-            *peer = can != 0;
+                if (can)
+                    CUDA_TRY(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, o->devices[a],
+                                                       o->devices[b]));
+            }
+            *peer = can != 0 && atomics != 0;
         }
     return CSR_OK;
 }
@@ -414,8 +421,8 @@ int open_exchange(const gpu_parts_options *o, const csr_partition *p, parted<Par
     if (o->exchange == GPU_EXCHANGE_PEER || o->exchange == GPU_EXCHANGE_AUTO) {
         TRY(enable_peer_access(o, P, &x.peer, status));
         if (!x.peer && o->exchange == GPU_EXCHANGE_PEER)
-            return csr_fail(status, CSR_ERR_USAGE, "peer: the devices do not all map each other's memory "
-                                                   "(cudaDeviceCanAccessPeer; use nccl or copies)");
+            return csr_fail(status, CSR_ERR_USAGE, "peer: the devices do not all map each other's memory with "
+                                                   "native atomics (use nccl or copies)");
     }
     if (!x.peer && o->exchange != GPU_EXCHANGE_COPIES && distinct && P > 1) {
         x.nccl = x.api.load();

@@ -343,11 +343,11 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
             const uint32_t w = target[e];
             if (w == j || cls[w] != c)
                 continue;
-            if (w >= ns) {
-                if (Peer)
-                    atomicSub_system(pc.in_left[pc.own[w - ns]] + pc.idx[w - ns], 1u);
-                else
+            if (w >= ns) { /* Peer: a copy removed (flag pulled) counts nowhere */
+                if (!Peer)
                     atomicAdd(&outbox[w - ns], 1u);
+                else if (flag[w] != kRemoved)
+                    atomicSub_system(pc.in_left[pc.own[w - ns]] + pc.idx[w - ns], 1u);
             } else if (flag[w] != kRemoved) {
                 const uint32_t was = Peer ? atomicSub_system(&in_left[w], 1u) : atomicSub(&in_left[w], 1u);
                 if (was == 1u)
@@ -727,8 +727,10 @@ template <typename F> int drain_parts(parted &x, F level, csr_status *status)
 /* Trimming to a fixpoint over the parts (ref/partition.c's trim_run, the
  * lp engine's peeling, first and between phases) of the edges between live
  * states of one class: each part drains its queue level by level, then the
- * outboxes are pushed to the owners and the flags pulled; rounds until no
- * part has anything queued.  The removed states leave the label propagation
+ * outboxes are pushed to the owners and the flags pulled (peer: the
+ * decrements were the owners' in place, the owners queue what reached 0 and
+ * the readers read the owners' flags); rounds until no part has anything
+ * queued, none where the counts queue nothing.  The removed states leave the label propagation
  * (live 0, each an SCC of its own; foreign copies pulled); their count added
  * to *trimmed, the rounds to *rounds, the seconds to *seconds. */
 int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seconds, csr_status *status)
