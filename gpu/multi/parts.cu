@@ -92,13 +92,14 @@ static __global__ void relax_pass(uint64_t ns, const uint64_t *__restrict__ row,
         *changed = 1;
 }
 
-/* The owners' labels where the devices map each other's memory (peer):
- * in[o] and out[o] are part o's own labels (on its device), and foreign
- * state f of a part (local index ns + f) is own state idx[f] of part
- * own[f]. */
-struct peer_labels {
-    uint32_t *const *in, *const *out; /* [P] each */
-    const uint32_t *own, *idx;        /* [nf] each */
+/* The owners' arrays where the devices map each other's memory (peer;
+ * peer_of): in[o], out[o], flag[o] and in_left[o] are part o's own labels,
+ * trimming flags and in-counts (on its device), and foreign state f of a
+ * part (local index ns + f) is own state idx[f] of part own[f].  All null
+ * without peer. */
+struct peer_arrays {
+    uint32_t *const *in, *const *out, *const *flag, *const *in_left; /* [P] each */
+    const uint32_t *own, *idx;                                       /* [nf] each */
 };
 
 /* The edges of a phase over every part at once (peer), as a list: each
@@ -147,7 +148,7 @@ static __global__ void edges_peer(uint64_t ns, const uint64_t *__restrict__ row,
  * live foreign copy's in and out (local ns + f) take its owner's, once a
  * pass before the edges are relaxed; a copy is a lower bound of its owner's
  * label (labels only rise). */
-static __global__ void refresh_foreign(uint64_t ns, uint64_t nf, const uint8_t *__restrict__ live, peer_labels pl,
+static __global__ void refresh_foreign(uint64_t ns, uint64_t nf, const uint8_t *__restrict__ live, peer_arrays pl,
                                        uint32_t *in, uint32_t *out)
 {
     for (uint64_t f = thread_index(); f < nf; f += thread_count()) {
@@ -167,7 +168,7 @@ static __global__ void refresh_foreign(uint64_t ns, uint64_t nf, const uint8_t *
  * anything changed no label anywhere, so the copies it read were the owners'
  * labels: the fixpoint of the whole model's edges. */
 static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, uint64_t ns, uint32_t *in,
-                                                      uint32_t *out, const peer_labels &pl)
+                                                      uint32_t *out, const peer_arrays &pl)
 {
     int rose = 0;
     const uint32_t a = *(volatile uint32_t *)&in[v];
@@ -191,7 +192,7 @@ static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, ui
  * numbered in exploration order go far both ways); *changed = 1 if a label
  * rose.  Racy reads only delay a rise to a later sweep or pass. */
 static __global__ void relax_pass_peer(const unsigned long long *__restrict__ count, const uint2 *__restrict__ edges,
-                                       uint64_t ns, uint32_t *in, uint32_t *out, peer_labels pl, int sweeps,
+                                       uint64_t ns, uint32_t *in, uint32_t *out, peer_arrays pl, int sweeps,
                                        bool descending, unsigned *changed)
 {
     const uint64_t ne = *count;
@@ -313,14 +314,6 @@ static __global__ void trim_seed(uint64_t ns, const uint32_t *__restrict__ in_le
             trim_queue(flag, (uint32_t)j, next, queued);
 }
 
-/* The owners' in-counts where the devices map each other's memory (peer):
- * in_left[o] is part o's (on its device); foreign state f is own state
- * idx[f] of part own[f]. */
-struct peer_counts {
-    uint32_t *const *in_left;  /* [P] */
-    const uint32_t *own, *idx; /* [nf] each */
-};
-
 /* One level of a part's drain: each of the *size_at states of level
  * removed; its successors of its class lose an in-transition (foreign ones
  * through the outbox, or with Peer at their owners in place: the owners
@@ -332,7 +325,7 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
                                   const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
                                   const uint64_t *__restrict__ cls, const uint32_t *__restrict__ level,
                                   const unsigned *size_at, uint32_t *flag, uint32_t *in_left, uint32_t *out_left,
-                                  uint32_t *outbox, peer_counts pc, uint32_t *next, unsigned *queued)
+                                  uint32_t *outbox, peer_arrays pa, uint32_t *next, unsigned *queued)
 {
     const unsigned size = *size_at;
     for (uint64_t i = thread_index(); i < size; i += thread_count()) {
@@ -347,7 +340,7 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
                 if (!Peer)
                     atomicAdd(&outbox[w - ns], 1u);
                 else if (flag[w] != kRemoved)
-                    atomicSub_system(pc.in_left[pc.own[w - ns]] + pc.idx[w - ns], 1u);
+                    atomicSub_system(pa.in_left[pa.own[w - ns]] + pa.idx[w - ns], 1u);
             } else if (flag[w] != kRemoved) {
                 const uint32_t was = Peer ? atomicSub_system(&in_left[w], 1u) : atomicSub(&in_left[w], 1u);
                 if (was == 1u)
@@ -363,12 +356,11 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
 }
 
 /* Pull of the flags (staged[k]: the owner's flag of foreign copy ns + k;
- * with owner_flag, peer, read at the owner in place, owner_flag[own[k]] +
+ * with peer, pa.flag not null, read at the owner in place, pa.flag[own[k]] +
  * idx[k]): a foreign state newly removed takes an out-transition from each
  * own source of its class of an edge into it. */
 static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__restrict__ staged,
-                                 uint32_t *const *owner_flag, const uint32_t *__restrict__ own,
-                                 const uint32_t *__restrict__ idx, const uint64_t *__restrict__ rfirst,
+                                 peer_arrays pa, const uint64_t *__restrict__ rfirst,
                                  const uint32_t *__restrict__ rsource, const uint64_t *__restrict__ cls, uint32_t *flag,
                                  uint32_t *out_left, uint32_t *next, unsigned *queued)
 {
@@ -376,7 +368,7 @@ static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__res
         const uint64_t c = ns + k;
         if (flag[c] == kRemoved)
             continue;
-        const uint32_t f = owner_flag ? *(volatile const uint32_t *)(owner_flag[own[k]] + idx[k]) : staged[k];
+        const uint32_t f = pa.flag ? *(volatile const uint32_t *)(pa.flag[pa.own[k]] + pa.idx[k]) : staged[k];
         if (f != kRemoved)
             continue;
         flag[c] = kRemoved;
@@ -603,6 +595,16 @@ struct part_device : part_base {
 
 typedef multi::parted<part_device> parted;
 
+/* Part q's view of every part's arrays (the table's layout, written by
+ * open_peer_labels: in[P], out[P], tflag[P], in_left[P]); all null without
+ * peer. */
+static peer_arrays peer_of(const part_device &q, uint32_t P)
+{
+    if (!q.table)
+        return peer_arrays{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    return peer_arrays{q.table, q.table + P, q.table + 2 * P, q.table + 3 * P, q.fown.p, q.fidx.p};
+}
+
 /* Push: every owner's in-labels raised to the largest its readers' copies
  * reached; *changed when one rose. */
 int push_in(parted &x, bool *changed, csr_status *status)
@@ -793,15 +795,15 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seco
         TRY(drain_parts( /* each part drains its queue alone */
             x,
             [P, peer](part_device &q, const unsigned *size) {
-                const peer_counts pc = {peer ? q.table + 3 * P : nullptr, q.fown.p, q.fidx.p};
+                const peer_arrays pa = peer_of(q, P);
                 if (peer)
                     trim_level<true><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
                         q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cls.p, q.cur, size, q.tflag.p,
-                        q.in_left.p, q.out_left.p, q.outbox.p, pc, q.nxt, q.counts.p + 1);
+                        q.in_left.p, q.out_left.p, q.outbox.p, pa, q.nxt, q.counts.p + 1);
                 else
                     trim_level<false><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
                         q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cls.p, q.cur, size, q.tflag.p,
-                        q.in_left.p, q.out_left.p, q.outbox.p, pc, q.nxt, q.counts.p + 1);
+                        q.in_left.p, q.out_left.p, q.outbox.p, pa, q.nxt, q.counts.p + 1);
             },
             status));
         if (peer) { /* the decrements are in place: the owners queue, the readers read the owners' flags */
@@ -823,8 +825,8 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seco
                 continue;
             CUDA_TRY(cudaSetDevice(q->device));
             trim_pull<<<grid_for(q->nf, kThreads), kThreads, 0, q->stream>>>(
-                q->ns, q->nf, q->rbuf.p, peer ? q->table + 2 * P : nullptr, q->fown.p, q->fidx.p, q->tr.first,
-                q->tr.source, q->cls.p, q->tflag.p, q->out_left.p, q->cur, q->counts.p);
+                q->ns, q->nf, q->rbuf.p, peer_of(*q, P), q->tr.first, q->tr.source, q->cls.p, q->tflag.p,
+                q->out_left.p, q->cur, q->counts.p);
             CUDA_TRY_LAUNCH();
         }
         unsigned queued = 0;
@@ -960,7 +962,7 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
             CUDA_TRY(cudaSetDevice(q.device));
             CUDA_TRY(cudaMemsetAsync(q.changed.p, 0, sizeof(unsigned), q.stream));
             if (q.ns) {
-                const peer_labels pl = {q.table, q.table + P, q.fown.p, q.fidx.p};
+                const peer_arrays pl = peer_of(q, P);
                 if (q.nf) {
                     refresh_foreign<<<grid_for(q.nf, kThreads), kThreads, 0, q.stream>>>(q.ns, q.nf, q.live.p, pl,
                                                                                         q.in.p, q.out.p);
