@@ -1835,6 +1835,12 @@ static uint64_t gzip_header_end(const unsigned char *in, uint64_t size, int *crc
     return member && at + 8 <= size ? at : 0;
 }
 
+/* A little-endian 32-bit field of a gzip trailer (RFC 1952: CRC-32, ISIZE). */
+static uint32_t gzip_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static int open_memory(reader *r, struct archive *a)
 {
     return archive_read_open_memory(a, r->memory, r->memory_length);
@@ -1864,8 +1870,7 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
         done += (uint64_t)got;
     }
     /* The trailer's ISIZE is the size modulo 2^32; deflate expands at most 1032:1. */
-    uint64_t size = (uint64_t)in[packed - 4] | (uint64_t)in[packed - 3] << 8 | (uint64_t)in[packed - 2] << 16 |
-                    (uint64_t)in[packed - 1] << 24;
+    uint64_t size = gzip_le32(in + packed - 4);
     uint64_t most = packed * 1032 + 4096;
     const uint64_t in_memory = packed * UMB_IN_MEMORY_RATIO > UMB_IN_MEMORY_FLOOR ? packed * UMB_IN_MEMORY_RATIO
                                                                                  : UMB_IN_MEMORY_FLOOR;
@@ -1914,15 +1919,13 @@ int umb_read_gzip_file(int fd, const umb_read_options *opt, csr_model *model, um
             size += (uint64_t)1 << 32; /* ISIZE wrapped */
             continue;
         }
-        const uint64_t end = header + in_used; /* the trailer: CRC-32, then ISIZE */
+        /* the trailer: CRC-32, then ISIZE (at packed - 4 where end + 8 == packed: size came from it) */
+        const uint64_t end = header + in_used;
         if (result == LIBDEFLATE_SUCCESS && end + 8 < packed) /* before the size: ISIZE was read from what follows */
             rc = csr_fail(st, CSR_ERR_COMPRESSION,
                           "data after the first gzip member (more members or trailing bytes): PRISM and Storm write one");
         else if (result != LIBDEFLATE_SUCCESS || end + 8 != packed || out_used != size ||
-                 ((uint32_t)in[end + 4] | (uint32_t)in[end + 5] << 8 | (uint32_t)in[end + 6] << 16 |
-                  (uint32_t)in[end + 7] << 24) != (uint32_t)size ||
-                 ((uint32_t)in[end] | (uint32_t)in[end + 1] << 8 | (uint32_t)in[end + 2] << 16 |
-                  (uint32_t)in[end + 3] << 24) != csr_crc32(out, size))
+                 gzip_le32(in + end) != csr_crc32(out, size))
             rc = csr_fail(st, CSR_ERR_TRUNCATED, "gzip stream damaged or cut short");
         report->inflate_s += monotonic_seconds() - t0;
         break;
