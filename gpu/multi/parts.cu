@@ -22,10 +22,12 @@
  * The parts' drains and counters are read back together, one
  * synchronisation of every part a step, so that the GPUs work at once.
  */
+#include <cooperative_groups/reduce.h>
 #include <cub/cub.cuh>
 
 #include "exchange.h"
 #include "model.h"
+#include "peel.h"
 
 using namespace multi;
 
@@ -161,18 +163,29 @@ static __global__ void refresh_foreign(uint64_t ns, uint64_t nf, const uint8_t *
 }
 
 /* Relax edge v -> w (v own; w own or foreign, local): in[w] >= in[v], out[v]
- * >= out[w]; whether a label rose.  A foreign w's labels are its copies
- * (refresh_foreign): out[v] reads the copy, and in[w] raises the copy and,
- * where the copy rose, the owner's label by a reduction of system scope
- * (nothing read back across the link).  A pass where no part raises
- * anything changed no label anywhere, so the copies it read were the owners'
- * labels: the fixpoint of the whole model's edges. */
-static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, uint64_t ns, uint32_t *in,
-                                                      uint32_t *out, const peer_arrays &pl)
+ * >= out[w]; whether a label rose.  Labels are global ids (first: the
+ * part's first state).  One-hop compression where the label names an own
+ * state (the lp engine's, gpu/scc/lp): in[in[v]] reaches in[v], which
+ * reaches v, and out[out[w]] is reached from w (read at the owner across
+ * the link for a foreign label, it cost more than the passes it saved:
+ * bench/RESULTS.md).  A foreign w's
+ * labels are its copies (refresh_foreign): out[v] reads the copy, and in[w]
+ * raises the copy and, where the copy rose, the owner's label by a
+ * reduction of system scope (nothing read back across the link).  A pass
+ * where no part raises anything changed no label anywhere, so the copies it
+ * read were the owners' labels: the fixpoint of the whole model's edges. */
+static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, uint64_t ns, uint64_t first,
+                                                      uint32_t *in, uint32_t *out, const peer_arrays &pl)
 {
+    const auto load = [](const uint32_t *x) { return *(volatile const uint32_t *)x; };
     int rose = 0;
-    const uint32_t a = *(volatile uint32_t *)&in[v];
-    if (a > *(volatile uint32_t *)&in[w]) {
+    uint32_t a = load(&in[v]);
+    const uint64_t ra = (uint64_t)a - first;
+    if (ra < ns) {
+        const uint32_t hop = load(&in[ra]);
+        a = hop > a ? hop : a;
+    }
+    if (a > load(&in[w])) {
         if (w < ns) {
             rose |= atomicMax_system(&in[w], a) < a;
         } else if (atomicMax(&in[w], a) < a) {
@@ -180,8 +193,13 @@ static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, ui
             rose = 1;
         }
     }
-    const uint32_t x = *(volatile uint32_t *)&out[w];
-    if (x > *(volatile uint32_t *)&out[v] && atomicMax(&out[v], x) < x)
+    uint32_t x = load(&out[w]);
+    const uint64_t rx = (uint64_t)x - first;
+    if (rx < ns) {
+        const uint32_t hop = load(&out[rx]);
+        x = hop > x ? hop : x;
+    }
+    if (x > load(&out[v]) && atomicMax(&out[v], x) < x)
         rose = 1;
     return rose;
 }
@@ -192,8 +210,8 @@ static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, ui
  * numbered in exploration order go far both ways); *changed = 1 if a label
  * rose.  Racy reads only delay a rise to a later sweep or pass. */
 static __global__ void relax_pass_peer(const unsigned long long *__restrict__ count, const uint2 *__restrict__ edges,
-                                       uint64_t ns, uint32_t *in, uint32_t *out, peer_arrays pl, int sweeps,
-                                       bool descending, unsigned *changed)
+                                       uint64_t ns, uint64_t first, uint32_t *in, uint32_t *out, peer_arrays pl,
+                                       int sweeps, bool descending, unsigned *changed)
 {
     const uint64_t ne = *count;
     int rose_any = 0;
@@ -201,7 +219,7 @@ static __global__ void relax_pass_peer(const unsigned long long *__restrict__ co
         int rose = 0;
         for (uint64_t t = thread_index(); t < ne; t += thread_count()) {
             const uint2 vw = edges[descending ? ne - 1 - t : t];
-            rose |= relax_edge_peer(vw.x, vw.y, ns, in, out, pl);
+            rose |= relax_edge_peer(vw.x, vw.y, ns, first, in, out, pl);
         }
         rose_any |= rose;
         if (!__syncthreads_or(rose))
@@ -247,13 +265,24 @@ static __global__ void scatter_max(uint64_t count, const uint32_t *__restrict__ 
 
 /* ---- trimming over the parts, within the live states' classes (ref/partition.c's trim_run) */
 
-enum : uint32_t { kRemoved = 0, kLive = 1, kQueued = 2 };
+/* The flags of the peeling (gpu/scc/peel), whose drain the trimming uses;
+ * the MEC rounds use the same. */
+using gpu::kLive;
+using gpu::kQueued;
+using gpu::kRemoved;
 
 /* Queue own state j if it is still live (one thread wins). */
 static __device__ __forceinline__ void trim_queue(uint32_t *flag, uint32_t j, uint32_t *next, unsigned *count)
 {
     if (atomicCAS(&flag[j], kLive, kQueued) == kLive)
         next[atomicAdd(count, 1u)] = j;
+}
+
+/* Queue own state j for the peeling's drain if it is still live. */
+static __device__ __forceinline__ void peel_queue(uint32_t *flag, uint32_t j, const gpu::worklist &wl)
+{
+    if (atomicCAS(&flag[j], kLive, kQueued) == kLive)
+        gpu::worklist_push(gpu::worklist_tail(wl), j);
 }
 
 /* The trimming's flags: live states kLive, the others kRemoved. */
@@ -264,34 +293,47 @@ static __global__ void trim_flags(uint64_t len, const uint8_t *__restrict__ live
 }
 
 /* The counts of the edges that count (between other live states of one
- * class): out_left[j] = own j's to other states, in_left[j] = other own
- * states' into j, outbox[f] = own states' into foreign f (summed into the
- * owners by the first push). */
-static __global__ void trim_count(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
-                                  const uint8_t *__restrict__ live, const uint64_t *__restrict__ cls,
-                                  uint32_t *in_left, uint32_t *out_left, uint32_t *outbox)
+ * class), a state or foreign copy s per group of kRowLanes lanes over its
+ * row and transposed row, without atomics: out_left[j] = own j's edges to
+ * other states, in_left[j] = other own states' into j (the other parts'
+ * come by the first push), outbox[f] = own states' into foreign copy f. */
+static __global__ void trim_count(uint64_t ns, uint64_t nf, const uint64_t *__restrict__ row,
+                                  const uint32_t *__restrict__ target, const uint64_t *__restrict__ rfirst,
+                                  const uint32_t *__restrict__ rsource, const uint8_t *__restrict__ live,
+                                  const uint64_t *__restrict__ cls, uint32_t *in_left, uint32_t *out_left,
+                                  uint32_t *outbox)
 {
-    for (uint64_t j = thread_index(); j < ns; j += thread_count()) {
-        uint32_t out = 0;
-        if (!live[j]) {
-            out_left[j] = 0;
+    const auto group = gpu::row_group();
+    for (uint64_t s = gpu::group_index(); s < ns + nf; s += gpu::group_count()) {
+        uint32_t in = 0, out = 0;
+        if (live[s]) {
+            const uint64_t c = cls[s];
+            for (uint64_t e = rfirst[s] + group.thread_rank(); e < rfirst[s + 1]; e += gpu::kRowLanes) {
+                const uint32_t v = rsource[e];
+                in += v != s && live[v] && cls[v] == c;
+            }
+            if (s < ns)
+                for (uint64_t e = row[s] + group.thread_rank(); e < row[s + 1]; e += gpu::kRowLanes) {
+                    const uint32_t w = target[e];
+                    out += w != s && live[w] && cls[w] == c;
+                }
+        }
+        in = cooperative_groups::reduce(group, in, cooperative_groups::plus<uint32_t>());
+        out = cooperative_groups::reduce(group, out, cooperative_groups::plus<uint32_t>());
+        if (group.thread_rank() != 0)
             continue;
+        if (s < ns) {
+            in_left[s] = in;
+            out_left[s] = out;
+        } else {
+            outbox[s - ns] = in;
         }
-        const uint64_t c = cls[j];
-        for (uint64_t e = row[j]; e < row[j + 1]; e++) {
-            const uint32_t w = target[e];
-            if (w == j || !live[w] || cls[w] != c)
-                continue;
-            out++;
-            atomicAdd(w < ns ? &in_left[w] : &outbox[w - ns], 1u);
-        }
-        out_left[j] = out;
     }
 }
 
 /* Push: own counts raised (first) or lowered (after) by the readers' outboxes. */
 static __global__ void trim_push(uint64_t count, const uint32_t *__restrict__ index, const uint32_t *__restrict__ buffer,
-                                 int first, uint32_t *in_left, uint32_t *flag, uint32_t *next, unsigned *queued)
+                                 int first, uint32_t *in_left, uint32_t *flag, gpu::worklist wl)
 {
     for (uint64_t k = thread_index(); k < count; k += thread_count()) {
         const uint32_t d = buffer[k], j = index[k];
@@ -300,59 +342,24 @@ static __global__ void trim_push(uint64_t count, const uint32_t *__restrict__ in
         if (first)
             atomicAdd(&in_left[j], d);
         else if (flag[j] != kRemoved && atomicSub(&in_left[j], d) == d)
-            trim_queue(flag, j, next, queued);
+            peel_queue(flag, j, wl);
     }
 }
 
 /* The first queue: own states without an in- or out-transition left. */
 static __global__ void trim_seed(uint64_t ns, const uint32_t *__restrict__ in_left,
-                                 const uint32_t *__restrict__ out_left, uint32_t *flag, uint32_t *next,
-                                 unsigned *queued)
+                                 const uint32_t *__restrict__ out_left, uint32_t *flag, gpu::worklist wl)
 {
     for (uint64_t j = thread_index(); j < ns; j += thread_count())
         if (in_left[j] == 0 || out_left[j] == 0)
-            trim_queue(flag, (uint32_t)j, next, queued);
+            peel_queue(flag, (uint32_t)j, wl);
 }
 
-/* One level of a part's drain: each of the *size_at states of level
- * removed; its successors of its class lose an in-transition (foreign ones
- * through the outbox, or with Peer at their owners in place: the owners
- * queue what reached 0 after the drain, trim_requeue), its own predecessors
- * of its class an out-transition; who reaches 0 joins next (a state not
- * live has flag kRemoved). */
-template <bool Peer>
-static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row, const uint32_t *__restrict__ target,
-                                  const uint64_t *__restrict__ rfirst, const uint32_t *__restrict__ rsource,
-                                  const uint64_t *__restrict__ cls, const uint32_t *__restrict__ level,
-                                  const unsigned *size_at, uint32_t *flag, uint32_t *in_left, uint32_t *out_left,
-                                  uint32_t *outbox, peer_arrays pa, uint32_t *next, unsigned *queued)
+/* What the part's worklist holds and has not drained (tail - done) into
+ * *pending. */
+static __global__ void trim_pending(const unsigned long long *__restrict__ counter, unsigned *pending)
 {
-    const unsigned size = *size_at;
-    for (uint64_t i = thread_index(); i < size; i += thread_count()) {
-        const uint32_t j = level[i];
-        const uint64_t c = cls[j];
-        flag[j] = kRemoved;
-        for (uint64_t e = row[j]; e < row[j + 1]; e++) {
-            const uint32_t w = target[e];
-            if (w == j || cls[w] != c)
-                continue;
-            if (w >= ns) { /* Peer: a copy removed (flag pulled) counts nowhere */
-                if (!Peer)
-                    atomicAdd(&outbox[w - ns], 1u);
-                else if (flag[w] != kRemoved)
-                    atomicSub_system(pa.in_left[pa.own[w - ns]] + pa.idx[w - ns], 1u);
-            } else if (flag[w] != kRemoved) {
-                const uint32_t was = Peer ? atomicSub_system(&in_left[w], 1u) : atomicSub(&in_left[w], 1u);
-                if (was == 1u)
-                    trim_queue(flag, w, next, queued);
-            }
-        }
-        for (uint64_t e = rfirst[j]; e < rfirst[j + 1]; e++) {
-            const uint32_t v = rsource[e];
-            if (v != j && cls[v] == c && flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
-                trim_queue(flag, v, next, queued);
-        }
-    }
+    *pending = (unsigned)(counter[gpu::WL_TAIL] - counter[gpu::WL_DONE]);
 }
 
 /* Pull of the flags (staged[k]: the owner's flag of foreign copy ns + k;
@@ -362,7 +369,7 @@ static __global__ void trim_level(uint64_t ns, const uint64_t *__restrict__ row,
 static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__restrict__ staged,
                                  peer_arrays pa, const uint64_t *__restrict__ rfirst,
                                  const uint32_t *__restrict__ rsource, const uint64_t *__restrict__ cls, uint32_t *flag,
-                                 uint32_t *out_left, uint32_t *next, unsigned *queued)
+                                 uint32_t *out_left, gpu::worklist wl)
 {
     for (uint64_t k = thread_index(); k < nf; k += thread_count()) {
         const uint64_t c = ns + k;
@@ -375,7 +382,7 @@ static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__res
         for (uint64_t e = rfirst[c]; e < rfirst[c + 1]; e++) {
             const uint32_t v = rsource[e];
             if (cls[v] == cls[c] && flag[v] != kRemoved && atomicSub(&out_left[v], 1u) == 1u)
-                trim_queue(flag, v, next, queued);
+                peel_queue(flag, v, wl);
         }
     }
 }
@@ -384,13 +391,12 @@ static __global__ void trim_pull(uint64_t ns, uint64_t nf, const uint32_t *__res
  * count) whose in-count the readers' decrements took to 0 in place are
  * queued (a state queued or removed already stays as it is). */
 static __global__ void trim_requeue(uint64_t count, const uint32_t *__restrict__ send,
-                                    const uint32_t *__restrict__ in_left, uint32_t *flag, uint32_t *next,
-                                    unsigned *queued)
+                                    const uint32_t *__restrict__ in_left, uint32_t *flag, gpu::worklist wl)
 {
     for (uint64_t k = thread_index(); k < count; k += thread_count()) {
         const uint32_t j = send[k];
         if (flag[j] == kLive && *(volatile const uint32_t *)&in_left[j] == 0)
-            trim_queue(flag, j, next, queued);
+            peel_queue(flag, j, wl);
     }
 }
 
@@ -572,6 +578,8 @@ struct part_device : part_base {
     gpu::arena tarena;
     gpu::graph_transpose tr;
     device_array<uint32_t> in_left, out_left, outbox, tflag, list_a, list_b;
+    gpu::arena parena;
+    gpu::peel_buffers peel; /* the trimming's worklist (ns slots), drained by the peeling */
     device_array<unsigned> counts; /* [2]: the list to drain next, the level being built */
     /* MECs: own states' local choice offsets, choices' local transition
      * offsets, enabled flags, choices left a state, the choice of each
@@ -677,6 +685,7 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
     TRY(q.list_b.alloc(q.ns, NULL, status));
     TRY(q.rbuf.alloc(q.nf, NULL, status));
     TRY(q.counts.alloc(2, NULL, status));
+    TRY(gpu::plan_and_allocate(q.parena, [&](gpu::arena &a) { q.peel.plan(a, q.ns ? q.ns : 1); }, NULL, status));
     q.cur = q.list_a.p;
     q.nxt = q.list_b.p;
     CUDA_TRY(cudaDeviceSynchronize()); /* the default stream's fills and copies before the part's stream */
@@ -726,32 +735,85 @@ template <typename F> int drain_parts(parted &x, F level, csr_status *status)
     return x.sync_all(status);
 }
 
+/* Part q's trimming as the peeling's SCC goal (gpu/scc/peel) over its own
+ * states, the edges into its foreign copies taken off at their owners (peer:
+ * in place; otherwise counted in the outbox). */
+static gpu::peel_params trim_peel_params(part_device &q, uint32_t P, bool peer)
+{
+    gpu::peel_params p = {};
+    p.n = q.ns;
+    p.row = q.row.p;
+    p.targets = q.target.p;
+    p.rfirst = q.tr.first;
+    p.rsource = q.tr.source;
+    p.cls = q.cls.p;
+    p.flag = q.tflag.p;
+    p.in_left = q.in_left.p;
+    p.out_left = q.out_left.p;
+    p.component = q.comp.p; /* trim_finish writes the removed states' ids after */
+    p.queue = q.peel.queue();
+    p.stats = q.peel.stats();
+    p.foreign.first = q.ns;
+    if (peer) {
+        const peer_arrays pa = peer_of(q, P);
+        p.foreign.owner_in_left = pa.in_left;
+        p.foreign.owner = pa.own;
+        p.foreign.owner_index = pa.idx;
+    } else {
+        p.foreign.outbox = q.outbox.p;
+    }
+    return p;
+}
+
+/* Each part's pending count (queued, not drained) into x's host flags;
+ * whether any part has one. */
+static int trim_pending_parts(parted &x, bool *any, csr_status *status)
+{
+    for (uint32_t i = 0; i < x.p->parts; i++) {
+        part_device &q = *x.part[i];
+        CUDA_TRY(cudaSetDevice(q.device));
+        trim_pending<<<1, 1, 0, q.stream>>>(q.peel.counters, q.counts.p);
+        CUDA_TRY_LAUNCH();
+        TRY(x.copy_flag(i, q.counts.p, status));
+    }
+    TRY(x.sync_all(status));
+    *any = false;
+    for (uint32_t i = 0; i < x.p->parts; i++)
+        *any = *any || x.host_flag(i);
+    return CSR_OK;
+}
+
 /* Trimming to a fixpoint over the parts (ref/partition.c's trim_run, the
  * lp engine's peeling, first and between phases) of the edges between live
- * states of one class: each part drains its queue level by level, then the
- * outboxes are pushed to the owners and the flags pulled (peer: the
- * decrements were the owners' in place, the owners queue what reached 0 and
- * the readers read the owners' flags); rounds until no part has anything
- * queued, none where the counts queue nothing.  The removed states leave the label propagation
- * (live 0, each an SCC of its own; foreign copies pulled); their count added
- * to *trimmed, the rounds to *rounds, the seconds to *seconds. */
+ * states of one class: rounds, in each of which every part with something
+ * queued drains it by the peeling (peel_drain: its own states, the foreign
+ * copies' in-counts at their owners), then the outboxes are pushed to the
+ * owners and the flags pulled (peer: the decrements were the owners' in
+ * place, the owners queue what reached 0 and the readers read the owners'
+ * flags); until no part has anything queued, no round where the counts
+ * queue nothing.  The removed states leave the label propagation (live 0,
+ * each an SCC of its own; foreign copies pulled); their count added to
+ * *trimmed, the rounds to *rounds, the seconds to *seconds. */
 int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seconds, csr_status *status)
 {
     const double t = monotonic_seconds();
     const uint32_t P = x.p->parts;
+    const bool peer = x.peer;
     auto outbox_of = [](part_device &q) { return q.outbox.p; };
+    std::vector<unsigned> share(P, 0); /* parts on the device of part i: their drains split it */
+    for (uint32_t i = 0; i < P; i++)
+        for (uint32_t j = 0; j < P; j++)
+            share[i] += x.part[j]->device == x.part[i]->device;
     for (auto &q : x.part) {
         const uint64_t len = q->ns + q->nf;
         CUDA_TRY(cudaSetDevice(q->device));
-        CUDA_TRY(cudaMemsetAsync(q->in_left.p, 0, (q->ns ? q->ns : 1) * sizeof(uint32_t), q->stream));
-        CUDA_TRY(cudaMemsetAsync(q->outbox.p, 0, (q->nf ? q->nf : 1) * sizeof(uint32_t), q->stream));
-        CUDA_TRY(cudaMemsetAsync(q->counts.p, 0, 2 * sizeof(unsigned), q->stream));
+        TRY(q->peel.reset(q->ns, status, q->stream));
         trim_flags<<<grid_for(len ? len : 1, kThreads), kThreads, 0, q->stream>>>(len, q->live.p, q->tflag.p);
         CUDA_TRY_LAUNCH();
-        if (q->ns) {
-            trim_count<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->row.p, q->target.p,
-                                                                              q->live.p, q->cls.p, q->in_left.p,
-                                                                              q->out_left.p, q->outbox.p);
+        if (len) {
+            trim_count<<<gpu::grid_for_rows(len, kThreads), kThreads, 0, q->stream>>>(
+                q->ns, q->nf, q->row.p, q->target.p, q->tr.first, q->tr.source, q->live.p, q->cls.p, q->in_left.p,
+                q->out_left.p, q->outbox.p);
             CUDA_TRY_LAUNCH();
         }
     }
@@ -764,8 +826,8 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seco
             CUDA_TRY(cudaSetDevice(q.device));
             if (x.sends(o)) {
                 trim_push<<<grid_for(x.sends(o), kThreads), kThreads, 0, q.stream>>>(
-                    x.sends(o), q.send.p, (const uint32_t *)q.xbuf.p, first, q.in_left.p, q.tflag.p, q.cur,
-                    q.counts.p);
+                    x.sends(o), q.send.p, (const uint32_t *)q.xbuf.p, first, q.in_left.p, q.tflag.p,
+                    q.peel.queue());
                 CUDA_TRY_LAUNCH();
             }
             if (q.nf)
@@ -779,33 +841,23 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seco
             continue;
         CUDA_TRY(cudaSetDevice(q->device));
         trim_seed<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->in_left.p, q->out_left.p,
-                                                                        q->tflag.p, q->cur, q->counts.p);
+                                                                        q->tflag.p, q->peel.queue());
         CUDA_TRY_LAUNCH();
     }
-    unsigned seeded = 0;
-    TRY(x.sum([](part_device &q) { return q.counts.p; }, &seeded, status));
-    if (!seeded) { /* nothing to trim: no round, nothing leaves (as the CPU's trim_run) */
-        *seconds += monotonic_seconds() - t;
-        return CSR_OK;
-    }
+    bool work = false;
+    TRY(trim_pending_parts(x, &work, status)); /* nothing queued: no round, as the CPU's trim_run */
     auto tflag_of = [](part_device &q) { return (void *)q.tflag.p; };
-    const bool peer = x.peer;
-    for (bool work = true; work;) {
+    while (work) {
         (*rounds)++;
-        TRY(drain_parts( /* each part drains its queue alone */
-            x,
-            [P, peer](part_device &q, const unsigned *size) {
-                const peer_arrays pa = peer_of(q, P);
-                if (peer)
-                    trim_level<true><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
-                        q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cls.p, q.cur, size, q.tflag.p,
-                        q.in_left.p, q.out_left.p, q.outbox.p, pa, q.nxt, q.counts.p + 1);
-                else
-                    trim_level<false><<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(
-                        q.ns, q.row.p, q.target.p, q.tr.first, q.tr.source, q.cls.p, q.cur, size, q.tflag.p,
-                        q.in_left.p, q.out_left.p, q.outbox.p, pa, q.nxt, q.counts.p + 1);
-            },
-            status));
+        for (uint32_t i = 0; i < P; i++) { /* each part drains its queue alone */
+            part_device &q = *x.part[i];
+            if (!x.host_flag(i))
+                continue;
+            CUDA_TRY(cudaSetDevice(q.device));
+            TRY(gpu::peel_drain(trim_peel_params(q, P, peer), gpu::PEEL_SCCS, gpu::PEEL_BY_LEVELS, 0, status,
+                                q.stream, share[i]));
+        }
+        TRY(x.sync_all(status));
         if (peer) { /* the decrements are in place: the owners queue, the readers read the owners' flags */
             for (uint32_t o = 0; o < P; o++) {
                 part_device &q = *x.part[o];
@@ -813,7 +865,7 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seco
                     continue;
                 CUDA_TRY(cudaSetDevice(q.device));
                 trim_requeue<<<grid_for(x.sends(o), kThreads), kThreads, 0, q.stream>>>(
-                    x.sends(o), q.send.p, q.in_left.p, q.tflag.p, q.cur, q.counts.p);
+                    x.sends(o), q.send.p, q.in_left.p, q.tflag.p, q.peel.queue());
                 CUDA_TRY_LAUNCH();
             }
         } else {
@@ -826,12 +878,10 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seco
             CUDA_TRY(cudaSetDevice(q->device));
             trim_pull<<<grid_for(q->nf, kThreads), kThreads, 0, q->stream>>>(
                 q->ns, q->nf, q->rbuf.p, peer_of(*q, P), q->tr.first, q->tr.source, q->cls.p, q->tflag.p,
-                q->out_left.p, q->cur, q->counts.p);
+                q->out_left.p, q->peel.queue());
             CUDA_TRY_LAUNCH();
         }
-        unsigned queued = 0;
-        TRY(x.sum([](part_device &q) { return q.counts.p; }, &queued, status));
-        work = queued > 0;
+        TRY(trim_pending_parts(x, &work, status));
     }
     for (auto &q : x.part) {
         CUDA_TRY(cudaSetDevice(q->device));
@@ -926,7 +976,7 @@ int open_peer_labels(parted &x, csr_status *status)
 int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *status)
 {
     const uint32_t P = x.p->parts;
-    constexpr int kSweeps = 2;
+    constexpr int kSweeps = 2; /* 4: phil7 faster by its rounds (9 -> 5), leader8's MECs slower */
     for (uint32_t i = 0; i < P; i++) {
         part_device &q = *x.part[i];
         if (!q.ns)
@@ -970,7 +1020,8 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
                     x.exchanged += 8 * q.nf; /* at most: dead copies are skipped */
                 }
                 relax_pass_peer<<<grid_for(q.nt ? q.nt : 1, kThreads), kThreads, 0, q.stream>>>(
-                    q.efirst.p + q.ns, q.edges.p, q.ns, q.in.p, q.out.p, pl, kSweeps, descending, q.changed.p);
+                    q.efirst.p + q.ns, q.edges.p, q.ns, q.first_state, q.in.p, q.out.p, pl, kSweeps, descending,
+                    q.changed.p);
                 CUDA_TRY_LAUNCH();
                 st->passes++;
             }

@@ -81,7 +81,19 @@ constexpr int kBatch = 8;
  * nothing beyond the noise.  (Loading a batch's classes in a loop of their
  * own before its atomics made wlan6_2500's SCCs 16 % slower and nothing
  * faster.) */
-template <bool kBoth>
+/* kParts (peel_foreign): an edge into a copy of another part's state goes
+ * to its owner's in-count, in the outbox or in place (the copy is never
+ * ready here). */
+__device__ __forceinline__ void take_off_foreign(const peel_params &p, uint32_t w)
+{
+    const uint64_t k = w - p.foreign.first;
+    if (p.foreign.outbox)
+        atomicAdd(&p.foreign.outbox[k], 1u);
+    else if (p.flag[w] != kRemoved)
+        atomicSub_system(p.foreign.owner_in_left[p.foreign.owner[k]] + p.foreign.owner_index[k], 1u);
+}
+
+template <bool kBoth, bool kParts = false>
 __device__ __forceinline__ void take_off(const peel_params &p, const push_target &out, uint32_t s,
                                          const uint32_t *__restrict__ fwd, uint64_t nf,
                                          const uint32_t *__restrict__ rev = nullptr, uint64_t nr = 0)
@@ -100,7 +112,16 @@ __device__ __forceinline__ void take_off(const peel_params &p, const push_target
 #pragma unroll
         for (int j = 0; j < kWidth; j++) {
             const bool counts = v[j] != s && in_class(p, own, v[j]);
-            old[j] = counts ? atomicSub(j < kBatch ? &p.in_left[v[j]] : &p.out_left[v[j]], 1u) : 0u;
+            if (kParts && j < kBatch && v[j] >= p.foreign.first) {
+                if (counts)
+                    take_off_foreign(p, v[j]);
+                old[j] = 0u;
+                continue;
+            }
+            if (kParts && j < kBatch) /* peer: other GPUs take off the same in-counts */
+                old[j] = counts ? atomicSub_system(&p.in_left[v[j]], 1u) : 0u;
+            else
+                old[j] = counts ? atomicSub(j < kBatch ? &p.in_left[v[j]] : &p.out_left[v[j]], 1u) : 0u;
         }
         make_ready_batch(p, out, v, old);
     }
@@ -125,11 +146,17 @@ __device__ __forceinline__ void disable_choice(const peel_params &p, const push_
         make_ready(p, out, owner);
 }
 
-/* Remove s (claimed: kQueued). */
-template <peel_goal G>
+/* Remove s (claimed: kQueued); kParts: s of a part (SCC goal, no choices). */
+template <peel_goal G, bool kParts = false>
 __device__ void remove_state(const peel_params &p, const push_target &out, uint32_t s, unsigned long long *disabled)
 {
     const uint64_t rb = p.rfirst[s], re = p.rfirst[s + 1];
+    if constexpr (kParts) {
+        p.component[s] = s;
+        p.flag[s] = kRemoved;
+        take_off<true, true>(p, out, s, p.targets + p.row[s], p.row[s + 1] - p.row[s], p.rsource + rb, re - rb);
+        return;
+    }
     if (G == PEEL_SCCS) {
         p.component[s] = s;
         p.flag[s] = kRemoved;
@@ -294,12 +321,13 @@ __device__ __forceinline__ void add_stats(const peel_params &p, unsigned long lo
 
 /* The asynchronous drain: every thread takes an item and removes it (what
  * that frees is pushed), until the worklist is drained. */
-template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain_async(peel_params p)
+template <peel_goal G, bool kParts>
+static __global__ void __launch_bounds__(kThreads) drain_async(peel_params p)
 {
     unsigned long long removed = 0, disabled = 0;
     worklist_drain(p.queue, [&](uint32_t s, const push_target &out) {
         removed++;
-        remove_state<G>(p, out, s, &disabled);
+        remove_state<G, kParts>(p, out, s, &disabled);
     });
     add_stats(p, removed, disabled);
 }
@@ -331,7 +359,8 @@ template <peel_goal G> static __global__ void __launch_bounds__(kThreads) drain_
  * the 32 barriers, gpu-scc 125.6-125.9 -> 126.1-126.4, its MECs (interleaved)
  * 109.2-112.0 -> 112.4-113.8 (every level by levels instead: 665 ms and
  * 6.2 s; a run of 16 left leader7 at 10.4-10.5; bench/RESULTS.md). */
-template <peel_goal G> static __global__ void __launch_bounds__(kLevelThreads) drain_levels(peel_params p)
+template <peel_goal G, bool kParts>
+static __global__ void __launch_bounds__(kLevelThreads) drain_levels(peel_params p)
 {
     cg::grid_group grid = cg::this_grid();
     unsigned long long *ring = p.queue.counter + PEEL_RING;
@@ -347,7 +376,7 @@ template <peel_goal G> static __global__ void __launch_bounds__(kLevelThreads) d
             ring[(k + 2) % 3] = 0;
         for (unsigned long long i = lo + grid.thread_rank(); i < hi; i += grid.size()) {
             removed++; /* what this frees goes to the next level */
-            remove_state<G>(p, out, __ldcg(&p.queue.items[i]), &disabled);
+            remove_state<G, kParts>(p, out, __ldcg(&p.queue.items[i]), &disabled);
         }
         grid.sync();
         lo = hi;
@@ -403,11 +432,11 @@ void peel_buffers::plan(arena &a, uint64_t n)
     counters = a.take<unsigned long long>(PEEL_COUNTER_WORDS);
 }
 
-int peel_buffers::reset(uint64_t n, csr_status *status)
+int peel_buffers::reset(uint64_t n, csr_status *status, cudaStream_t stream)
 {
     capacity = n;
-    CUDA_TRY(cudaMemsetAsync(items, 0xff, (n ? n : 1) * sizeof(uint32_t)));
-    CUDA_TRY(cudaMemsetAsync(counters, 0, PEEL_COUNTER_WORDS * sizeof(unsigned long long)));
+    CUDA_TRY(cudaMemsetAsync(items, 0xff, (n ? n : 1) * sizeof(uint32_t), stream));
+    CUDA_TRY(cudaMemsetAsync(counters, 0, PEEL_COUNTER_WORDS * sizeof(unsigned long long), stream));
     return CSR_OK;
 }
 
@@ -435,35 +464,56 @@ int peel_seed(const peel_params &p, peel_goal goal, csr_status *status)
     return CSR_OK;
 }
 
-int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status)
+/* The drain kernels of a goal, with or without foreign copies. */
+struct drain_kernels {
+    const void *levels, *async;
+};
+
+static drain_kernels drain_kernels_for(peel_goal goal, bool parts)
 {
-    const bool mecs = goal == PEEL_MECS;
+    if (parts)
+        return {(const void *)drain_levels<PEEL_SCCS, true>, (const void *)drain_async<PEEL_SCCS, true>};
+    if (goal == PEEL_MECS)
+        return {(const void *)drain_levels<PEEL_MECS, false>, (const void *)drain_async<PEEL_MECS, false>};
+    return {(const void *)drain_levels<PEEL_SCCS, false>, (const void *)drain_async<PEEL_SCCS, false>};
+}
+
+int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status,
+               cudaStream_t stream, unsigned share)
+{
+    const bool parts = p.foreign.outbox || p.foreign.owner_in_left;
+    if (parts && goal != PEEL_SCCS)
+        return csr_fail(status, CSR_ERR_DEVICE, "peeling: a part of several GPUs is peeled for its SCCs only");
+    const drain_kernels k = drain_kernels_for(goal, parts);
+    auto grid_of = [&](const void *kernel, int threads) {
+        unsigned grid = resident_blocks(kernel, threads, blocks);
+        if (blocks == 0 && share > 1 && grid > 0)
+            grid = grid / share > 0 ? grid / share : 1;
+        return grid;
+    };
     /* head back to done: the slots claimed and left empty by the last
      * asynchronous drain are the ones the pushes since then filled */
     CUDA_TRY(cudaMemcpyAsync(&p.queue.counter[WL_HEAD], &p.queue.counter[WL_DONE], sizeof(unsigned long long),
-                             cudaMemcpyDeviceToDevice));
+                             cudaMemcpyDeviceToDevice, stream));
     if (schedule == PEEL_BY_LEVELS) {
-        const void *kernel = mecs ? (const void *)drain_levels<PEEL_MECS> : (const void *)drain_levels<PEEL_SCCS>;
-        unsigned grid = resident_blocks(kernel, kLevelThreads, blocks);
+        const unsigned grid = grid_of(k.levels, kLevelThreads);
         if (grid == 0)
             return csr_fail(status, CSR_ERR_DEVICE, "CUDA: the peeling kernel cannot be resident on this device");
-        CUDA_TRY(cudaMemsetAsync(&p.queue.counter[PEEL_RING], 0, 3 * sizeof(unsigned long long)));
+        CUDA_TRY(cudaMemsetAsync(&p.queue.counter[PEEL_RING], 0, 3 * sizeof(unsigned long long), stream));
         peel_params arg = p;
         void *args[] = {&arg};
-        CUDA_TRY(cudaLaunchCooperativeKernel(kernel, grid, kLevelThreads, args, 0, 0));
+        CUDA_TRY(cudaLaunchCooperativeKernel(k.levels, grid, kLevelThreads, args, 0, stream));
         CUDA_TRY_LAUNCH();
     } else {
-        CUDA_TRY(cudaMemsetAsync(&p.queue.counter[WL_DRAINED], 0, sizeof(unsigned long long)));
+        CUDA_TRY(cudaMemsetAsync(&p.queue.counter[WL_DRAINED], 0, sizeof(unsigned long long), stream));
     }
     /* the asynchronous drain: all of it, or the narrow rest after the levels */
-    const void *kernel = mecs ? (const void *)drain_async<PEEL_MECS> : (const void *)drain_async<PEEL_SCCS>;
-    unsigned grid = resident_blocks(kernel, kThreads, blocks);
+    const unsigned grid = grid_of(k.async, kThreads);
     if (grid == 0)
         return csr_fail(status, CSR_ERR_DEVICE, "CUDA: the peeling kernel cannot be resident on this device");
-    if (mecs)
-        drain_async<PEEL_MECS><<<grid, kThreads>>>(p);
-    else
-        drain_async<PEEL_SCCS><<<grid, kThreads>>>(p);
+    peel_params arg = p;
+    void *args[] = {&arg};
+    CUDA_TRY(cudaLaunchKernel(k.async, grid, kThreads, args, 0, stream));
     CUDA_TRY_LAUNCH();
     return CSR_OK;
 }

@@ -49,6 +49,20 @@ namespace gpu {
 enum : uint32_t { kLive = 0, kQueued = 1, kRemoved = 2 }; /* flag of a state */
 constexpr uint32_t kNoComponent = UINT32_MAX;
 
+/* SCC goal on a part of a model over several GPUs (gpu/multi): the
+ * states from `first` on are copies of other parts' states, which only
+ * their owners queue; removing a state takes each of its edges into a copy
+ * k = w - first (of its class, the copy not removed) off the owner's
+ * in-count: counted in outbox[k] for the exchange, or, where outbox is
+ * NULL, in place at owner_in_left[owner[k]][owner_index[k]] by an atomic of
+ * system scope (peer access).  All zero: a single GPU. */
+struct peel_foreign {
+    uint64_t first;
+    uint32_t *outbox;
+    uint32_t *const *owner_in_left;
+    const uint32_t *owner, *owner_index;
+};
+
 /* What peeling reads and writes; every array has one entry per state
  * (choice for `enabled`) unless said otherwise. */
 struct peel_params {
@@ -75,6 +89,7 @@ struct peel_params {
     uint8_t *changed;
     worklist queue;
     unsigned long long *stats; /* [0] states removed, [1] choices disabled, [2] levels (drain by levels) */
+    peel_foreign foreign;      /* SCC goal on a part of several GPUs; zero: none */
 };
 
 enum peel_goal { PEEL_SCCS, PEEL_MECS };
@@ -106,8 +121,8 @@ struct peel_buffers {
     unsigned long long *counters = nullptr; /* PEEL_COUNTER_WORDS words (see above) */
     uint64_t capacity = 0;
     void plan(arena &a, uint64_t n);
-    /* Empty worklist of n slots, zero stats. */
-    int reset(uint64_t n, csr_status *status);
+    /* Empty worklist of n slots, zero stats (on stream). */
+    int reset(uint64_t n, csr_status *status, cudaStream_t stream = 0);
     worklist queue() const { return worklist{items, counters, capacity}; }
     unsigned long long *stats() const { return counters + PEEL_STATS; }
 };
@@ -124,8 +139,11 @@ int peel_seed(const peel_params &p, peel_goal goal, csr_status *status);
 /* Remove everything queued and whatever that makes removable, until the
  * worklist is drained: asynchronously, or by levels until 32 levels in a row
  * have been narrow and the rest asynchronously; blocks: the persistent
- * kernel's block count (0: all resident ones).  Adds to stats. */
-int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status);
+ * kernel's block count (0: all resident ones, divided by share, for drains
+ * of `share` parts at once on one device).  On stream; adds to stats.  With
+ * p.foreign (SCC goal only) the drain of one part of several GPUs. */
+int peel_drain(const peel_params &p, peel_goal goal, peel_schedule schedule, unsigned blocks, csr_status *status,
+               cudaStream_t stream = 0, unsigned share = 1);
 
 /* The edges between classes after a label-propagation phase (edge e from
  * edges[e].x to edges[e].y of choice edge_choice[e]; classes: the (in,
