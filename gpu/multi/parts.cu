@@ -580,7 +580,8 @@ struct part_device : part_base {
     device_array<uint32_t> in_left, out_left, outbox, tflag, list_a, list_b;
     gpu::arena parena;
     gpu::peel_buffers peel; /* the trimming's worklist (ns slots), drained by the peeling */
-    device_array<unsigned> counts; /* [2]: the list to drain next, the level being built */
+    device_array<unsigned> counts; /* [2]: the MEC attractor's list to drain next and level being built;
+                                      the trimming's pending count in [0] (trim_pending) */
     /* MECs: own states' local choice offsets, choices' local transition
      * offsets, enabled flags, choices left a state, the choice of each
      * transposed transition, removed states and choices */
@@ -845,7 +846,11 @@ int trim_over_parts(parted &x, uint64_t *trimmed, uint64_t *rounds, double *seco
         CUDA_TRY_LAUNCH();
     }
     bool work = false;
-    TRY(trim_pending_parts(x, &work, status)); /* nothing queued: no round, as the CPU's trim_run */
+    TRY(trim_pending_parts(x, &work, status));
+    if (!work) { /* nothing queued: no round, nothing leaves (as the CPU's trim_run), no pull */
+        *seconds += monotonic_seconds() - t;
+        return CSR_OK;
+    }
     auto tflag_of = [](part_device &q) { return (void *)q.tflag.p; };
     while (work) {
         (*rounds)++;

@@ -52,10 +52,11 @@ constexpr uint32_t kNoComponent = UINT32_MAX;
 /* SCC goal on a part of a model over several GPUs (gpu/multi): the
  * states from `first` on are copies of other parts' states, which only
  * their owners queue; removing a state takes each of its edges into a copy
- * k = w - first (of its class, the copy not removed) off the owner's
- * in-count: counted in outbox[k] for the exchange, or, where outbox is
- * NULL, in place at owner_in_left[owner[k]][owner_index[k]] by an atomic of
- * system scope (peer access).  All zero: a single GPU. */
+ * k = w - first (of its class) off the owner's in-count: counted in
+ * outbox[k] for the exchange (the owner skips a state it removed), or,
+ * where outbox is NULL and the copy is not removed, in place at
+ * owner_in_left[owner[k]][owner_index[k]] by an atomic of system scope
+ * (peer access).  All zero: a single GPU. */
 struct peel_foreign {
     uint64_t first;
     uint32_t *outbox;
