@@ -91,8 +91,8 @@ int gpu_exchange_by_name(const char *name);
  * state of each state's SCC, so it equals ref_scc_tarjan's and
  * gpu_scc_decompose's byte for byte.  Device memory per part: 8 (own + 1) +
  * 8 t_part (its rows, local targets and their transpose, built on the
- * device) + 50 (own + foreign) (labels, liveness, class, trimming counts,
- * flags, queues, the transpose's offsets and its fill counters) + 12 (sends
+ * device) + 46 (own + foreign) (labels, liveness, class, trimming counts,
+ * flags, the trimming's worklist, the transpose's offsets and its fill counters) + 12 (sends
  * + receives) bytes, and CUB's scan storage; while it is uploaded, 8 c_part
  * more; peer: 8 t_part (a phase's edge list) + 16 (own + 1) (its counts
  * and their scan) + 8 foreign (each foreign state's owner and index there)
@@ -128,7 +128,8 @@ int gpu_scc_partitioned(const csr_model *model, const gpu_parts_options *options
  * attractor rounds, removed states and choices equal ref_mec_partitioned's.
  * Device memory per part: that of gpu_scc_partitioned's, plus 8 (own + 1) +
  * 12 c_part (its choices' offsets and enabled flags) + 4 t_part (the choice
- * of each transposed transition) + 4 own bytes.  Errors as
+ * of each transposed transition) + 8 own (choices left, the attractor's two
+ * level lists, less the trimming's worklist it does not use) bytes.  Errors as
  * gpu_scc_partitioned's.
  */
 int gpu_mec_partitioned(const csr_model *model, const gpu_parts_options *options, uint32_t *mec,

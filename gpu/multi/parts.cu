@@ -579,7 +579,7 @@ struct part_device : part_base {
     gpu::graph_transpose tr;
     device_array<uint32_t> in_left, out_left, outbox, tflag, list_a, list_b;
     gpu::arena parena;
-    gpu::peel_buffers peel; /* the trimming's worklist (ns slots), drained by the peeling */
+    gpu::peel_buffers peel; /* SCCs: the trimming's worklist (ns slots), drained by the peeling */
     device_array<unsigned> counts; /* [2]: the MEC attractor's list to drain next and level being built;
                                       the trimming's pending count in [0] (trim_pending) */
     /* MECs: own states' local choice offsets, choices' local transition
@@ -682,13 +682,17 @@ int upload_part(const csr_model *m, const csr_partition *p, uint32_t i, int devi
     TRY(q.out_left.alloc(q.ns, NULL, status));
     TRY(q.outbox.alloc(q.nf, NULL, status));
     TRY(q.tflag.alloc(len, NULL, status));
-    TRY(q.list_a.alloc(q.ns, NULL, status));
-    TRY(q.list_b.alloc(q.ns, NULL, status));
     TRY(q.rbuf.alloc(q.nf, NULL, status));
     TRY(q.counts.alloc(2, NULL, status));
-    TRY(gpu::plan_and_allocate(q.parena, [&](gpu::arena &a) { q.peel.plan(a, q.ns ? q.ns : 1); }, NULL, status));
-    q.cur = q.list_a.p;
-    q.nxt = q.list_b.p;
+    if (mec) { /* the attractor's level lists (drain_parts) */
+        TRY(q.list_a.alloc(q.ns, NULL, status));
+        TRY(q.list_b.alloc(q.ns, NULL, status));
+        q.cur = q.list_a.p;
+        q.nxt = q.list_b.p;
+    } else { /* the trimming's worklist (peel_drain) */
+        TRY(gpu::plan_and_allocate(q.parena, [&](gpu::arena &a) { q.peel.plan(a, q.ns ? q.ns : 1); }, NULL,
+                                   status));
+    }
     CUDA_TRY(cudaDeviceSynchronize()); /* the default stream's fills and copies before the part's stream */
     return CSR_OK;
 }

@@ -64,6 +64,18 @@ __device__ __forceinline__ void make_ready_batch(const peel_params &p, const pus
     worklist_push_batch(out, v, claimed);
 }
 
+/* kParts (peel_foreign): an edge into a copy of another part's state goes
+ * to its owner's in-count, in the outbox or in place (the copy is never
+ * ready here). */
+__device__ __forceinline__ void take_off_foreign(const peel_params &p, uint32_t w)
+{
+    const uint64_t k = w - p.foreign.first;
+    if (p.foreign.outbox)
+        atomicAdd(&p.foreign.outbox[k], 1u);
+    else if (p.flag[w] != kRemoved)
+        atomicSub_system(p.foreign.owner_in_left[p.foreign.owner[k]] + p.foreign.owner_index[k], 1u);
+}
+
 /* Neighbours are visited in batches of kBatch: their loads, then their
  * atomics, are in flight together, so a state of many neighbours costs a few
  * round trips to memory instead of a few per neighbour (the removals on the
@@ -80,19 +92,9 @@ constexpr int kBatch = 8;
  * -> 1.05 ms, of which the pushes made most; the combined rounds alone moved
  * nothing beyond the noise.  (Loading a batch's classes in a loop of their
  * own before its atomics made wlan6_2500's SCCs 16 % slower and nothing
- * faster.) */
-/* kParts (peel_foreign): an edge into a copy of another part's state goes
- * to its owner's in-count, in the outbox or in place (the copy is never
- * ready here). */
-__device__ __forceinline__ void take_off_foreign(const peel_params &p, uint32_t w)
-{
-    const uint64_t k = w - p.foreign.first;
-    if (p.foreign.outbox)
-        atomicAdd(&p.foreign.outbox[k], 1u);
-    else if (p.flag[w] != kRemoved)
-        atomicSub_system(p.foreign.owner_in_left[p.foreign.owner[k]] + p.foreign.owner_index[k], 1u);
-}
-
+ * faster.)  kParts: a successor that is a foreign copy goes to
+ * take_off_foreign, and own in-counts are taken off by atomics of system
+ * scope (other GPUs take off the same ones in place). */
 template <bool kBoth, bool kParts = false>
 __device__ __forceinline__ void take_off(const peel_params &p, const push_target &out, uint32_t s,
                                          const uint32_t *__restrict__ fwd, uint64_t nf,
