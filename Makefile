@@ -41,7 +41,7 @@ LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/cs
               format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
               format/expr.c format/props.c format/prism_rewards.c format/prism_states.c
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach_ref.c ref/reach_pi.c ref/acc.c ref/partition.c ref/reach_parts.c
-CHECK_SRC  := check/reach.c check/reach_split.c check/reach_subsystem.c check/reach_topological.c check/reach_gauss_seidel.c check/reach_scheduler.c check/reach_cpu.c check/reach_prob01.c check/reach_cache.c check/reach_epochs.c check/check.c
+CHECK_SRC  := check/reach.c check/reach_split.c check/reach_subsystem.c check/reach_topological.c check/reach_gauss_seidel.c check/reach_scheduler.c check/reach_cpu.c check/reach_prob01.c check/reach_cache.c check/reach_epochs.c check/check.c check/check_pool.c
 COMMON_SRC := tools/common/tool.c
 GPU_COMMON_SRC := tools/common/gpu.cu
 GPU_SRC    := gpu/common/launch.cu gpu/common/memory.cu gpu/common/model.cu \

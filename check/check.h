@@ -82,6 +82,31 @@ int check_property(const reach_engine *e, const props_file *file, const props_pr
 
 void check_result_free(check_result *r);
 
+/*
+ * The chosen properties of a run (chosen u8[file->count], nonzero: check
+ * it) checked at once on the CPU by `workers` threads
+ * (check/check_pool.c), each with its own engine of the sequential
+ * references (reach_cpu_engine on m) and its own Prob0/Prob1 cache,
+ * starting them in the file's order.  check_pool_take waits for property i
+ * (a chosen one, each taken once, in any order) and gives its result and
+ * check_property's return value (a property no thread has started yet is
+ * checked by the caller).  check_pool_stop starts no more, waits for those
+ * running, and frees what was not taken.  NULL: out of memory.  A thread
+ * the system refuses leaves its share to the others (at worst to the
+ * caller).
+ */
+#define CHECK_POOL_MAX_WORKERS 16
+typedef struct check_pool check_pool;
+check_pool *check_pool_start(const csr_model *m, const props_file *file, const uint8_t *chosen,
+                             const reach_options *options, unsigned workers);
+int check_pool_take(check_pool *pool, size_t i, check_result *r);
+void check_pool_stop(check_pool *pool);
+/* The workers for `properties` properties: one per CPU this process may
+ * run on (parallel_cpus; the environment's CSR_TEST_WORKERS, for the tests,
+ * in its place), at most one per property and CHECK_POOL_MAX_WORKERS, at
+ * least 1. */
+unsigned check_pool_workers(size_t properties);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,171 @@
+/*
+ * check_pool.c - the properties of one run checked at once on the CPU
+ * (check.h, check_pool_*): a thread per CPU, each with its own engine of
+ * the sequential references (reach_cpu_engine) and its own Prob0/Prob1
+ * cache, taking the chosen properties in the file's order; the caller takes
+ * the results in that order, each as soon as it is done.  Storm checks one
+ * property after the other on one core; the properties of a run share
+ * nothing but the model, which is read only.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "parallel.h"
+
+enum { WAITING = 0, RUNNING = 1, DONE = 2, TAKEN = 3 };
+
+typedef struct pool_worker {
+    struct check_pool *pool;
+    reach_engine engine;
+    csr_status status;
+    pthread_t thread;
+    int started;
+} pool_worker;
+
+struct check_pool {
+    const props_file *file;
+    const reach_options *options;
+    size_t count, next;     /* properties; the next one a worker takes */
+    const uint8_t *chosen;  /* u8[count] */
+    uint8_t *state;         /* u8[count]: WAITING, RUNNING, DONE, TAKEN */
+    int *rc;                /* [count] check_property's return */
+    check_result *result;   /* [count] */
+    int stop;               /* no property started after this is set */
+    pthread_mutex_t lock;
+    pthread_cond_t done;
+    unsigned workers;
+    pool_worker worker[]; /* workers threads' and the taker's */
+};
+
+/* The next chosen property not started, marked running; count if none. */
+static size_t take_next(check_pool *p)
+{
+    while (p->next < p->count && (!p->chosen[p->next] || p->state[p->next] != WAITING))
+        p->next++;
+    if (p->stop || p->next == p->count)
+        return p->count;
+    p->state[p->next] = RUNNING;
+    return p->next++;
+}
+
+static void check_one(check_pool *p, pool_worker *w, size_t i)
+{
+    check_result r;
+    const int rc = check_property(&w->engine, p->file, &p->file->properties[i], p->options, &r);
+    pthread_mutex_lock(&p->lock);
+    p->result[i] = r;
+    p->rc[i] = rc;
+    p->state[i] = DONE;
+    pthread_cond_broadcast(&p->done);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void *worker_run(void *arg)
+{
+    pool_worker *w = arg;
+    check_pool *p = w->pool;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        const size_t i = take_next(p);
+        pthread_mutex_unlock(&p->lock);
+        if (i == p->count)
+            return NULL;
+        check_one(p, w, i);
+    }
+}
+
+check_pool *check_pool_start(const csr_model *m, const props_file *file, const uint8_t *chosen,
+                             const reach_options *options, unsigned workers)
+{
+    if (workers < 1)
+        workers = 1;
+    check_pool *p = calloc(1, sizeof *p + (workers + 1) * sizeof p->worker[0]);
+    if (!p)
+        return NULL;
+    p->file = file;
+    p->options = options;
+    p->count = file->count;
+    p->chosen = chosen;
+    p->workers = workers;
+    p->state = calloc(p->count ? p->count : 1, 1);
+    p->rc = calloc(p->count ? p->count : 1, sizeof *p->rc);
+    p->result = calloc(p->count ? p->count : 1, sizeof *p->result);
+    int ok = p->state && p->rc && p->result && !pthread_mutex_init(&p->lock, NULL);
+    if (ok && pthread_cond_init(&p->done, NULL)) {
+        pthread_mutex_destroy(&p->lock);
+        ok = 0;
+    }
+    for (unsigned i = 0; ok && i <= workers; i++) { /* (the last: the taker's) */
+        pool_worker *w = &p->worker[i];
+        w->pool = p;
+        reach_cpu_engine(m, &w->engine);
+        w->engine.status = &w->status;
+        ok = (w->engine.cache = reach_cache_new(m->num_states)) != NULL;
+    }
+    if (!ok) {
+        for (unsigned i = 0; i <= workers; i++)
+            reach_cache_free(p->worker[i].engine.cache);
+        free(p->state);
+        free(p->rc);
+        free(p->result);
+        free(p);
+        return NULL;
+    }
+    /* a thread refused: the properties it would have taken are checked by the others, or by the taker */
+    for (unsigned i = 0; i < workers; i++)
+        p->worker[i].started = !pthread_create(&p->worker[i].thread, NULL, worker_run, &p->worker[i]);
+    return p;
+}
+
+int check_pool_take(check_pool *p, size_t i, check_result *r)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->state[i] == WAITING) { /* no worker has it yet: checked here, on the taker's engine */
+        p->state[i] = RUNNING;
+        pthread_mutex_unlock(&p->lock);
+        check_one(p, &p->worker[p->workers], i);
+        pthread_mutex_lock(&p->lock);
+    }
+    while (p->state[i] != DONE)
+        pthread_cond_wait(&p->done, &p->lock);
+    p->state[i] = TAKEN;
+    *r = p->result[i];
+    const int rc = p->rc[i];
+    pthread_mutex_unlock(&p->lock);
+    return rc;
+}
+
+void check_pool_stop(check_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_mutex_unlock(&p->lock);
+    for (unsigned i = 0; i < p->workers; i++)
+        if (p->worker[i].started)
+            pthread_join(p->worker[i].thread, NULL);
+    for (size_t i = 0; i < p->count; i++)
+        if (p->state[i] == DONE)
+            check_result_free(&p->result[i]);
+    for (unsigned i = 0; i <= p->workers; i++)
+        reach_cache_free(p->worker[i].engine.cache);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->lock);
+    free(p->state);
+    free(p->rc);
+    free(p->result);
+    free(p);
+}
+
+unsigned check_pool_workers(size_t properties)
+{
+    /* CSR_TEST_WORKERS: the tests' count, CPUs or not (1 to CHECK_POOL_MAX_WORKERS) */
+    const char *test = getenv("CSR_TEST_WORKERS");
+    const unsigned long asked = test ? strtoul(test, NULL, 10) : 0;
+    const unsigned cpus = asked >= 1 && asked <= CHECK_POOL_MAX_WORKERS ? (unsigned)asked : parallel_cpus();
+    unsigned w = cpus < CHECK_POOL_MAX_WORKERS ? cpus : CHECK_POOL_MAX_WORKERS;
+    return properties < w ? (unsigned)(properties ? properties : 1) : w;
+}
