@@ -2,7 +2,7 @@
  * reach_cpu.c - the engine of the sequential references (reach.h,
  * reach_cpu_engine): gpu-vi --cpu, and every step another engine leaves out;
  * Prob0/Prob1 by reach_prob01_cpu (the reference's classes, Prob1E
- * incrementally); systems SCC by SCC (reach_solve_topological) unless the
+ * incrementally, or by the MEC quotient with the maybe MECs in one step); systems SCC by SCC (reach_solve_topological) unless the
  * options say not.
  */
 #include <stdlib.h>
@@ -42,6 +42,15 @@ static int engine_maybe_mecs(void *ctx, const uint8_t *cls, const double *choice
     return rc;
 }
 
+/* The classes and, in one step where the MEC quotient gave the classes, the
+ * maybe MECs; else the MECs of the classes' maybe states as maybe_mecs. */
+static int engine_prob01_mecs(void *ctx, const reach_query *q, uint8_t *cls, uint32_t *mec)
+{
+    int found = 0;
+    int rc = reach_prob01_mecs_cpu((const csr_model *)ctx, q, cls, mec, &found);
+    return rc || found ? rc : engine_maybe_mecs(ctx, cls, NULL, mec);
+}
+
 static int engine_sccs(void *ctx, const csr_model *model, uint64_t budget, uint32_t *scc)
 {
     (void)ctx;
@@ -75,6 +84,7 @@ void reach_cpu_engine(const csr_model *model, reach_engine *e)
     e->model = model;
     e->ctx = (void *)model;
     e->prob01 = engine_prob01;
+    e->prob01_mecs = engine_prob01_mecs;
     e->maybe_mecs = engine_maybe_mecs;
     e->sccs = engine_sccs;
     e->solve = engine_solve;

@@ -784,6 +784,28 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
                 print_mdp(m);
                 return 1;
             }
+            /* Prob1E by the MEC quotient at once: the same classes, and the maybe states' MECs */
+            uint32_t got_mec[MAX_STATES];
+            uint64_t want_mec[MAX_STATES];
+            int found = 0, rc;
+            setenv("CSR_TEST_PROB1E_ROUNDS", "0", 1);
+            rc = reach_prob01_mecs_cpu(model, &q, got_cls, got_mec, &found);
+            unsetenv("CSR_TEST_PROB1E_ROUNDS");
+            csr_model sub;
+            ref_mec_stats ms;
+            if (!rc && maximize && !(rc = reach_maybe_graph(model, want_cls, NULL, &sub))) {
+                rc = ref_mec_basic(&sub, want_mec, &ms);
+                csr_free(&sub);
+            }
+            int same = !rc && found == maximize && !memcmp(want_cls, got_cls, m->n);
+            for (unsigned s = 0; same && maximize && s < m->n; s++)
+                same = got_mec[s] == (want_mec[s] == REF_NONE ? REACH_NO_MEC : (uint32_t)want_mec[s]);
+            if (!same) {
+                fprintf(stderr, "oracle: seed %llu: Prob1E by the MEC quotient differs from ref_reach_prob01 and "
+                                "the maybe states' MECs (%s)\n", (unsigned long long)seed, maximize ? "max" : "min");
+                print_mdp(m);
+                return 1;
+            }
         }
         /* splits 0-2 by interval iteration, 3 whole by certified policy
          * iteration (CSR_TEST_PI_JACOBI=0, set in main: the policies from
