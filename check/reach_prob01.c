@@ -43,8 +43,8 @@ static int prob1e_quotient(const csr_model *m, const ref_transpose *tr, const re
 {
     const uint64_t n = m->num_states, c = m->num_choices;
     uint8_t *live = malloc(n ? n : 1), *counted = calloc(c ? c : 1, 1);
-    uint64_t *node = malloc((n ? n : 1) * sizeof *node);
-    uint32_t *remaining = calloc(n ? n : 1, sizeof *remaining), *next = malloc((n ? n : 1) * sizeof *next);
+    uint64_t *node = malloc((n ? n : 1) * sizeof *node), *remaining = calloc(n ? n : 1, sizeof *remaining);
+    uint32_t *next = malloc((n ? n : 1) * sizeof *next);
     csr_model sub;
     memset(&sub, 0, sizeof sub);
     int rc = live && counted && node && remaining && next ? CSR_OK : CSR_ERR_NOMEM;
