@@ -87,7 +87,10 @@ void check_result_free(check_result *r);
  * it) checked at once on the CPU by `workers` threads
  * (check/check_pool.c), each with its own engine of the sequential
  * references (reach_cpu_engine on m) and its own Prob0/Prob1 cache,
- * starting them in the file's order.  check_pool_take waits for property i
+ * starting them in the file's order, none more than 2 workers properties
+ * ahead of the next one to be taken (memory: one property's a thread at
+ * most, and the results of the window; each engine's budget in bytes as
+ * reach_engine's, `budget`).  check_pool_take waits for property i
  * (a chosen one, each taken once, in any order) and gives its result and
  * check_property's return value (a property no thread has started yet is
  * checked by the caller).  check_pool_stop starts no more, waits for those
@@ -98,7 +101,7 @@ void check_result_free(check_result *r);
 #define CHECK_POOL_MAX_WORKERS 16
 typedef struct check_pool check_pool;
 check_pool *check_pool_start(const csr_model *m, const props_file *file, const uint8_t *chosen,
-                             const reach_options *options, unsigned workers);
+                             const reach_options *options, uint64_t budget, unsigned workers);
 int check_pool_take(check_pool *pool, size_t i, check_result *r);
 void check_pool_stop(check_pool *pool);
 /* The workers for `properties` properties: one per CPU this process may

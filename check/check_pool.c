@@ -28,6 +28,7 @@ struct check_pool {
     const props_file *file;
     const reach_options *options;
     size_t count, next;     /* properties; the next one a worker takes */
+    size_t window_end;      /* none started from here on (window_after the next one to be taken) */
     const uint8_t *chosen;  /* u8[count] */
     uint8_t *state;         /* u8[count]: WAITING, RUNNING, DONE, TAKEN */
     int *rc;                /* [count] check_property's return */
@@ -39,13 +40,31 @@ struct check_pool {
     pool_worker worker[]; /* workers threads' and the taker's */
 };
 
-/* The next chosen property not started, marked running; count if none. */
+/* Just past the 2 workers-th chosen property from `from` on (count if fewer
+ * remain): the results held at once are bounded by the window's
+ * properties, not by the file's. */
+static size_t window_after(const check_pool *p, size_t from)
+{
+    size_t j = 0;
+    for (size_t k = from; k < p->count; k++)
+        if (p->chosen[k] && ++j == 2 * (size_t)p->workers)
+            return k + 1;
+    return p->count;
+}
+
+/* The next chosen property not started, marked running, once it is within
+ * the window of those not yet taken (waits for the taker); count if none. */
 static size_t take_next(check_pool *p)
 {
-    while (p->next < p->count && (!p->chosen[p->next] || p->state[p->next] != WAITING))
-        p->next++;
-    if (p->stop || p->next == p->count)
-        return p->count;
+    for (;;) {
+        while (p->next < p->count && (!p->chosen[p->next] || p->state[p->next] != WAITING))
+            p->next++;
+        if (p->stop || p->next == p->count)
+            return p->count;
+        if (p->next < p->window_end)
+            break;
+        pthread_cond_wait(&p->done, &p->lock);
+    }
     p->state[p->next] = RUNNING;
     return p->next++;
 }
@@ -77,7 +96,7 @@ static void *worker_run(void *arg)
 }
 
 check_pool *check_pool_start(const csr_model *m, const props_file *file, const uint8_t *chosen,
-                             const reach_options *options, unsigned workers)
+                             const reach_options *options, uint64_t budget, unsigned workers)
 {
     if (workers < 1)
         workers = 1;
@@ -89,24 +108,28 @@ check_pool *check_pool_start(const csr_model *m, const props_file *file, const u
     p->count = file->count;
     p->chosen = chosen;
     p->workers = workers;
+    p->window_end = window_after(p, 0);
     p->state = calloc(p->count ? p->count : 1, 1);
     p->rc = calloc(p->count ? p->count : 1, sizeof *p->rc);
     p->result = calloc(p->count ? p->count : 1, sizeof *p->result);
-    int ok = p->state && p->rc && p->result && !pthread_mutex_init(&p->lock, NULL);
-    if (ok && pthread_cond_init(&p->done, NULL)) {
-        pthread_mutex_destroy(&p->lock);
-        ok = 0;
-    }
+    const int locked = p->state && p->rc && p->result && !pthread_mutex_init(&p->lock, NULL);
+    const int waits = locked && !pthread_cond_init(&p->done, NULL);
+    int ok = waits;
     for (unsigned i = 0; ok && i <= workers; i++) { /* (the last: the taker's) */
         pool_worker *w = &p->worker[i];
         w->pool = p;
         reach_cpu_engine(m, &w->engine);
         w->engine.status = &w->status;
+        w->engine.budget = budget;
         ok = (w->engine.cache = reach_cache_new(m->num_states)) != NULL;
     }
     if (!ok) {
         for (unsigned i = 0; i <= workers; i++)
             reach_cache_free(p->worker[i].engine.cache);
+        if (waits)
+            pthread_cond_destroy(&p->done);
+        if (locked)
+            pthread_mutex_destroy(&p->lock);
         free(p->state);
         free(p->rc);
         free(p->result);
@@ -131,6 +154,9 @@ int check_pool_take(check_pool *p, size_t i, check_result *r)
     while (p->state[i] != DONE)
         pthread_cond_wait(&p->done, &p->lock);
     p->state[i] = TAKEN;
+    const size_t end = window_after(p, i + 1); /* the window moves on */
+    p->window_end = end > p->window_end ? end : p->window_end;
+    pthread_cond_broadcast(&p->done);
     *r = p->result[i];
     const int rc = p->rc[i];
     pthread_mutex_unlock(&p->lock);
@@ -143,6 +169,7 @@ void check_pool_stop(check_pool *p)
         return;
     pthread_mutex_lock(&p->lock);
     p->stop = 1;
+    pthread_cond_broadcast(&p->done);
     pthread_mutex_unlock(&p->lock);
     for (unsigned i = 0; i < p->workers; i++)
         if (p->worker[i].started)

@@ -361,16 +361,18 @@ int reach_solve(const reach_engine *e, const reach_query *q, const reach_options
             rc = CSR_ERR_NOMEM;
         }
     }
+    int have_classes = 0; /* kept from an earlier query (Rmin's, Pmax's by value iteration): no prob01_mecs */
     if (!rc && want_mecs) { /* the classes and MECs of this query kept from an earlier one */
         const uint32_t *kept_mec;
         const uint8_t *kept = reach_cache_find(e->cache, q, &kept_mec);
+        have_classes = kept != NULL;
         if (kept && kept_mec) {
             memcpy(cls, kept, n);
             memcpy(smallest, kept_mec, n * sizeof *smallest);
             have_mecs = 1;
         }
     }
-    if (!rc && want_mecs && !have_mecs && e->prob01_mecs) {
+    if (!rc && want_mecs && !have_mecs && !have_classes && e->prob01_mecs) {
         rc = e->prob01_mecs(e->ctx, q, cls, smallest);
         have_mecs = rc == CSR_OK;
         if (have_mecs)

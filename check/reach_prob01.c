@@ -36,7 +36,8 @@
  * with all its states).  bad (u8[n]) gets B; mec (u32[n], or NULL) the MECs
  * of the live states that are in B (those of the maybe states' sub-MDP:
  * each MEC lies wholly in Prob1E or wholly outside), REACH_NO_MEC
- * elsewhere.  queue: u32[n] scratch.  Errors: CSR_ERR_NOMEM.
+ * elsewhere.  queue: u32[n] scratch.  Errors: CSR_ERR_NOMEM (bad
+ * untouched: the caller goes on with the nested fixpoint).
  */
 static int prob1e_quotient(const csr_model *m, const ref_transpose *tr, const reach_query *q, const uint8_t *r,
                            uint8_t *bad, uint32_t *mec, uint32_t *queue)
@@ -169,7 +170,11 @@ static int prob01_max(const csr_model *m, const reach_query *q, uint8_t *cls, ui
     const unsigned rounds = test ? (unsigned)strtoul(test, NULL, 10) : PROB1E_ROUNDS;
     for (unsigned round = 0;; round++) {
         if (round == rounds) { /* u: B, the states outside Prob1E */
-            if ((rc = prob1e_quotient(m, &tr, q, r, u, mec, queue)))
+            if ((rc = prob1e_quotient(m, &tr, q, r, u, mec, queue)) == CSR_ERR_NOMEM) {
+                rc = CSR_OK; /* (u and the fixpoint's state untouched) the nested fixpoint goes on */
+                continue;
+            }
+            if (rc)
                 goto out;
             *mecs_found = mec != NULL;
             for (uint64_t s = 0; s < n; s++)

@@ -300,6 +300,14 @@ assert seen == [1, 1, 2, 2, 2], seen' "$stderr" || fail "$stderr"
     for p in 'Pmin=? [ F "finished" ]' 'R{"steps"}max=? [ F "finished" ]' 'Pmax=? [ F "finished" ]' 'R{"steps"}min=? [ F "finished" ]'; do
         assert_line "$(gpu-vi --cpu -p "$p" "$BATS_TEST_TMPDIR/c.csr")"
     done
+    # Rmin's classes first, then Pmax's MECs: the classes kept, the MECs found beside them
+    run --separate-stderr gpu-vi --cpu --stats=json -p 'R{"steps"}min=? [ F "finished" ]' -p 'Pmax=? [ F "finished" ]' \
+        "$BATS_TEST_TMPDIR/c.csr"
+    assert_success
+    python3 -c '
+import json, sys
+seen = [json.loads(l)["prob01_computed"] for l in sys.argv[1].splitlines() if l.startswith("{")]
+assert seen == [1, 1], seen' "$stderr" || fail "$stderr"
 }
 
 @test "gpu-vi --cpu checks a run's properties at once, each answer and failure as when checked alone, in the given order" {

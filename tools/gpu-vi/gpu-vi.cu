@@ -1112,7 +1112,7 @@ int main(int argc, char **argv)
     /* on the CPU, the properties at once, a thread each (not with --stats: each one's times its own) */
     check_pool *pool = NULL;
     if (!rc && !exit_status && v.tool.use_cpu && !v.parts.parts && !v.tool.stats && check_pool_workers(asked) > 1)
-        pool = check_pool_start(&m, &file, chosen, &v.reach, check_pool_workers(asked));
+        pool = check_pool_start(&m, &file, chosen, &v.reach, engine.budget, check_pool_workers(asked));
     if (isatty(STDERR_FILENO) && !pool) /* long step bounds say how far they are */
         reach_set_bounded_progress(progress_show);
     if (getenv("CSR_TEST_PROGRESS_AFTER"))
