@@ -133,11 +133,11 @@ void reach_cpu_engine(const csr_model *model, reach_engine *engine);
  * searches are ref_reach_backward_closure), O(t + rounds x (n + t_u)) time,
  * t_u the transitions into states still in play; after 2 rounds (the
  * environment's CSR_TEST_PROB1E_ROUNDS, for the tests, in its place), Prob1E by
- * the MEC quotient instead (ref_mec_basic on the sub-MDP of Prob0A's
- * complement minus the targets, then one backward search: gpu/reach's
+ * the MEC quotient instead (the CPU engine's maybe_mecs on the sub-MDP of
+ * Prob0A's complement minus the targets, then one backward search: gpu/reach's
  * prob1e_quotient).  Memory the transpose of ref_transpose_build (8 (n + 1)
- * + 8 t + 8 c bytes) and c + 7 n bytes, and the quotient's c + 21 n,
- * reach_maybe_graph's and ref_mec_basic's; min: ref_reach_prob01 itself
+ * + 8 t + 8 c bytes) and c + 7 n bytes, and the quotient's c + 17 n and
+ * the CPU engine's maybe_mecs'; min: ref_reach_prob01 itself
  * (two searches, no fixpoint).  Errors: CSR_ERR_NOMEM.  reach_cpu_engine's
  * prob01.
  * reach_prob01_mecs_cpu: the same classes, and where the quotient gave

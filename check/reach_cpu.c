@@ -2,8 +2,8 @@
  * reach_cpu.c - the engine of the sequential references (reach.h,
  * reach_cpu_engine): gpu-vi --cpu, and every step another engine leaves out;
  * Prob0/Prob1 by reach_prob01_cpu (the reference's classes, Prob1E
- * incrementally, or by the MEC quotient with the maybe MECs in one step); systems SCC by SCC (reach_solve_topological) unless the
- * options say not.
+ * incrementally, or by the MEC quotient with the maybe MECs in one step);
+ * systems SCC by SCC (reach_solve_topological) unless the options say not.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,6 @@
 
 #include "reach.h"
 #include "reach_ref.h"
-#include "ref.h"
 
 /* Rounds of the nested fixpoint before the MEC quotient takes over (most
  * queries end in one or two; the quotient costs a MEC decomposition). */
@@ -44,34 +43,28 @@ static int prob1e_quotient(const csr_model *m, const ref_transpose *tr, const re
 {
     const uint64_t n = m->num_states, c = m->num_choices;
     uint8_t *live = malloc(n ? n : 1), *counted = calloc(c ? c : 1, 1);
-    uint64_t *node = malloc((n ? n : 1) * sizeof *node), *remaining = calloc(n ? n : 1, sizeof *remaining);
-    uint32_t *next = malloc((n ? n : 1) * sizeof *next);
-    csr_model sub;
-    memset(&sub, 0, sizeof sub);
+    uint64_t *remaining = calloc(n ? n : 1, sizeof *remaining);
+    uint32_t *node = malloc((n ? n : 1) * sizeof *node), *next = malloc((n ? n : 1) * sizeof *next);
     int rc = live && counted && node && remaining && next ? CSR_OK : CSR_ERR_NOMEM;
-    if (!rc) {
-        /* the sub-MDP of the live states (reach_maybe_graph keeps the REACH_MAYBE ones, 0) */
+    if (!rc) { /* the MECs of the live states' sub-MDP, as the CPU engine finds the maybe states' */
         for (uint64_t s = 0; s < n; s++)
             live[s] = r[s] && !q->target[s] ? REACH_MAYBE : REACH_NO;
-        rc = reach_maybe_graph(m, live, NULL, &sub);
-    }
-    if (!rc) {
-        ref_mec_stats st;
-        rc = ref_mec_basic(&sub, node, &st);
-        csr_free(&sub);
+        reach_engine cpu;
+        reach_cpu_engine(m, &cpu);
+        rc = cpu.maybe_mecs(cpu.ctx, live, NULL, node);
     }
     if (rc)
         goto out;
     /* live[s]: 0 not live, 1 live, 2 live in a MEC; node[s]: its MEC's smallest state, else s; next: each
      * MEC's states as a list from that state */
     for (uint64_t s = 0; s < n; s++) {
-        live[s] = live[s] == REACH_MAYBE ? (node[s] != REF_NONE ? 2 : 1) : 0;
+        live[s] = live[s] == REACH_MAYBE ? (node[s] != REACH_NO_MEC ? 2 : 1) : 0;
         next[s] = UINT32_MAX;
     }
     for (uint64_t s = n; s-- > 0;) {
-        const uint64_t v = node[s];
-        if (v == REF_NONE) {
-            node[s] = s;
+        const uint32_t v = node[s];
+        if (v == REACH_NO_MEC) {
+            node[s] = (uint32_t)s;
         } else if (v != s) {
             next[s] = next[v];
             next[v] = (uint32_t)s;
@@ -81,7 +74,7 @@ static int prob1e_quotient(const csr_model *m, const ref_transpose *tr, const re
     for (uint64_t s = 0; s < n; s++) {
         if (!live[s])
             continue;
-        const uint64_t v = node[s];
+        const uint32_t v = node[s];
         for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
             int inside = live[s] == 2;
             for (uint64_t j = m->choice_transitions[k]; j < m->choice_transitions[k + 1] && inside; j++)
@@ -106,7 +99,7 @@ static int prob1e_quotient(const csr_model *m, const ref_transpose *tr, const re
             if (!live[s] || bad[s] || counted[k])
                 continue;
             counted[k] = 1;
-            const uint64_t v = node[s];
+            const uint32_t v = node[s];
             if (--remaining[v] > 0)
                 continue;
             for (uint64_t x = v; x != UINT32_MAX; x = next[x]) {
@@ -117,7 +110,7 @@ static int prob1e_quotient(const csr_model *m, const ref_transpose *tr, const re
     }
     if (mec)
         for (uint64_t s = 0; s < n; s++)
-            mec[s] = live[s] == 2 && bad[s] ? (uint32_t)node[s] : REACH_NO_MEC;
+            mec[s] = live[s] == 2 && bad[s] ? node[s] : REACH_NO_MEC;
 out:
     free(live);
     free(counted);

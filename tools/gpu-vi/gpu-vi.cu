@@ -1111,8 +1111,9 @@ int main(int argc, char **argv)
     const vi_run run = {&v, &m, &times, &engine, &cx, &pe};
     /* on the CPU, the properties at once, a thread each (not with --stats: each one's times its own) */
     check_pool *pool = NULL;
-    if (!rc && !exit_status && v.tool.use_cpu && !v.parts.parts && !v.tool.stats && check_pool_workers(asked) > 1)
-        pool = check_pool_start(&m, &file, chosen, &v.reach, engine.budget, check_pool_workers(asked));
+    const unsigned workers = check_pool_workers(asked);
+    if (!rc && !exit_status && v.tool.use_cpu && !v.parts.parts && !v.tool.stats && workers > 1)
+        pool = check_pool_start(&m, &file, chosen, &v.reach, engine.budget, workers);
     if (isatty(STDERR_FILENO) && !pool) /* long step bounds say how far they are */
         reach_set_bounded_progress(progress_show);
     if (getenv("CSR_TEST_PROGRESS_AFTER"))
@@ -1126,8 +1127,8 @@ int main(int argc, char **argv)
         memset(&pe.pcx.stats, 0, sizeof pe.pcx.stats);
         pe.mec_rounds = 0;
         progress_clear();
-        const int checked = !refused_by_parts(&v, p, &r) &&
-                            (rc = pool ? check_pool_take(pool, i, &r) : check_property(&engine, &file, p, &v.reach, &r));
+        const int checked = !refused_by_parts(&v, p, &r) && (rc = pool ? check_pool_take(pool, i, &r)
+                                                                        : check_property(&engine, &file, p, &v.reach, &r));
         progress_clear();
         if (checked) {
             check_result_free(&r);
