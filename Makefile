@@ -24,6 +24,10 @@ CSTD      := -std=c11
 CPPFLAGS  += -D_GNU_SOURCE -Iformat -Icheck -Iref -Igpu -Igpu/common -Igpu/scc -Igpu/scc/peel -Itools/common
 LDLIBS    := -larchive -ljansson -ldeflate -lz -lbsd -lm -lpthread
 NVCCFLAGS ?= -O2 -g
+# Each host thread its own default stream (gpu-vi's properties at once: one
+# engine's Prob0/Prob1 and MEC kernels do not wait for another's); the code
+# creates only non-blocking streams, which never waited for the legacy one.
+NVCC_STREAM := --default-stream per-thread
 SHARED    ?= ../shared
 export SHARED
 
@@ -134,7 +138,7 @@ $(foreach t,$(CU_TOOLS),$(eval $(call cu_tool,$(t))))
 
 $(OBJ)/%.cu.o: %.cu $(OBJ)/%.cu.d | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings $(DEPFLAGS) -c $< -o $@
+	$(NVCC) $(NVCC_ARCH) $(NVCC_STREAM) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings $(DEPFLAGS) -c $< -o $@
 
 # ---- tests, demo, benchmarks ------------------------------------------------
 # The cost of one grid barrier of a cooperative kernel (run on the device).

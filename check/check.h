@@ -83,25 +83,39 @@ int check_property(const reach_engine *e, const props_file *file, const props_pr
 void check_result_free(check_result *r);
 
 /*
+ * Where the pool's threads get their engines: open gives a worker's engine
+ * on that worker's own thread (its status, its budget; the cache is the
+ * pool's), close takes it back on the same thread after its last property.
+ * An engine that fails to open leaves its thread's share to the others.
+ */
+typedef struct check_pool_engines {
+    int (*open)(void *ctx, const csr_model *m, reach_engine *e, csr_status *status);
+    void (*close)(void *ctx, reach_engine *e);
+    void *ctx;
+} check_pool_engines;
+
+/*
  * The chosen properties of a run (chosen u8[file->count], nonzero: check
- * it) checked at once on the CPU by `workers` threads
- * (check/check_pool.c), each with its own engine of the sequential
- * references (reach_cpu_engine on m) and its own Prob0/Prob1 cache,
+ * it) checked at once by `workers` threads (check/check_pool.c), each with
+ * its own engine (engines->open on its thread; NULL engines: the sequential
+ * references, reach_cpu_engine on m) and its own Prob0/Prob1 cache,
  * starting them in the file's order, none more than 2 workers properties
  * ahead of the next one to be taken (memory: one property's a thread at
  * most, and the results of the window; each engine's budget in bytes as
  * reach_engine's, `budget`).  check_pool_take waits for property i
  * (a chosen one, each taken once, in any order) and gives its result and
  * check_property's return value (a property no thread has started yet is
- * checked by the caller).  check_pool_stop starts no more, waits for those
- * running, and frees what was not taken.  NULL: out of memory.  A thread
- * the system refuses leaves its share to the others (at worst to the
- * caller).
+ * checked by the caller on `taker`, the caller's engine, whose cache it
+ * keeps).  check_pool_stop starts no more, waits for those running, and
+ * frees what was not taken.  NULL: out of memory.  A thread the system
+ * refuses, or whose engine does not open, leaves its share to the others
+ * (at worst to the caller).
  */
 #define CHECK_POOL_MAX_WORKERS 16
 typedef struct check_pool check_pool;
 check_pool *check_pool_start(const csr_model *m, const props_file *file, const uint8_t *chosen,
-                             const reach_options *options, uint64_t budget, unsigned workers);
+                             const reach_options *options, uint64_t budget, unsigned workers,
+                             const check_pool_engines *engines, const reach_engine *taker);
 int check_pool_take(check_pool *pool, size_t i, check_result *r);
 void check_pool_stop(check_pool *pool);
 /* The workers for `properties` properties: one per CPU this process may

@@ -1,11 +1,13 @@
 /*
- * check_pool.c - the properties of one run checked at once on the CPU
- * (check.h, check_pool_*): a thread per CPU, each with its own engine of
- * the sequential references (reach_cpu_engine) and its own Prob0/Prob1
- * cache, taking the chosen properties in the file's order; the caller takes
- * the results in that order, each as soon as it is done.  Storm checks one
- * property after the other on one core; the properties of a run share
- * nothing but the model, which is read only.
+ * check_pool.c - the properties of one run checked at once (check.h,
+ * check_pool_*): threads each with its own engine (the sequential
+ * references', or what the caller's check_pool_engines opens: gpu-vi's
+ * GPU engines, each with the model resident on the device and its own
+ * stream) and its own Prob0/Prob1 cache, taking the chosen properties in
+ * the file's order; the caller takes the results in that order, each as
+ * soon as it is done.  Storm checks one property after the other on one
+ * core; the properties of a run share nothing but the model, which is read
+ * only.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ enum { WAITING = 0, RUNNING = 1, DONE = 2, TAKEN = 3 };
 typedef struct pool_worker {
     struct check_pool *pool;
     reach_engine engine;
+    reach_cache *cache; /* the worker's (the taker's: the caller's, not freed here) */
     csr_status status;
     pthread_t thread;
     int started;
@@ -27,6 +30,9 @@ typedef struct pool_worker {
 struct check_pool {
     const props_file *file;
     const reach_options *options;
+    const csr_model *model;
+    check_pool_engines engines; /* open NULL: the references' */
+    uint64_t budget;
     size_t count, next;     /* properties; the next one a worker takes */
     size_t window_end;      /* none started from here on (window_after the next one to be taken) */
     const uint8_t *chosen;  /* u8[count] */
@@ -81,22 +87,37 @@ static void check_one(check_pool *p, pool_worker *w, size_t i)
     pthread_mutex_unlock(&p->lock);
 }
 
+/* A worker: its engine opened on its own thread, properties until none is
+ * left, its engine closed; one that does not open takes none. */
 static void *worker_run(void *arg)
 {
     pool_worker *w = arg;
     check_pool *p = w->pool;
+    if (p->engines.open) {
+        if (p->engines.open(p->engines.ctx, p->model, &w->engine, &w->status))
+            return NULL;
+    } else {
+        reach_cpu_engine(p->model, &w->engine);
+    }
+    w->engine.status = &w->status;
+    w->engine.budget = p->budget;
+    w->engine.cache = w->cache;
     for (;;) {
         pthread_mutex_lock(&p->lock);
         const size_t i = take_next(p);
         pthread_mutex_unlock(&p->lock);
         if (i == p->count)
-            return NULL;
+            break;
         check_one(p, w, i);
     }
+    if (p->engines.close)
+        p->engines.close(p->engines.ctx, &w->engine);
+    return NULL;
 }
 
 check_pool *check_pool_start(const csr_model *m, const props_file *file, const uint8_t *chosen,
-                             const reach_options *options, uint64_t budget, unsigned workers)
+                             const reach_options *options, uint64_t budget, unsigned workers,
+                             const check_pool_engines *engines, const reach_engine *taker)
 {
     if (workers < 1)
         workers = 1;
@@ -105,6 +126,10 @@ check_pool *check_pool_start(const csr_model *m, const props_file *file, const u
         return NULL;
     p->file = file;
     p->options = options;
+    p->model = m;
+    if (engines)
+        p->engines = *engines;
+    p->budget = budget;
     p->count = file->count;
     p->chosen = chosen;
     p->workers = workers;
@@ -115,17 +140,15 @@ check_pool *check_pool_start(const csr_model *m, const props_file *file, const u
     const int locked = p->state && p->rc && p->result && !pthread_mutex_init(&p->lock, NULL);
     const int waits = locked && !pthread_cond_init(&p->done, NULL);
     int ok = waits;
-    for (unsigned i = 0; ok && i <= workers; i++) { /* (the last: the taker's) */
-        pool_worker *w = &p->worker[i];
-        w->pool = p;
-        reach_cpu_engine(m, &w->engine);
-        w->engine.status = &w->status;
-        w->engine.budget = budget;
-        ok = (w->engine.cache = reach_cache_new(m->num_states)) != NULL;
+    for (unsigned i = 0; ok && i < workers; i++) {
+        p->worker[i].pool = p;
+        ok = (p->worker[i].cache = reach_cache_new(m->num_states)) != NULL;
     }
+    p->worker[workers].pool = p; /* the taker's: the caller's engine */
+    p->worker[workers].engine = *taker;
     if (!ok) {
-        for (unsigned i = 0; i <= workers; i++)
-            reach_cache_free(p->worker[i].engine.cache);
+        for (unsigned i = 0; i < workers; i++)
+            reach_cache_free(p->worker[i].cache);
         if (waits)
             pthread_cond_destroy(&p->done);
         if (locked)
@@ -177,8 +200,8 @@ void check_pool_stop(check_pool *p)
     for (size_t i = 0; i < p->count; i++)
         if (p->state[i] == DONE)
             check_result_free(&p->result[i]);
-    for (unsigned i = 0; i <= p->workers; i++)
-        reach_cache_free(p->worker[i].engine.cache);
+    for (unsigned i = 0; i < p->workers; i++)
+        reach_cache_free(p->worker[i].cache);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
     free(p->state);

@@ -5,6 +5,8 @@
 
 namespace gpu {
 
+/* (read once per device; threads that ask at once read it each, the same
+ * values, and publish it with a release store) */
 const device_geometry &geometry()
 {
     static device_geometry known[64];
@@ -13,12 +15,13 @@ const device_geometry &geometry()
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64)
         return none;
-    if (!read[device]) {
+    if (!__atomic_load_n(&read[device], __ATOMIC_ACQUIRE)) {
         device_geometry g = {0, 0};
         cudaDeviceGetAttribute(&g.sms, cudaDevAttrMultiProcessorCount, device);
         cudaDeviceGetAttribute(&g.threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
-        known[device] = g;
-        read[device] = true;
+        __atomic_store_n(&known[device].sms, g.sms, __ATOMIC_RELAXED);
+        __atomic_store_n(&known[device].threads_per_sm, g.threads_per_sm, __ATOMIC_RELAXED);
+        __atomic_store_n(&read[device], true, __ATOMIC_RELEASE);
     }
     return known[device];
 }

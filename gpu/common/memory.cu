@@ -8,6 +8,7 @@
 
 namespace gpu {
 
+/* (the threads of gpu-vi's properties at once allocate beside each other: atomics) */
 static uint64_t bytes_now, bytes_peak;
 
 /* CSR_TEST_DEVICE_BYTES, or UINT64_MAX where unset. */
@@ -21,14 +22,16 @@ int device_alloc(void **p, uint64_t bytes, csr_status *status)
 {
     *p = nullptr;
     static const uint64_t limit = test_limit();
-    const cudaError_t e = bytes > limit || bytes_now > limit - bytes ? cudaErrorMemoryAllocation
-                                                                     : cudaMalloc(p, bytes ? bytes : 1);
+    const uint64_t before = __atomic_load_n(&bytes_now, __ATOMIC_RELAXED);
+    const cudaError_t e = bytes > limit || before > limit - bytes ? cudaErrorMemoryAllocation
+                                                                  : cudaMalloc(p, bytes ? bytes : 1);
     if (e != cudaSuccess)
         (void)cudaGetLastError(); /* not left for a later launch's check to find (a fallback follows) */
     CUDA_TRY(e);
-    bytes_now += bytes;
-    if (bytes_now > bytes_peak)
-        bytes_peak = bytes_now;
+    const uint64_t now = __atomic_add_fetch(&bytes_now, bytes, __ATOMIC_RELAXED);
+    uint64_t peak = __atomic_load_n(&bytes_peak, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&bytes_peak, &peak, now, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
     return CSR_OK;
 }
 
@@ -37,12 +40,12 @@ void device_free(void *p, uint64_t bytes)
     if (!p)
         return;
     cudaFree(p);
-    bytes_now -= bytes;
+    __atomic_sub_fetch(&bytes_now, bytes, __ATOMIC_RELAXED);
 }
 
-uint64_t device_bytes_now() { return bytes_now; }
-uint64_t device_bytes_peak() { return bytes_peak; }
-void reset_peak() { bytes_peak = bytes_now; }
+uint64_t device_bytes_now() { return __atomic_load_n(&bytes_now, __ATOMIC_RELAXED); }
+uint64_t device_bytes_peak() { return __atomic_load_n(&bytes_peak, __ATOMIC_RELAXED); }
+void reset_peak() { __atomic_store_n(&bytes_peak, device_bytes_now(), __ATOMIC_RELAXED); }
 
 int arena::allocate(uint64_t bytes, csr_status *status)
 {

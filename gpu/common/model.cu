@@ -128,7 +128,7 @@ int device_model::upload(const csr_model *m, csr_status *status)
         CUDA_TRY(cudaMemcpy(seg_targets, m->segment_targets, entries * sizeof(uint32_t), cudaMemcpyHostToDevice));
         interleaved = m->interleaved_states;
     }
-    CUDA_TRY(cudaDeviceSynchronize());
+    CUDA_TRY(cudaStreamSynchronize(0)); /* this thread's default stream */
     return CSR_OK;
 }
 

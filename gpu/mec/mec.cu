@@ -432,7 +432,7 @@ int mec_decompose_live(const gpu_mec_options *opt, const device_model &m, const 
     TRY(decompose_by_scheme(opt, inter, job, dec, live, enabled, st, status));
     TRY(canonical_ids(job.mec, job.scratch, m.n, status));
     CUDA_TRY(cudaMemcpyAsync(mec, job.mec, m.n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
-    CUDA_TRY(cudaDeviceSynchronize());
+    CUDA_TRY(cudaStreamSynchronize(0)); /* this thread's default stream: not another thread's work */
     return CSR_OK;
 }
 

@@ -509,7 +509,7 @@ int resident_open(const csr_model *m, int levels, resident_model **out, csr_stat
     if (!rc)
         rc = r->d.tr.build(n, r->d.sc, r->d.ct, r->d.tg, status);
     if (!rc) {
-        cudaError_t e = cudaDeviceSynchronize();
+        cudaError_t e = cudaStreamSynchronize(0); /* this thread's default stream */
         if (e != cudaSuccess)
             rc = csr_fail(status, CSR_ERR_DEVICE, "uploading the model: %s", cudaGetErrorString(e));
     }

@@ -47,6 +47,7 @@
 #include "reach_gpu.h"
 #include "reach_parts.h"
 #include "reach_ref.h"
+#include "reach_system.h"
 #include "tool.h"
 
 /* Below this many transitions the CPU answers before the GPU would have
@@ -1017,6 +1018,63 @@ static int open_engine(const vi_options *v, const csr_model *m, gpu_reach_contex
     return 0;
 }
 
+/* Threads of a run's properties at once on the GPU, at most (each its own
+ * engine: the model resident once more, a stream, the host's work of its
+ * queries beside the others'; see gpu_pool_workers). */
+#define GPU_VI_POOL_WORKERS 2
+
+/* The GPU engines of the properties at once (check_pool_engines): a context
+ * each on the run's device, opened on the worker's thread. */
+struct gpu_pool_engines {
+    const vi_options *v;
+    int device;
+};
+
+static int gpu_pool_open(void *ctx, const csr_model *m, reach_engine *e, csr_status *st)
+{
+    const gpu_pool_engines *g = (const gpu_pool_engines *)ctx;
+    if (cudaSetDevice(g->device) != cudaSuccess)
+        return CSR_ERR_DEVICE;
+    gpu_reach_context *cx = (gpu_reach_context *)calloc(1, sizeof *cx);
+    if (!cx)
+        return CSR_ERR_NOMEM;
+    const int rc = gpu_reach_engine(m, &g->v->gpu, cx, e, st);
+    if (rc) {
+        gpu_reach_close(cx);
+        free(cx);
+    }
+    return rc;
+}
+
+static void gpu_pool_close(void *, reach_engine *e)
+{
+    gpu_reach_context *cx = (gpu_reach_context *)e->ctx;
+    gpu_reach_close(cx);
+    free(cx);
+}
+
+/* The threads for `asked` properties on the GPU: as on the CPU
+ * (check_pool_workers), at most GPU_VI_POOL_WORKERS (CSR_TEST_WORKERS: the
+ * tests' count), and only as many as fit the device beside the run's engine
+ * with room to spare: each its resident model and twice a whole system's
+ * bytes (the compacted system and its sweep classes; half the free memory at
+ * most for all of them), so that no property fails for lack of memory that it
+ * would have had alone.  None (1) under --mem-limit: that bounds the run. */
+static unsigned gpu_pool_workers(const vi_options *v, const csr_model *m, const gpu_reach_context *cx, size_t asked)
+{
+    unsigned w = check_pool_workers(asked);
+    if (!getenv("CSR_TEST_WORKERS") && w > GPU_VI_POOL_WORKERS)
+        w = GPU_VI_POOL_WORKERS;
+    if (v->gpu.memory_limit)
+        return 1;
+    const uint64_t each =
+        cx->stats.resident_bytes + 2 * reach_system_bytes(m->num_states, m->num_choices, m->num_transitions);
+    const uint64_t room = gpu_free_memory() / 2;
+    while (w > 1 && (uint64_t)(w + 1) * each > room)
+        w--;
+    return w;
+}
+
 /* A form the parts' engine does not iterate (-g): the property's failure. */
 static int refused_by_parts(const vi_options *v, const props_property *p, check_result *r)
 {
@@ -1109,11 +1167,22 @@ int main(int argc, char **argv)
         }
     }
     const vi_run run = {&v, &m, &times, &engine, &cx, &pe};
-    /* on the CPU, the properties at once, a thread each (not with --stats: each one's times its own) */
+    /* the properties at once, a thread each (not with --stats: each one's times its own; not over parts):
+     * on the CPU each with an engine of the references, on the GPU each with its own (gpu_pool_workers) */
     check_pool *pool = NULL;
-    const unsigned workers = check_pool_workers(asked);
-    if (!rc && !exit_status && v.tool.use_cpu && !v.parts.parts && !v.tool.stats && workers > 1)
-        pool = check_pool_start(&m, &file, chosen, &v.reach, engine.budget, workers);
+    gpu_pool_engines gpu_engines = {&v, 0};
+    const check_pool_engines pool_engines = {gpu_pool_open, gpu_pool_close, &gpu_engines};
+    if (!rc && !exit_status && !v.parts.parts && !v.tool.stats) {
+        const unsigned workers = v.tool.use_cpu ? check_pool_workers(asked) : gpu_pool_workers(&v, &m, &cx, asked);
+        if (workers > 1 && !v.tool.use_cpu) {
+            engine.budget /= workers + 1; /* each engine's share, the caller's too */
+            if (cudaGetDevice(&gpu_engines.device) != cudaSuccess)
+                gpu_engines.device = -1;
+        }
+        if (workers > 1 && (v.tool.use_cpu || gpu_engines.device >= 0))
+            pool = check_pool_start(&m, &file, chosen, &v.reach, engine.budget, workers,
+                                    v.tool.use_cpu ? NULL : &pool_engines, &engine);
+    }
     if (isatty(STDERR_FILENO) && !pool) /* long step bounds say how far they are */
         reach_set_bounded_progress(progress_show);
     if (getenv("CSR_TEST_PROGRESS_AFTER"))
