@@ -104,9 +104,10 @@ typedef struct check_pool_engines {
  * most, and the results of the window; each engine's budget in bytes as
  * reach_engine's, `budget`).  check_pool_take waits for property i
  * (a chosen one, each taken once, in any order) and gives its result and
- * check_property's return value (a property no thread has started yet is
- * checked by the caller on `taker`, the caller's engine, whose cache it
- * keeps).  check_pool_stop starts no more, waits for those running, and
+ * check_property's return value, with the status of the engine that checked
+ * it copied to the taker's where that is not CSR_OK (a property no thread
+ * has started yet is checked by the caller on `taker`, the caller's engine,
+ * whose cache it keeps).  check_pool_stop starts no more, waits for those running, and
  * frees what was not taken.  NULL: out of memory.  A thread the system
  * refuses, or whose engine does not open, leaves its share to the others
  * (at worst to the caller).

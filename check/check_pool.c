@@ -39,6 +39,7 @@ struct check_pool {
     uint8_t *state;         /* u8[count]: WAITING, RUNNING, DONE, TAKEN */
     int *rc;                /* [count] check_property's return */
     check_result *result;   /* [count] */
+    csr_status **failure;   /* [count] the worker's engine status where check_property failed (NULL: none) */
     int stop;               /* no property started after this is set */
     pthread_mutex_t lock;
     pthread_cond_t done;
@@ -79,7 +80,11 @@ static void check_one(check_pool *p, pool_worker *w, size_t i)
 {
     check_result r;
     const int rc = check_property(&w->engine, p->file, &p->file->properties[i], p->options, &r);
+    csr_status *failure = NULL; /* what the engine said of a failure that takes the run (out of memory: none) */
+    if (rc && w->engine.status && (failure = malloc(sizeof *failure)))
+        *failure = *w->engine.status;
     pthread_mutex_lock(&p->lock);
+    p->failure[i] = failure;
     p->result[i] = r;
     p->rc[i] = rc;
     p->state[i] = DONE;
@@ -137,7 +142,8 @@ check_pool *check_pool_start(const csr_model *m, const props_file *file, const u
     p->state = calloc(p->count ? p->count : 1, 1);
     p->rc = calloc(p->count ? p->count : 1, sizeof *p->rc);
     p->result = calloc(p->count ? p->count : 1, sizeof *p->result);
-    const int locked = p->state && p->rc && p->result && !pthread_mutex_init(&p->lock, NULL);
+    p->failure = calloc(p->count ? p->count : 1, sizeof *p->failure);
+    const int locked = p->state && p->rc && p->result && p->failure && !pthread_mutex_init(&p->lock, NULL);
     const int waits = locked && !pthread_cond_init(&p->done, NULL);
     int ok = waits;
     for (unsigned i = 0; ok && i < workers; i++) {
@@ -156,6 +162,7 @@ check_pool *check_pool_start(const csr_model *m, const props_file *file, const u
         free(p->state);
         free(p->rc);
         free(p->result);
+        free(p->failure);
         free(p);
         return NULL;
     }
@@ -182,6 +189,9 @@ int check_pool_take(check_pool *p, size_t i, check_result *r)
     pthread_cond_broadcast(&p->done);
     *r = p->result[i];
     const int rc = p->rc[i];
+    csr_status *said = p->worker[p->workers].engine.status; /* the caller's */
+    if (rc && p->failure[i] && said && said != p->failure[i])
+        *said = *p->failure[i];
     pthread_mutex_unlock(&p->lock);
     return rc;
 }
@@ -200,6 +210,8 @@ void check_pool_stop(check_pool *p)
     for (size_t i = 0; i < p->count; i++)
         if (p->state[i] == DONE)
             check_result_free(&p->result[i]);
+    for (size_t i = 0; i < p->count; i++)
+        free(p->failure[i]);
     for (unsigned i = 0; i < p->workers; i++)
         reach_cache_free(p->worker[i].cache);
     pthread_cond_destroy(&p->done);
@@ -207,6 +219,7 @@ void check_pool_stop(check_pool *p)
     free(p->state);
     free(p->rc);
     free(p->result);
+    free(p->failure);
     free(p);
 }
 

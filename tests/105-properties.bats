@@ -310,6 +310,22 @@ seen = [json.loads(l)["prob01_computed"] for l in sys.argv[1].splitlines() if l.
 assert seen == [1, 1], seen' "$stderr" || fail "$stderr"
 }
 
+@test "gpu-vi answers a DTMC's probabilities from the classes of its expected rewards, computed once for F, G and R" {
+    prism2csr "$MODELS/dice.umb" > "$BATS_TEST_TMPDIR/d.csr"
+    run --separate-stderr gpu-vi --cpu --stats=json -p 'P=? [ F "six" ]' -p 'R=? [ F "six" ]' -p 'P=? [ G !"six" ]' \
+        "$BATS_TEST_TMPDIR/d.csr"
+    assert_success
+    # min's Prob0E/Prob1A for all three (a DTMC's min and max are one value): one computation
+    python3 -c '
+import json, sys
+seen = [(json.loads(l)["prob01_computed"], json.loads(l)["maybe"]) for l in sys.argv[1].splitlines() if l.startswith("{")]
+assert seen == [(1, 3), (1, 0), (1, 3)], seen' "$stderr" || fail "$stderr"
+    prism=$(awk -F'\t' '$2 == "P=? [ F \"six\" ]" { print $6 }' "$(model_file dice.values.tsv)")
+    value_close "$(echo "${lines[0]}" | sed 's/.*: //')" "$prism" || fail "${lines[0]} against PRISM's $prism"
+    assert_line -n 1 'R=? [ F "six" ]: Infinity'
+    value_close "$(echo "${lines[2]}" | sed 's/.*: //')" "$(python3 -c "print(1 - $prism)")" || fail "${lines[2]}"
+}
+
 @test "gpu-vi --cpu checks a run's properties at once, each answer and failure as when checked alone, in the given order" {
     csr="$BATS_TEST_TMPDIR/c.csr"
     prism2csr "$MODELS/coin2.umb" > "$csr"
