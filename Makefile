@@ -136,7 +136,8 @@ endef
 $(foreach t,$(C_TOOLS),$(eval $(call c_tool,$(t))))
 $(foreach t,$(CU_TOOLS),$(eval $(call cu_tool,$(t))))
 
-$(OBJ)/%.cu.o: %.cu $(OBJ)/%.cu.d | $(DEPS_STAMP)
+# (the Makefile too: its nvcc flags, NVCC_STREAM among them, are the objects' as much as their sources)
+$(OBJ)/%.cu.o: %.cu $(OBJ)/%.cu.d Makefile | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ARCH) $(NVCC_STREAM) $(NVCCFLAGS) $(CPPFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings $(DEPFLAGS) -c $< -o $@
 

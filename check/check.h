@@ -84,8 +84,8 @@ void check_result_free(check_result *r);
 
 /*
  * Where the pool's threads get their engines: open gives a worker's engine
- * on that worker's own thread (its status, its budget; the cache is the
- * pool's), close takes it back on the same thread after its last property.
+ * on that worker's own thread (the pool then sets its status, its budget and
+ * its cache), close takes it back on the same thread after its last property.
  * An engine that fails to open leaves its thread's share to the others.
  */
 typedef struct check_pool_engines {

@@ -1174,14 +1174,15 @@ int main(int argc, char **argv)
     const check_pool_engines pool_engines = {gpu_pool_open, gpu_pool_close, &gpu_engines};
     if (!rc && !exit_status && !v.parts.parts && !v.tool.stats) {
         const unsigned workers = v.tool.use_cpu ? check_pool_workers(asked) : gpu_pool_workers(&v, &m, &cx, asked);
-        if (workers > 1 && !v.tool.use_cpu) {
-            engine.budget /= workers + 1; /* each engine's share, the caller's too */
-            if (cudaGetDevice(&gpu_engines.device) != cudaSuccess)
-                gpu_engines.device = -1;
+        if (workers > 1 && (v.tool.use_cpu || cudaGetDevice(&gpu_engines.device) == cudaSuccess)) {
+            reach_engine taker = engine; /* the caller's, as the pool's (its cache kept) */
+            if (!v.tool.use_cpu)
+                taker.budget /= workers + 1; /* each engine's share of the device, the caller's too */
+            pool = check_pool_start(&m, &file, chosen, &v.reach, taker.budget, workers,
+                                    v.tool.use_cpu ? NULL : &pool_engines, &taker);
+            if (pool && getenv("CSR_TEST_WORKERS")) /* (the tests see that the pool ran) */
+                fprintf(stderr, "%s: %u properties at a time\n", tool_name, workers);
         }
-        if (workers > 1 && (v.tool.use_cpu || gpu_engines.device >= 0))
-            pool = check_pool_start(&m, &file, chosen, &v.reach, engine.budget, workers,
-                                    v.tool.use_cpu ? NULL : &pool_engines, &engine);
     }
     if (isatty(STDERR_FILENO) && !pool) /* long step bounds say how far they are */
         reach_set_bounded_progress(progress_show);
