@@ -80,8 +80,10 @@ static void check_one(check_pool *p, pool_worker *w, size_t i)
 {
     check_result r;
     const int rc = check_property(&w->engine, p->file, &p->file->properties[i], p->options, &r);
-    csr_status *failure = NULL; /* what the engine said of a failure that takes the run (out of memory: none) */
-    if (rc && w->engine.status && (failure = malloc(sizeof *failure)))
+    /* what a worker's engine said of a failure that takes the run (out of memory: none); the taker's engine
+     * writes the caller's status itself */
+    csr_status *failure = NULL;
+    if (rc && w != &p->worker[p->workers] && w->engine.status && (failure = malloc(sizeof *failure)))
         *failure = *w->engine.status;
     pthread_mutex_lock(&p->lock);
     p->failure[i] = failure;
@@ -190,7 +192,7 @@ int check_pool_take(check_pool *p, size_t i, check_result *r)
     *r = p->result[i];
     const int rc = p->rc[i];
     csr_status *said = p->worker[p->workers].engine.status; /* the caller's */
-    if (rc && p->failure[i] && said && said != p->failure[i])
+    if (rc && p->failure[i] && said)
         *said = *p->failure[i];
     pthread_mutex_unlock(&p->lock);
     return rc;

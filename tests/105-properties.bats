@@ -327,28 +327,5 @@ assert seen == [(1, 3), (1, 0), (1, 3)], seen' "$stderr" || fail "$stderr"
 }
 
 @test "gpu-vi --cpu checks a run's properties at once, each answer and failure as when checked alone, in the given order" {
-    csr="$BATS_TEST_TMPDIR/c.csr"
-    prism2csr "$MODELS/coin2.umb" > "$csr"
-    props=('Pmin=? [ F "finished" ]' 'R{"steps"}max=? [ F "finished" ]' 'Pmax=? [ F "nope" ]' 'Pmax=? [ F "fin_c0" ]'
-           'R{"steps"}min=? [ F "finished" ]' 'Pmin=? [ F "fin_c0" ]' 'Pmax=? [ F "finished" ]')
-    args=()
-    for p in "${props[@]}"; do args+=(-p "$p"); done
-    for workers in 1 3 16; do
-        run --separate-stderr env CSR_TEST_WORKERS=$workers gpu-vi --cpu "${args[@]}" "$csr"
-        assert_success
-        [ "${#lines[@]}" -eq 6 ] || fail "$workers workers: $output"
-        local i=0
-        for p in "${props[@]}"; do
-            [ "$p" = 'Pmax=? [ F "nope" ]' ] && continue
-            assert_line -n $i "$(gpu-vi --cpu -p "$p" "$csr")"
-            i=$((i + 1))
-        done
-        [[ "$stderr" == *"gpu-vi: 'Pmax=? [ F \"nope\" ]': "*'no label "nope"'* ]] || fail "$stderr"
-        # the pool ran (threads for at most the 7 properties asked), or not with one thread
-        case $workers in
-        1) [[ "$stderr" != *"at a time"* ]] || fail "$stderr" ;;
-        3) [[ "$stderr" == *"gpu-vi: 3 properties at a time"* ]] || fail "$stderr" ;;
-        16) [[ "$stderr" == *"gpu-vi: 7 properties at a time"* ]] || fail "$stderr" ;;
-        esac
-    done
+    pool_check exact --cpu
 }

@@ -364,6 +364,46 @@ stats_fields() {
     python3 -c 'import json, sys; j = json.loads(sys.stdin.read().strip().splitlines()[-1]); print(*(j[k] for k in sys.argv[1:]))' "$@"
 }
 
+# pool_check exact|close OPTIONS...: gpu-vi OPTIONS on coin2 with seven
+# properties (one refused: no label "nope") and CSR_TEST_WORKERS 1, 3 and 16:
+# each answer, in the given order, is `gpu-vi --cpu`'s for its property alone
+# (exact: the same line; close: the same property, its value within 1e-6 by
+# value_close), the refusal is said, and gpu-vi says it checked them 3 and 7
+# at a time (the 7 properties asked bound the threads), nothing of it with 1.
+pool_check() {
+    local match=$1 csr="$BATS_TEST_TMPDIR/c.csr" workers p alone i
+    shift
+    prism2csr "$MODELS/coin2.umb" > "$csr"
+    local props=('Pmin=? [ F "finished" ]' 'R{"steps"}max=? [ F "finished" ]' 'Pmax=? [ F "nope" ]'
+                 'Pmax=? [ F "fin_c0" ]' 'R{"steps"}min=? [ F "finished" ]' 'Pmin=? [ F "fin_c0" ]'
+                 'Pmax=? [ F "finished" ]')
+    local args=()
+    for p in "${props[@]}"; do args+=(-p "$p"); done
+    for workers in 1 3 16; do
+        run --separate-stderr env CSR_TEST_WORKERS=$workers gpu-vi "$@" "${args[@]}" "$csr"
+        assert_success
+        [ "${#lines[@]}" -eq 6 ] || fail "$workers workers: $output"
+        i=0
+        for p in "${props[@]}"; do
+            [ "$p" = 'Pmax=? [ F "nope" ]' ] && continue
+            alone=$(gpu-vi --cpu -p "$p" "$csr")
+            if [ "$match" = exact ]; then
+                assert_line -n $i "$alone"
+            else
+                [ "${lines[$i]%: *}" = "${alone%: *}" ] || fail "$workers workers, line $i: ${lines[$i]}, alone: $alone"
+                value_close "${lines[$i]##*: }" "${alone##*: }" || fail "$workers workers: ${lines[$i]}, alone: $alone"
+            fi
+            i=$((i + 1))
+        done
+        [[ "$stderr" == *"gpu-vi: 'Pmax=? [ F \"nope\" ]': "*'no label "nope"'* ]] || fail "$stderr"
+        case $workers in
+        1) [[ "$stderr" != *"at a time"* ]] || fail "$stderr" ;;
+        3) [[ "$stderr" == *"gpu-vi: 3 properties at a time"* ]] || fail "$stderr" ;;
+        16) [[ "$stderr" == *"gpu-vi: 7 properties at a time"* ]] || fail "$stderr" ;;
+        esac
+    done
+}
+
 # value_close A B: A and B agree within 1e-6 relative (or 1e-12), or are
 # the same word (true, false, Infinity).
 value_close() {
