@@ -1302,28 +1302,37 @@ static int row_value(const struct var *v, const unsigned char *row, int64_t *out
 /* A variable's field where one unaligned 64-bit load reads it (its bit
  * within the first byte plus its size at most 64): rows of at most
  * UMB_FAST_ROW_BYTES bytes are decoded this way (the last rows copied into a
- * buffer with 8 bytes to spare), and packed into the CSR's rows a word at a
+ * buffer with 8 bytes to spare), without a test of the type per field: a
+ * field's key (the field, an int's sign bit flipped) grows with the value, so
+ * pass 0 takes each variable's least and greatest key, and pass 1 packs key -
+ * (the least key), which is value - lower, into the CSR's rows a word at a
  * time (row_value and csr_put_variable_value field by field otherwise: the
- * same values). */
+ * same values).  A bool of one bit is a uint without offset; a wider one
+ * takes the field-by-field path. */
 #define UMB_FAST_ROW_BYTES 64
+#define UMB_KEY_BLOCK 256 /* rows of pass 0's blocks: 16 KiB at most, in the first cache */
 typedef struct fast_var {
-    uint64_t byte, shift, size, mask;
-    int type;
-    int64_t offset;
+    uint64_t byte, shift, mask; /* the field: (the 8 bytes at byte >> shift) & mask */
+    uint64_t flip;              /* key = field ^ flip: an int's sign bit, else 0 */
 } fast_var;
 
-static inline int fast_value(const fast_var *f, const unsigned char *row, int64_t *out)
+static inline uint64_t fast_key(const fast_var *f, const unsigned char *row)
 {
     uint64_t word;
     memcpy(&word, row + f->byte, 8);
-    const uint64_t raw = (word >> f->shift) & f->mask;
-    switch (f->type) {
-    case UMB_VAR_BOOL: *out = raw != 0; return 0;
-    case UMB_VAR_INT: /* two's complement of size bits: shifted up and back, arithmetically */
-        *out = f->size && f->size < 64 ? (int64_t)(raw << (64 - f->size)) >> (64 - f->size) : (int64_t)raw;
+    return ((word >> f->shift) & f->mask) ^ f->flip;
+}
+
+/* The value of variable u whose key is key: 0, or -1 where a uint plus its
+ * offset does not fit an i64. */
+static int key_value(const struct var *u, uint64_t key, int64_t *out)
+{
+    if (u->type == UMB_VAR_INT) { /* key - 2^(size - 1), size 1 to 64; a field of 0 bits is 0 */
+        const uint64_t bias = u->size ? (uint64_t)1 << (u->size - 1) : 0;
+        *out = key >= bias ? (int64_t)(key - bias) : -(int64_t)(bias - key);
         return 0;
-    default: return raw > (uint64_t)INT64_MAX || __builtin_add_overflow((int64_t)raw, f->offset, out) ? -1 : 0;
     }
+    return key > (uint64_t)INT64_MAX || __builtin_add_overflow((int64_t)key, u->offset, out) ? -1 : 0;
 }
 
 static int compare_name_ptrs(const void *a, const void *b)
@@ -1332,8 +1341,10 @@ static int compare_name_ptrs(const void *a, const void *b)
 }
 
 /* One task of build_valuations: the states [first, last), pass 0 their
- * least range of each variable (lo, hi: V each; bad: the first state whose
- * value does not fit, or UINT64_MAX), pass 1 their values into the rows. */
+ * least range of each variable (lo, hi: V each, or with fast, the least and
+ * greatest keys of the fast variables that are not bools, in ranged's
+ * order; bad: the first state whose value does not fit, or UINT64_MAX),
+ * pass 1 their values into the rows. */
 typedef struct valuation_task {
     const umb_index *x;
     const unsigned char *data;
@@ -1341,46 +1352,71 @@ typedef struct valuation_task {
     uint64_t first, last, bad, bad_var;
     int64_t *lo, *hi;
     const fast_var *fast; /* the fields by one load each, or NULL */
+    const uint32_t *ranged; /* fast: the variables that are not bools */
+    uint64_t num_ranged;
+    const uint64_t *least_key; /* fast, pass 1: each variable's key of its lower bound */
     int pass;
 } valuation_task;
 
-/* valuation_task_run where every field is a fast_var: pass 0 the ranges
- * (bools' are [0, 1] already), pass 1 each row's words, the CSR's fields
- * one after the other from bit 0 (csr_init_valuations packs them in order)
- * gathered in a register and stored a word at a time. */
+/* valuation_task_run where every field is a fast_var: pass 0 the least and
+ * greatest keys (a bool's range is [0, 1] already), pass 1 each row's words,
+ * the CSR's fields one after the other from bit 0 (csr_init_valuations
+ * packs them in order) gathered in a register and stored a word at a time. */
 static void fast_valuations(valuation_task *k)
 {
     const uint64_t V = k->x->num_vars, rb = k->x->row_bytes, first = k->first, last = k->last;
     const uint64_t end = k->model->num_states * rb; /* the member's bytes */
     const fast_var *restrict fv = k->fast;
     const unsigned char *data = k->data;
-    int64_t *restrict lo = k->lo, *restrict hi = k->hi;
     const csr_variable *restrict cv = k->model->variable_info;
     uint64_t *restrict rows = (uint64_t *)k->model->valuations;
     const uint64_t W = k->model->valuation_words;
-    const int pass = k->pass;
     unsigned char copy[UMB_FAST_ROW_BYTES + 8] = {0};
+    if (!k->pass) {
+        const uint32_t *restrict ranged = k->ranged;
+        const uint64_t R = k->num_ranged;
+        uint64_t *restrict least = (uint64_t *)k->lo, *restrict most = (uint64_t *)k->hi;
+        for (uint64_t r = 0; r < R; r++) {
+            least[r] = UINT64_MAX;
+            most[r] = 0;
+        }
+        /* rows read in place where 8 bytes past the last row of a block
+         * are still the member's, the rest one by one from copy; a block of
+         * rows a variable at a time (its least and greatest key in
+         * registers) */
+        uint64_t inside = last;
+        while (inside > first && inside * rb + 8 > end)
+            inside--;
+        for (uint64_t s = first; s < inside; s += UMB_KEY_BLOCK) {
+            const uint64_t stop = s + UMB_KEY_BLOCK < inside ? s + UMB_KEY_BLOCK : inside;
+            for (uint64_t r = 0; r < R; r++) {
+                const fast_var f = fv[ranged[r]];
+                uint64_t lo = least[r], hi = most[r];
+                for (const unsigned char *row = data + s * rb, *e = data + stop * rb; row < e; row += rb) {
+                    const uint64_t key = fast_key(&f, row);
+                    lo = key < lo ? key : lo;
+                    hi = key > hi ? key : hi;
+                }
+                least[r] = lo;
+                most[r] = hi;
+            }
+        }
+        for (uint64_t s = inside; s < last; s++) {
+            memcpy(copy, data + s * rb, rb);
+            for (uint64_t r = 0; r < R; r++) {
+                const uint64_t key = fast_key(&fv[ranged[r]], copy);
+                least[r] = key < least[r] ? key : least[r];
+                most[r] = key > most[r] ? key : most[r];
+            }
+        }
+        return;
+    }
+    const uint64_t *restrict least_key = k->least_key;
     for (uint64_t s = first; s < last; s++) {
-        /* read in place where 8 bytes past the row are still the member's */
         const unsigned char *row = data + s * rb;
         if ((s + 1) * rb + 8 > end) {
             memcpy(copy, row, rb);
             row = copy;
-        }
-        if (!pass) {
-            for (uint64_t v = 0; v < V; v++) {
-                if (fv[v].type == UMB_VAR_BOOL)
-                    continue;
-                int64_t value = 0;
-                if (fast_value(&fv[v], row, &value)) {
-                    k->bad = s;
-                    k->bad_var = v;
-                    return;
-                }
-                lo[v] = value < lo[v] ? value : lo[v];
-                hi[v] = value > hi[v] ? value : hi[v];
-            }
-            continue;
         }
         uint64_t *out = rows + s * W, acc = 0, at = 0;
         unsigned used = 0; /* bits of acc taken */
@@ -1388,10 +1424,8 @@ static void fast_valuations(valuation_task *k)
             const unsigned width = cv[v].width;
             if (!width)
                 continue;
-            int64_t value = 0;
-            fast_value(&fv[v], row, &value); /* pass 0 found every value good */
             const uint64_t mask = width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1;
-            const uint64_t field = ((uint64_t)value - (uint64_t)cv[v].lower) & mask;
+            const uint64_t field = (fast_key(&fv[v], row) - least_key[v]) & mask;
             acc |= field << used;
             if (used + width < 64) {
                 used += width;
@@ -1474,17 +1508,21 @@ static int build_valuations(reader *r, csr_model *model)
     fast_var *fast = x->row_bytes <= UMB_FAST_ROW_BYTES && !getenv("CSR_TEST_VALUATIONS_BY_FIELD")
                          ? malloc(V * sizeof *fast)
                          : NULL;
+    uint32_t *ranged = malloc(V * sizeof *ranged);
+    uint64_t *least_key = calloc(V, sizeof *least_key), R = 0;
     for (uint64_t v = 0; fast && v < V; v++) {
         const struct var *u = &x->vars[v];
-        if (u->bit % 8 + u->size > 64) { /* a field across nine bytes */
+        if (u->bit % 8 + u->size > 64 || (u->type == UMB_VAR_BOOL && u->size != 1)) { /* across nine bytes; a wide bool */
             free(fast);
             fast = NULL;
             break;
         }
-        fast[v] = (fast_var){u->bit / 8, u->bit % 8, u->size, u->size == 64 ? ~(uint64_t)0 : ((uint64_t)1 << u->size) - 1,
-                             u->type, u->offset};
+        fast[v] = (fast_var){u->bit / 8, u->bit % 8, u->size == 64 ? ~(uint64_t)0 : ((uint64_t)1 << u->size) - 1,
+                             u->type == UMB_VAR_INT && u->size ? (uint64_t)1 << (u->size - 1) : 0};
+        if (u->type != UMB_VAR_BOOL && ranged)
+            ranged[R++] = (uint32_t)v;
     }
-    if (!lo || !hi || !ranges || !types || !names) {
+    if (!lo || !hi || !ranges || !types || !names || !ranged || !least_key) {
         rc = csr_fail(r->st, CSR_ERR_NOMEM, "valuations");
         goto done;
     }
@@ -1495,13 +1533,34 @@ static int build_valuations(reader *r, csr_model *model)
         hi[v] = x->vars[v].type == UMB_VAR_BOOL ? 1 : INT64_MIN;
     }
     for (unsigned i = 0; i < count; i++) {
-        task[i] = (valuation_task){x, m->data, model, n * i / count, n * (i + 1) / count, 0, 0,
-                                   ranges + 2 * i * V, ranges + (2 * i + 1) * V, fast, 0};
+        task[i] = (valuation_task){x,    m->data, model,  n * i / count, n * (i + 1) / count,
+                                   0,    0,       ranges + 2 * i * V, ranges + (2 * i + 1) * V,
+                                   fast, ranged,  R,      least_key,     0};
         memcpy(task[i].lo, lo, V * sizeof *lo);
         memcpy(task[i].hi, hi, V * sizeof *hi);
     }
     parallel_run(valuation_task_run, task, sizeof task[0], count);
-    for (unsigned i = 0; i < count; i++) {
+    if (fast && n) { /* each variable's least and greatest key over the tasks: lo and hi */
+        for (uint64_t k = 0; k < R; k++) {
+            uint64_t least = UINT64_MAX, most = 0;
+            for (unsigned i = 0; i < count; i++) {
+                least = (uint64_t)task[i].lo[k] < least ? (uint64_t)task[i].lo[k] : least;
+                most = (uint64_t)task[i].hi[k] > most ? (uint64_t)task[i].hi[k] : most;
+            }
+            const uint32_t v = ranged[k];
+            least_key[v] = least;
+            if (key_value(&x->vars[v], least, &lo[v]) || key_value(&x->vars[v], most, &hi[v])) {
+                /* a uint beyond an i64: the first state it happens in, field by field */
+                uint64_t s = 0;
+                for (int64_t value; s + 1 < n && !row_value(&x->vars[v], m->data + s * x->row_bytes, &value);)
+                    s++;
+                rc = csr_fail(r->st, CSR_ERR_RANGE, "%s: state %llu: variable \"%.60s\" does not fit 64 signed bits",
+                              name, (unsigned long long)s, x->vars[v].name);
+                goto done;
+            }
+        }
+    }
+    for (unsigned i = 0; !fast && i < count; i++) {
         if (task[i].bad != UINT64_MAX) { /* the first such state: tasks run over increasing ranges */
             rc = csr_fail(r->st, CSR_ERR_RANGE, "%s: state %llu: variable \"%.60s\" does not fit 64 signed bits",
                           name, (unsigned long long)task[i].bad, x->vars[task[i].bad_var].name);
@@ -1534,7 +1593,7 @@ static int build_valuations(reader *r, csr_model *model)
     r->report->variables = V;
 done:
     r->report->valuations_s = monotonic_seconds() - t0;
-    free(lo), free(hi), free(ranges), free(types), free(names), free(fast);
+    free(lo), free(hi), free(ranges), free(types), free(names), free(fast), free(ranged), free(least_key);
     return rc;
 }
 

@@ -42,12 +42,18 @@
  * iteration from them.  need = eps min(x / w) / 8 (relative; eps / 8 /
  * max w absolute): what keeps 2 d w within eps.  Every product with
  * P_sigma counts against REACH_PI_MAX_MATVECS.
+ * The products and the Bellman passes read each successor's value from one
+ * vector over the maybe slots and then the fixed states (no branch per
+ * transition), a task per CPU over ranges of slots on large systems; each
+ * slot's sums are taken in one order, so the values do not depend on the
+ * CPUs.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "reach_ref.h"
 
 /* The maybe states of a system and the vectors over them. */
@@ -62,45 +68,124 @@ typedef struct pi_work {
     uint64_t *sigma;      /* [nm] sigma's choice (the model's index) */
     uint64_t *tau;        /* [nm] tau's choice */
     double *x, *w, *rhs, *ones;
+    /* [n] a vector over the nm maybe slots followed by the fixed states'
+     * values (ext_fixed) or zeros (ext_zero): choice_sum reads a
+     * transition's successor at column[j] without a branch */
+    double *ext_fixed[2], *ext_zero;
     /* IDR(s) */
     double *r, *t, *v, *G, *U; /* G, U: s vectors each */
     uint64_t matvecs, budget;
 } pi_work;
 
-/* sum p * v over choice k's successors; maybe successors from x, fixed ones
- * from value when fixed_too (else 0); with fixed_too also the choice's
- * reward (a Bellman value; INFINITY where it may enter an infinite state). */
-static double choice_sum(const pi_work *pw, uint64_t k, const double *x, int fixed_too)
+/* sum p * xe[column] over choice k's successors, xe an extended vector
+ * (ext_fixed[] or ext_zero: the maybe slots, then the fixed states' values or
+ * zeros); with reward also the choice's reward (a Bellman value; INFINITY
+ * where it may enter an infinite state).  A long choice is summed in four
+ * parts (four additions in flight instead of one chain: herman's 438
+ * transitions a state), then the parts and the rest in order. */
+static double choice_sum(const pi_work *pw, uint64_t k, const double *xe, int reward)
 {
     const reach_system *y = pw->y;
-    const uint64_t nm = pw->nm;
-    double s = fixed_too && y->choice_reward ? y->choice_reward[k] : 0.0;
-    for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
-        const uint32_t c = pw->column[j];
-        s += y->probabilities[j] * (c < nm ? x[c] : fixed_too ? pw->fixed_value[c - nm] : 0.0);
+    const uint32_t *restrict column = pw->column;
+    const double *restrict probability = y->probabilities;
+    double s = reward && y->choice_reward ? y->choice_reward[k] : 0.0;
+    uint64_t j = y->choice_transitions[k];
+    const uint64_t end = y->choice_transitions[k + 1];
+    if (end - j >= 16) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (; j + 4 <= end; j += 4) {
+            s0 += probability[j] * xe[column[j]];
+            s1 += probability[j + 1] * xe[column[j + 1]];
+            s2 += probability[j + 2] * xe[column[j + 2]];
+            s3 += probability[j + 3] * xe[column[j + 3]];
+        }
+        s += (s0 + s1) + (s2 + s3);
     }
+    for (; j < end; j++)
+        s += probability[j] * xe[column[j]];
     return s;
 }
 
-/* b[i] = reward + sum p * value over the fixed successors of sel[i]'s choice. */
-static void fixed_part(const pi_work *pw, const uint64_t *sel, double *b)
+/* ext (an ext_fixed[] or ext_zero) with x (f64[nm]) over the maybe slots; returns it. */
+static const double *extend(const pi_work *pw, double *ext, const double *x)
 {
-    const reach_system *y = pw->y;
-    for (uint64_t i = 0; i < pw->nm; i++) {
-        double s = y->choice_reward ? y->choice_reward[sel[i]] : 0.0;
-        for (uint64_t j = y->choice_transitions[sel[i]]; j < y->choice_transitions[sel[i] + 1]; j++)
-            if (pw->column[j] >= pw->nm)
-                s += y->probabilities[j] * pw->fixed_value[pw->column[j] - pw->nm];
-        b[i] = s;
-    }
+    memcpy(ext, x, pw->nm * sizeof *ext);
+    return ext;
 }
 
-/* out = (I - P_sel) in over the maybe states (fixed successors count 0). */
+/* A task over the maybe slots [first, last) of a pass (run_slots): its
+ * inputs and what it found. */
+typedef struct slot_task {
+    pi_work *pw;
+    uint64_t first, last;
+    const uint64_t *sel; /* a scheduler's choices (the model's index) */
+    const double *in, *xe, *we;
+    double *out;
+    double bound;  /* improve: the threshold; tie_moves: the tie; certificate_holds: d */
+    uint64_t moved; /* what it changed */
+    double most;   /* a maximum it found */
+    int ok;        /* certificate_holds: its slots' checks held */
+} slot_task;
+
+#define PI_SLOT_GRAIN ((uint64_t)1 << 19) /* the system's transitions a task at least */
+
+/* fn over the maybe slots, a task per CPU on large systems (proto: the
+ * inputs; each task's results start at 0, ok at 1); returns the tasks. */
+static unsigned run_slots(pi_work *pw, void *(*fn)(void *), const slot_task *proto, slot_task *task)
+{
+    const unsigned count = parallel_tasks(pw->y->num_transitions, parallel_grain(PI_SLOT_GRAIN));
+    for (unsigned i = 0; i < count; i++) {
+        task[i] = *proto;
+        task[i].pw = pw;
+        task[i].first = pw->nm * i / count;
+        task[i].last = pw->nm * (i + 1) / count;
+        task[i].moved = 0;
+        task[i].most = 0.0;
+        task[i].ok = 1;
+    }
+    parallel_run(fn, task, sizeof task[0], count);
+    return count;
+}
+
+static void *fixed_part_task(void *arg)
+{
+    slot_task *k = arg;
+    const pi_work *pw = k->pw;
+    const reach_system *y = pw->y;
+    for (uint64_t i = k->first; i < k->last; i++) {
+        const uint64_t c = k->sel[i];
+        double s = y->choice_reward ? y->choice_reward[c] : 0.0;
+        for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++)
+            if (pw->column[j] >= pw->nm)
+                s += y->probabilities[j] * pw->fixed_value[pw->column[j] - pw->nm];
+        k->out[i] = s;
+    }
+    return NULL;
+}
+
+/* b[i] = reward + sum p * value over the fixed successors of sel[i]'s choice. */
+static void fixed_part(pi_work *pw, const uint64_t *sel, double *b)
+{
+    slot_task task[PARALLEL_MAX_TASKS];
+    run_slots(pw, fixed_part_task, &(slot_task){.sel = sel, .out = b}, task);
+}
+
+static void *apply_task(void *arg)
+{
+    slot_task *k = arg;
+    for (uint64_t i = k->first; i < k->last; i++)
+        k->out[i] = k->in[i] - choice_sum(k->pw, k->sel[i], k->xe, 0);
+    return NULL;
+}
+
+/* out = (I - P_sel) in over the maybe states (fixed successors count 0).
+ * Each slot's sum is the same in any split: the same values. */
 static void apply(pi_work *pw, const uint64_t *sel, const double *in, double *out)
 {
     pw->matvecs++;
-    for (uint64_t i = 0; i < pw->nm; i++)
-        out[i] = in[i] - choice_sum(pw, sel[i], in, 0);
+    slot_task task[PARALLEL_MAX_TASKS];
+    run_slots(pw, apply_task, &(slot_task){.sel = sel, .in = in, .xe = extend(pw, pw->ext_zero, in), .out = out},
+              task);
 }
 
 static double dot(uint64_t n, const double *a, const double *b)
@@ -260,14 +345,14 @@ static void best_pair(const pi_work *pw, uint64_t i, const double *l, const doub
     *best_u = bu;
 }
 
-/* The best value at x over the choices of slot i, and its choice. */
-static double best_at(const pi_work *pw, uint64_t i, const double *x, uint64_t *arg)
+/* The best value at xe (ext_fixed) over the choices of slot i, and its choice. */
+static double best_at(const pi_work *pw, uint64_t i, const double *xe, uint64_t *arg)
 {
     const reach_system *y = pw->y;
     const uint64_t s = pw->state_of[i];
     double best = 0.0;
     for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
-        double q = choice_sum(pw, k, x, 1);
+        double q = choice_sum(pw, k, xe, 1);
         if (k == y->state_choices[s] || (y->maximize ? q > best : q < best)) {
             best = q;
             if (arg)
@@ -277,22 +362,36 @@ static double best_at(const pi_work *pw, uint64_t i, const double *x, uint64_t *
     return best;
 }
 
+static void *improve_task(void *arg)
+{
+    slot_task *k = arg;
+    pi_work *pw = k->pw;
+    const reach_system *y = pw->y;
+    for (uint64_t i = k->first; i < k->last; i++) {
+        uint64_t best_choice = pw->sigma[i];
+        const double best = best_at(pw, i, k->xe, &best_choice);
+        const double cur = choice_sum(pw, pw->sigma[i], k->xe, 1);
+        if (y->maximize ? best > cur + k->bound : best < cur - k->bound) {
+            pw->sigma[i] = best_choice;
+            k->moved++;
+        }
+        k->most = fmax(k->most, fabs(best - pw->x[i]));
+    }
+    return NULL;
+}
+
 /* sigma moved to a choice better at x by more than threshold; returns the
  * moves; *residual: max |B(x) - x|. */
 static uint64_t improve(pi_work *pw, double threshold, double *residual)
 {
-    const reach_system *y = pw->y;
+    slot_task task[PARALLEL_MAX_TASKS];
+    const unsigned count =
+        run_slots(pw, improve_task, &(slot_task){.xe = extend(pw, pw->ext_fixed[0], pw->x), .bound = threshold}, task);
     uint64_t moved = 0;
     double res = 0.0;
-    for (uint64_t i = 0; i < pw->nm; i++) {
-        uint64_t arg = pw->sigma[i];
-        const double best = best_at(pw, i, pw->x, &arg);
-        const double cur = choice_sum(pw, pw->sigma[i], pw->x, 1);
-        if (y->maximize ? best > cur + threshold : best < cur - threshold) {
-            pw->sigma[i] = arg;
-            moved++;
-        }
-        res = fmax(res, fabs(best - pw->x[i]));
+    for (unsigned i = 0; i < count; i++) {
+        moved += task[i].moved;
+        res = fmax(res, task[i].most);
     }
     *residual = res;
     return moved;
@@ -323,32 +422,46 @@ static double needed(const pi_work *pw, double eps, int relative)
     return need;
 }
 
+static void *tie_moves_task(void *arg)
+{
+    slot_task *k = arg;
+    pi_work *pw = k->pw;
+    const reach_system *y = pw->y;
+    for (uint64_t i = k->first; i < k->last; i++) {
+        const uint64_t s = pw->state_of[i];
+        const double best = best_at(pw, i, k->xe, NULL);
+        double top = pw->w[i] - 0.5;
+        uint64_t arg_k = UINT64_MAX;
+        for (uint64_t c = y->state_choices[s]; c < y->state_choices[s + 1]; c++) {
+            const double g = choice_sum(pw, c, k->xe, 1) - best;
+            if ((y->maximize ? -g : g) > k->bound)
+                continue;
+            const double pw_c = choice_sum(pw, c, k->we, 0);
+            if (pw_c > top) {
+                top = pw_c;
+                arg_k = c;
+            }
+        }
+        if (arg_k != UINT64_MAX && arg_k != pw->tau[i]) {
+            pw->tau[i] = arg_k;
+            k->moved++;
+        }
+    }
+    return NULL;
+}
+
 /* tau moved to a choice within tie of the best at x along which w would not
  * fall by 1/2 (the one where P_a w is largest); returns the moves. */
 static uint64_t tie_moves(pi_work *pw, double tie)
 {
-    const reach_system *y = pw->y;
+    slot_task task[PARALLEL_MAX_TASKS];
+    const unsigned count = run_slots(pw, tie_moves_task,
+                                     &(slot_task){.xe = extend(pw, pw->ext_fixed[0], pw->x),
+                                                  .we = extend(pw, pw->ext_zero, pw->w), .bound = tie},
+                                     task);
     uint64_t moved = 0;
-    for (uint64_t i = 0; i < pw->nm; i++) {
-        const uint64_t s = pw->state_of[i];
-        const double best = best_at(pw, i, pw->x, NULL);
-        double top = pw->w[i] - 0.5;
-        uint64_t arg = UINT64_MAX;
-        for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
-            const double g = choice_sum(pw, k, pw->x, 1) - best;
-            if ((y->maximize ? -g : g) > tie)
-                continue;
-            const double pw_k = choice_sum(pw, k, pw->w, 0);
-            if (pw_k > top) {
-                top = pw_k;
-                arg = k;
-            }
-        }
-        if (arg != UINT64_MAX && arg != pw->tau[i]) {
-            pw->tau[i] = arg;
-            moved++;
-        }
-    }
+    for (unsigned i = 0; i < count; i++)
+        moved += task[i].moved;
     return moved;
 }
 
@@ -361,36 +474,33 @@ static double candidate(double x, double w, double d, int side, double top)
     return side < 0 ? fmax(c, 0.0) : fmin(c, top);
 }
 
-/* Whether l = candidate(-1) and u = candidate(+1) are a post- and a
- * pre-fixpoint, each choice's sum bounded by reach_pi_round_down/up. */
-static int certificate_holds(const pi_work *pw, double d)
+static void *certificate_task(void *arg)
 {
+    slot_task *k = arg;
+    const pi_work *pw = k->pw;
     const reach_system *y = pw->y;
     const double top = y->choice_reward ? INFINITY : 1.0;
-    for (uint64_t i = 0; i < pw->nm; i++) {
+    const double *restrict le = k->xe, *restrict ue = k->we;
+    for (uint64_t i = k->first; i < k->last; i++) {
         const uint64_t s = pw->state_of[i];
-        const double li = candidate(pw->x[i], pw->w[i], d, -1, top), ui = candidate(pw->x[i], pw->w[i], d, 1, top);
+        const double li = le[i], ui = ue[i];
         /* min: all choices; max: one.  A bound clamped to 0 or 1 holds as it
          * is: B(l) >= 0 for l >= 0, and B(u) <= 1 for u <= 1 (every choice's
          * probabilities sum to 1, as interval iteration's upper bound
          * assumes too), where its rounding bound would be wider than the margin */
         int lower_ok = !y->maximize || li == 0.0, upper_ok = y->maximize || ui == top;
-        for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
-            const double r = y->choice_reward ? y->choice_reward[k] : 0.0;
+        for (uint64_t c = y->state_choices[s]; c < y->state_choices[s + 1]; c++) {
+            const double r = y->choice_reward ? y->choice_reward[c] : 0.0;
             double ql = r, qu = r, al = r, au = r;
-            for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
+            for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++) {
                 const uint32_t slot = pw->column[j];
-                const double p = y->probabilities[j];
-                const int maybe = slot < pw->nm;
-                const double fv = maybe ? 0.0 : pw->fixed_value[slot - pw->nm];
-                const double lt = maybe ? candidate(pw->x[slot], pw->w[slot], d, -1, top) : fv;
-                const double ut = maybe ? candidate(pw->x[slot], pw->w[slot], d, 1, top) : fv;
-                ql += p * lt;
-                al += fabs(p * lt);
-                qu += p * ut;
-                au += fabs(p * ut);
+                const double p = y->probabilities[j], lt = p * le[slot], ut = p * ue[slot];
+                ql += lt;
+                al += fabs(lt);
+                qu += ut;
+                au += fabs(ut);
             }
-            const uint64_t m = y->choice_transitions[k + 1] - y->choice_transitions[k] + (r != 0.0);
+            const uint64_t m = y->choice_transitions[c + 1] - y->choice_transitions[c] + (r != 0.0);
             /* a choice that may enter an infinite state (Rmin's) is above any l and below no u */
             const int infinite = isinf(ql);
             const int l_meets = infinite || reach_pi_round_down(ql, al, m) >= li;
@@ -403,10 +513,31 @@ static int certificate_holds(const pi_work *pw, double d)
                 upper_ok |= u_meets;
             }
         }
-        if (!lower_ok || !upper_ok)
-            return 0;
+        if (!lower_ok || !upper_ok) {
+            k->ok = 0;
+            break;
+        }
     }
-    return 1;
+    return NULL;
+}
+
+/* Whether l = candidate(-1) and u = candidate(+1) are a post- and a
+ * pre-fixpoint, each choice's sum bounded by reach_pi_round_down/up (l and
+ * u over the maybe slots, then the fixed states' values, in ext_fixed[]). */
+static int certificate_holds(pi_work *pw, double d)
+{
+    const double top = pw->y->choice_reward ? INFINITY : 1.0;
+    double *l = pw->ext_fixed[0], *u = pw->ext_fixed[1];
+    for (uint64_t i = 0; i < pw->nm; i++) {
+        l[i] = candidate(pw->x[i], pw->w[i], d, -1, top);
+        u[i] = candidate(pw->x[i], pw->w[i], d, 1, top);
+    }
+    slot_task task[PARALLEL_MAX_TASKS];
+    const unsigned count = run_slots(pw, certificate_task, &(slot_task){.xe = l, .we = u}, task);
+    int ok = 1;
+    for (unsigned i = 0; i < count; i++)
+        ok &= task[i].ok;
+    return ok;
 }
 
 uint64_t reach_pi_jacobi_limit(void)
@@ -471,7 +602,7 @@ static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t 
 static void pi_free(pi_work *pw)
 {
     void *all[] = {pw->slot_of, pw->column, pw->fixed_value, pw->shadow, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
-                   pw->r, pw->t, pw->v, pw->G, pw->U};
+                   pw->r, pw->t, pw->v, pw->G, pw->U, pw->ext_fixed[0], pw->ext_fixed[1], pw->ext_zero};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
 }
@@ -512,6 +643,15 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
             pw.fixed_value[f] = lower[s]; /* (the fixed states' exact values) */
             pw.slot_of[s] = (uint32_t)(nm + f++);
         }
+    pw.ext_fixed[0] = malloc(n * sizeof *pw.ext_fixed[0]);
+    pw.ext_fixed[1] = malloc(n * sizeof *pw.ext_fixed[1]);
+    pw.ext_zero = calloc(n, sizeof *pw.ext_zero);
+    if (!pw.ext_fixed[0] || !pw.ext_fixed[1] || !pw.ext_zero) {
+        pi_free(&pw);
+        return CSR_ERR_NOMEM;
+    }
+    for (int i = 0; i < 2; i++)
+        memcpy(pw.ext_fixed[i] + nm, pw.fixed_value, (n - nm) * sizeof *pw.ext_fixed[i]);
     for (uint64_t s = 0; s < n; s++)
         if (!y->fixed[s])
             for (uint64_t j = y->choice_transitions[y->state_choices[s]];
@@ -567,8 +707,9 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
     if (!rc && !done) {
         pw.budget = REACH_PI_MAX_MATVECS;
         memcpy(pw.x, l, nm * sizeof *pw.x);
+        const double *xe = extend(&pw, pw.ext_fixed[0], pw.x);
         for (uint64_t i = 0; i < nm; i++)
-            best_at(&pw, i, pw.x, &pw.sigma[i]);
+            best_at(&pw, i, xe, &pw.sigma[i]);
         fixed_part(&pw, pw.sigma, pw.rhs);
         idr_solve(&pw, pw.sigma, pw.rhs, pw.x, 1e-10);
         int ok = idr_solve(&pw, pw.sigma, pw.ones, pw.w, 0.25);
@@ -612,8 +753,9 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
                 idr_solve(&pw, pw.tau, pw.ones, pw.w, 0.25);
             }
             double rw = -INFINITY;
+            const double *we = extend(&pw, pw.ext_zero, pw.w);
             for (uint64_t i = 0; i < nm; i++)
-                rw = fmax(rw, 1.0 + choice_sum(&pw, pw.tau[i], pw.w, 0) - pw.w[i]);
+                rw = fmax(rw, 1.0 + choice_sum(&pw, pw.tau[i], we, 0) - pw.w[i]);
             /* the margin d (1 - rw) must exceed each Bellman sum's rounding bound */
             double d = fmax(2.0 * residual, 4.0 * (double)(max_terms(&pw) + 1) * 0x1p-52 * xmax) / (1.0 - rw);
             for (int tries = 0; rw < 1.0 && tries < 3; tries++, d *= 10.0) {

@@ -57,8 +57,11 @@ int ref_reach_iterate(const reach_system *system, const reach_options *options, 
                       double *upper, uint64_t *iterations, double *difference, void *ctx);
 
 /*
- * Certified policy iteration (REACH_PI) on system y, sequentially (the
- * reference of gpu/reach/pi.cu; the steps are described in reach_pi.c):
+ * Certified policy iteration (REACH_PI) on system y (the reference of
+ * gpu/reach/pi.cu; the steps are described in reach_pi.c; its passes over
+ * the maybe states, products and Bellman steps, a task per CPU on systems of
+ * 2^19 transitions or more, each state's sums in one order: the same values
+ * on any number of CPUs):
  * interval iteration in Jacobi order (REACH_PI_JACOBI iterations at most),
  * then policy iteration with IDR(s) solves, then bounds certified as a
  * post- and a pre-fixpoint.  y must be eligible (reach_pi_eligible).
@@ -68,7 +71,7 @@ int ref_reach_iterate(const reach_system *system, const reach_options *options, 
  * when not (the caller goes on with interval iteration); CSR_ERR_NOMEM.
  * *iterations: the Jacobi iterations; *difference: the largest u - l.
  * options->pi_stats (if set) receives what was done.  Memory: 4n + (108 +
- * 16 S) nm bytes (nm maybe states, S = REACH_PI_IDR_S).
+ * 16 S) nm + 24n bytes (nm maybe states, S = REACH_PI_IDR_S).
  */
 int ref_reach_pi(const reach_system *y, const reach_options *options, double eps, double *lower, double *upper,
                  uint64_t *iterations, double *difference);

@@ -321,6 +321,22 @@ refused() { # input... message
     assert_line "  valuation:    state 0: b=false x=0 y=7"
 }
 
+@test "prism2csr refuses a UMB uint whose value passes 64 signed bits with its offset, naming its first state, by one load a field as field by field" {
+    # neg's x (3 bits, offset -3: fields 0 to 5) at offset 2^63 - 5: field 5 (x = 2, first in state 12) is 2^63
+    umb_edit "$V/neg.storm.umb" "$T/big.umb" "json_edit '\$j->{valuations}{states}{classes}[0]{variables}[1]{offset} = 9223372036854775803'"
+    msg="prism2csr: $T/big.umb: index out of range: valuations/states/valuations.bin: state 12: variable \"x\" does not fit 64 signed bits"
+    refused "$T/big.umb" "$msg"
+    CSR_TEST_GRAIN=1 refused "$T/big.umb" "$msg"
+    CSR_TEST_VALUATIONS_BY_FIELD=1 refused "$T/big.umb" "$msg"
+    # one less: every value fits, x from 2^63 - 5 to 2^63 - 1
+    umb_edit "$V/neg.storm.umb" "$T/fits.umb" "json_edit '\$j->{valuations}{states}{classes}[0]{variables}[1]{offset} = 9223372036854775802'"
+    prism2csr "$T/fits.umb" > "$T/load.csr"
+    CSR_TEST_VALUATIONS_BY_FIELD=1 prism2csr "$T/fits.umb" > "$T/field.csr"
+    cmp "$T/load.csr" "$T/field.csr"
+    run csrinfo "$T/load.csr"
+    assert_line "  variables:    3: b bool, x [9223372036854775802..9223372036854775807], y [5..7]"
+}
+
 @test "valuations whose fields cross a 64-bit word go through UMB and back the same by one load a field as field by field" {
     # a: 60 bits, b: 10 (bits 60-69 of the CSR row: across its first word), c: 3, d: a bool
     sta=$(write_file w.sta '# States\n(a,b,c,d)\n0:(1152921504606846975,1000,-5,true)\n1:(0,0,0,false)\n2:(7,999,-1,true)\n3:(576460752303423488,512,-3,false)\n4:(1,1,0,true)\n5:(2,3,-2,false)\n6:(3,5,-4,true)\n7:(4,7,-5,false)\n')
