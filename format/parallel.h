@@ -3,8 +3,8 @@
  * CPUs this process may run on, and a task per thread.  Used by the
  * parallel .tra reader (prism_text.c), the label writer (labels.c), the
  * checksums (crc.c), the validation (csr_validate.c), the first touch
- * of the UMB reader's inflate buffer (umb_read.c) and the model checker's
- * searches (check/).
+ * of the UMB reader's inflate buffer (umb_read.c), the model checker's
+ * searches (check/) and the CPU's policy iteration (ref/reach_pi.c).
  */
 #ifndef PARALLEL_H
 #define PARALLEL_H

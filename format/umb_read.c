@@ -1327,9 +1327,9 @@ static inline uint64_t fast_key(const fast_var *f, const unsigned char *row)
  * offset does not fit an i64. */
 static int key_value(const struct var *u, uint64_t key, int64_t *out)
 {
-    if (u->type == UMB_VAR_INT) { /* key - 2^(size - 1), size 1 to 64; a field of 0 bits is 0 */
+    if (u->type == UMB_VAR_INT) { /* key - 2^(size - 1), size 1 to 64, in two's complement; 0 bits: 0 */
         const uint64_t bias = u->size ? (uint64_t)1 << (u->size - 1) : 0;
-        *out = key >= bias ? (int64_t)(key - bias) : -(int64_t)(bias - key);
+        *out = (int64_t)(key - bias);
         return 0;
     }
     return key > (uint64_t)INT64_MAX || __builtin_add_overflow((int64_t)key, u->offset, out) ? -1 : 0;
@@ -1550,12 +1550,19 @@ static int build_valuations(reader *r, csr_model *model)
             const uint32_t v = ranged[k];
             least_key[v] = least;
             if (key_value(&x->vars[v], least, &lo[v]) || key_value(&x->vars[v], most, &hi[v])) {
-                /* a uint beyond an i64: the first state it happens in, field by field */
-                uint64_t s = 0;
-                for (int64_t value; s + 1 < n && !row_value(&x->vars[v], m->data + s * x->row_bytes, &value);)
-                    s++;
-                rc = csr_fail(r->st, CSR_ERR_RANGE, "%s: state %llu: variable \"%.60s\" does not fit 64 signed bits",
-                              name, (unsigned long long)s, x->vars[v].name);
+                /* a uint beyond an i64: the first state and variable where it happens, field by field */
+                for (uint64_t s = 0; s < n; s++)
+                    for (uint64_t w = 0; w < V; w++) {
+                        int64_t value;
+                        if (row_value(&x->vars[w], m->data + s * x->row_bytes, &value)) {
+                            rc = csr_fail(r->st, CSR_ERR_RANGE,
+                                          "%s: state %llu: variable \"%.60s\" does not fit 64 signed bits", name,
+                                          (unsigned long long)s, x->vars[w].name);
+                            goto done;
+                        }
+                    }
+                rc = csr_fail(r->st, CSR_ERR_RANGE, "%s: variable \"%.60s\" does not fit 64 signed bits", name,
+                              x->vars[v].name);
                 goto done;
             }
         }

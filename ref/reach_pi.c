@@ -42,11 +42,11 @@
  * iteration from them.  need = eps min(x / w) / 8 (relative; eps / 8 /
  * max w absolute): what keeps 2 d w within eps.  Every product with
  * P_sigma counts against REACH_PI_MAX_MATVECS.
- * The products and the Bellman passes read each successor's value from one
- * vector over the maybe slots and then the fixed states (no branch per
- * transition), a task per CPU over ranges of slots on large systems; each
- * slot's sums are taken in one order, so the values do not depend on the
- * CPUs.
+ * The products, improvements, ties and certificates read each successor's
+ * value from one vector over the maybe slots and then the fixed states (no
+ * branch per transition), a task per 2^19 transitions of the system (at most
+ * one per CPU) over ranges of slots; each slot's sums are taken in one
+ * order, so the values do not depend on the CPUs.
  */
 #include <math.h>
 #include <stdint.h>
@@ -129,7 +129,7 @@ typedef struct slot_task {
 
 #define PI_SLOT_GRAIN ((uint64_t)1 << 19) /* the system's transitions a task at least */
 
-/* fn over the maybe slots, a task per CPU on large systems (proto: the
+/* fn over the maybe slots, a task per PI_SLOT_GRAIN transitions (proto: the
  * inputs; each task's results start at 0, ok at 1); returns the tasks. */
 static unsigned run_slots(pi_work *pw, void *(*fn)(void *), const slot_task *proto, slot_task *task)
 {

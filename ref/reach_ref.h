@@ -58,10 +58,10 @@ int ref_reach_iterate(const reach_system *system, const reach_options *options, 
 
 /*
  * Certified policy iteration (REACH_PI) on system y (the reference of
- * gpu/reach/pi.cu; the steps are described in reach_pi.c; its passes over
- * the maybe states, products and Bellman steps, a task per CPU on systems of
- * 2^19 transitions or more, each state's sums in one order: the same values
- * on any number of CPUs):
+ * gpu/reach/pi.cu; the steps are described in reach_pi.c; its products,
+ * policy improvements, ties and certificates a task per 2^19 transitions of
+ * the system, at most one per CPU, each state's sums in one order: the same
+ * values on any number of CPUs):
  * interval iteration in Jacobi order (REACH_PI_JACOBI iterations at most),
  * then policy iteration with IDR(s) solves, then bounds certified as a
  * post- and a pre-fixpoint.  y must be eligible (reach_pi_eligible).

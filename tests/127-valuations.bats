@@ -328,6 +328,11 @@ refused() { # input... message
     refused "$T/big.umb" "$msg"
     CSR_TEST_GRAIN=1 refused "$T/big.umb" "$msg"
     CSR_TEST_VALUATIONS_BY_FIELD=1 refused "$T/big.umb" "$msg"
+    # y (offset 5: fields 0 to 2) too at offset 2^63 - 2: its field 2 (y = 7) passes in state 0, before x's state 12
+    umb_edit "$T/big.umb" "$T/two.umb" "json_edit '\$j->{valuations}{states}{classes}[0]{variables}[2]{offset} = 9223372036854775806'"
+    msg="prism2csr: $T/two.umb: index out of range: valuations/states/valuations.bin: state 0: variable \"y\" does not fit 64 signed bits"
+    refused "$T/two.umb" "$msg"
+    CSR_TEST_VALUATIONS_BY_FIELD=1 refused "$T/two.umb" "$msg"
     # one less: every value fits, x from 2^63 - 5 to 2^63 - 1
     umb_edit "$V/neg.storm.umb" "$T/fits.umb" "json_edit '\$j->{valuations}{states}{classes}[0]{variables}[1]{offset} = 9223372036854775802'"
     prism2csr "$T/fits.umb" > "$T/load.csr"
