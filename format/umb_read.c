@@ -1470,6 +1470,13 @@ static void *valuation_task_run(void *arg)
     return NULL;
 }
 
+/* A variable's range before any state: [0, 1] for a bool, else empty. */
+static void range_start(const struct var *u, int64_t *lo, int64_t *hi)
+{
+    *lo = u->type == UMB_VAR_BOOL ? 0 : INT64_MAX;
+    *hi = u->type == UMB_VAR_BOOL ? 1 : INT64_MIN;
+}
+
 /* The state valuations (parse_valuations): the least range of each
  * variable over the states, then its values packed into the CSR's rows;
  * each pass a task per CPU over ranges of states (parallel.h). */
@@ -1529,8 +1536,7 @@ static int build_valuations(reader *r, csr_model *model)
     for (uint64_t v = 0; v < V; v++) {
         names[v] = x->vars[v].name;
         types[v] = x->vars[v].type == UMB_VAR_BOOL ? CSR_VAR_BOOL : CSR_VAR_INT;
-        lo[v] = x->vars[v].type == UMB_VAR_BOOL ? 0 : INT64_MAX;
-        hi[v] = x->vars[v].type == UMB_VAR_BOOL ? 1 : INT64_MIN;
+        range_start(&x->vars[v], &lo[v], &hi[v]);
     }
     for (unsigned i = 0; i < count; i++) {
         task[i] = (valuation_task){x,    m->data, model,  n * i / count, n * (i + 1) / count,
@@ -1550,20 +1556,18 @@ static int build_valuations(reader *r, csr_model *model)
             const uint32_t v = ranged[k];
             least_key[v] = least;
             if (key_value(&x->vars[v], least, &lo[v]) || key_value(&x->vars[v], most, &hi[v])) {
-                /* a uint beyond an i64: the first state and variable where it happens, field by field */
-                for (uint64_t s = 0; s < n; s++)
-                    for (uint64_t w = 0; w < V; w++) {
-                        int64_t value;
-                        if (row_value(&x->vars[w], m->data + s * x->row_bytes, &value)) {
-                            rc = csr_fail(r->st, CSR_ERR_RANGE,
-                                          "%s: state %llu: variable \"%.60s\" does not fit 64 signed bits", name,
-                                          (unsigned long long)s, x->vars[w].name);
-                            goto done;
-                        }
-                    }
-                rc = csr_fail(r->st, CSR_ERR_RANGE, "%s: variable \"%.60s\" does not fit 64 signed bits", name,
-                              x->vars[v].name);
-                goto done;
+                /* a uint beyond an i64: pass 0 again field by field, which names the first state where one is */
+                free(fast);
+                fast = NULL;
+                for (unsigned i = 0; i < count; i++) {
+                    task[i].fast = NULL;
+                    for (uint64_t w = 0; w < V; w++)
+                        range_start(&x->vars[w], &task[i].lo[w], &task[i].hi[w]);
+                }
+                for (uint64_t w = 0; w < V; w++)
+                    range_start(&x->vars[w], &lo[w], &hi[w]);
+                parallel_run(valuation_task_run, task, sizeof task[0], count);
+                break;
             }
         }
     }
