@@ -314,26 +314,21 @@ static int idr_solve(pi_work *pw, const uint64_t *sel, const double *b, double *
     return max_abs(n, r) <= tol;
 }
 
-/* The best values at l and at u over the choices of slot i (best_at of
- * each, in one pass over the choices' transitions). */
-static void best_pair(const pi_work *pw, uint64_t i, const double *l, const double *u, double *best_l,
+/* The best values at le and at ue (extended: ext_fixed[]) over the choices
+ * of slot i (best_at of each, in one pass over the choices' transitions). */
+static void best_pair(const pi_work *pw, uint64_t i, const double *le, const double *ue, double *best_l,
                       double *best_u)
 {
     const reach_system *y = pw->y;
-    const uint64_t s = pw->state_of[i], nm = pw->nm;
+    const uint64_t s = pw->state_of[i];
     double bl = 0.0, bu = 0.0;
     for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
         double ql = y->choice_reward ? y->choice_reward[k] : 0.0, qu = ql;
         for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
             const uint32_t c = pw->column[j];
             const double p = y->probabilities[j];
-            if (c < nm) {
-                ql += p * l[c];
-                qu += p * u[c];
-            } else {
-                ql += p * pw->fixed_value[c - nm];
-                qu += p * pw->fixed_value[c - nm];
-            }
+            ql += p * le[c];
+            qu += p * ue[c];
         }
         const int first = k == y->state_choices[s];
         if (first || (y->maximize ? ql > bl : ql < bl))
@@ -564,13 +559,17 @@ int reach_pi_eligible(const reach_system *y, const double *lower, const double *
 #define EARLY_WARMUP 32 /* the Jacobi iterations of an early warm-up (reach_options.pi_warmup_early) */
 
 /* Interval iteration in Jacobi order on the slots, at most `limit`
- * iterations (l, u: the slots' bounds, nl, nu: scratch); returns the
- * iterations and in *done whether the rule held. */
+ * iterations (l, u: the slots' bounds, iterated in ext_fixed[] and copied
+ * back; nl, nu: scratch); returns the iterations and in *done whether the
+ * rule held. */
 static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t limit, int early, double *l,
                                 double *u, double *nl, double *nu, int *done, double *difference)
 {
     uint64_t it = 0;
     *done = 0;
+    double *le = pw->ext_fixed[0], *ue = pw->ext_fixed[1];
+    extend(pw, le, l);
+    extend(pw, ue, u);
     while (it < limit) {
         /* early: an expected reward without an upper bound after EARLY_WARMUP
          * iterations gets none from more (its upper bounds are infinite until
@@ -583,19 +582,21 @@ static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t 
         double diff = 0.0;
         for (uint64_t i = 0; i < pw->nm; i++) {
             double bl, bu;
-            best_pair(pw, i, l, u, &bl, &bu);
-            nl[i] = fmax(l[i], bl);
-            nu[i] = isinf(u[i]) ? u[i] : fmax(nl[i], fmin(u[i], bu)); /* rewards: none yet */
+            best_pair(pw, i, le, ue, &bl, &bu);
+            nl[i] = fmax(le[i], bl);
+            nu[i] = isinf(ue[i]) ? ue[i] : fmax(nl[i], fmin(ue[i], bu)); /* rewards: none yet */
             diff = fmax(diff, reach_difference(nu[i], nl[i], relative));
         }
-        memcpy(l, nl, pw->nm * sizeof *l);
-        memcpy(u, nu, pw->nm * sizeof *u);
+        memcpy(le, nl, pw->nm * sizeof *le);
+        memcpy(ue, nu, pw->nm * sizeof *ue);
         *difference = diff;
         if (diff <= eps) {
             *done = 1;
             break;
         }
     }
+    memcpy(l, le, pw->nm * sizeof *l);
+    memcpy(u, ue, pw->nm * sizeof *u);
     return it;
 }
 
