@@ -150,7 +150,7 @@ check_pool *check_pool_start(const csr_model *m, const props_file *file, const u
     int ok = waits;
     for (unsigned i = 0; ok && i < workers; i++) {
         p->worker[i].pool = p;
-        ok = (p->worker[i].cache = reach_cache_new(m->num_states)) != NULL;
+        ok = (p->worker[i].cache = reach_cache_new_sharing(m->num_states, taker->cache)) != NULL;
     }
     p->worker[workers].pool = p; /* the taker's: the caller's engine */
     p->worker[workers].engine = *taker;

@@ -271,7 +271,7 @@ static int engine_prob01(const reach_engine *e, const reach_query *q, uint8_t *c
         memcpy(cls, kept, e->model->num_states);
         return CSR_OK;
     }
-    int rc = e->prob01 ? e->prob01(e->ctx, q, cls) : ref_reach_prob01(e->model, q, cls);
+    int rc = e->prob01 ? e->prob01(e->ctx, e->cache, q, cls) : ref_reach_prob01(e->model, q, cls);
     if (!rc)
         reach_cache_put(e->cache, q, cls, NULL);
     return rc;
@@ -373,7 +373,7 @@ int reach_solve(const reach_engine *e, const reach_query *q, const reach_options
         }
     }
     if (!rc && want_mecs && !have_mecs && !have_classes && e->prob01_mecs) {
-        rc = e->prob01_mecs(e->ctx, q, cls, smallest);
+        rc = e->prob01_mecs(e->ctx, e->cache, q, cls, smallest);
         have_mecs = rc == CSR_OK;
         if (have_mecs)
             reach_cache_put(e->cache, q, cls, smallest);

@@ -59,6 +59,10 @@ typedef struct reach_stats {
 #define REACH_CACHE_ENTRIES 8
 typedef struct reach_cache reach_cache;
 reach_cache *reach_cache_new(uint64_t n); /* NULL: out of memory */
+/* A cache of its own classes that reads keeper's transpose (built once for
+ * them all, under keeper's lock: the properties of a run at once share one),
+ * keeper outliving it; NULL: out of memory. */
+reach_cache *reach_cache_new_sharing(uint64_t n, reach_cache *keeper);
 void reach_cache_free(reach_cache *cache);
 /* The classes of q (u8[n]) if kept, else NULL; *mec (if mec): its MECs or NULL. */
 const uint8_t *reach_cache_find(const reach_cache *cache, const reach_query *q, const uint32_t **mec);
@@ -68,10 +72,11 @@ void reach_cache_put(reach_cache *cache, const reach_query *q, const uint8_t *cl
 uint64_t reach_cache_computed(const reach_cache *cache);
 /* The choice-level transpose of model (ref_transpose_build's shapes, each
  * state's entries in no particular order: a task per CPU builds it), built
- * at the first call and kept for the run (the expected rewards'
- * zero-valued states search it, property after property: 8 (n + c + t)
- * bytes); NULL without a cache, for a model of another state count or out
- * of memory (then the caller builds its own). */
+ * at the first call and kept for the run (Prob0/Prob1 on the CPU and the
+ * expected rewards' zero-valued states search it, property after property:
+ * 8 (n + c + t) bytes); NULL without a cache, for another model than the
+ * first one asked for, or out of memory (then the caller builds its own).
+ * Safe from several threads on caches that share one keeper. */
 struct ref_transpose;
 const struct ref_transpose *reach_cache_transpose(reach_cache *cache, const csr_model *model);
 
@@ -79,7 +84,10 @@ const struct ref_transpose *reach_cache_transpose(reach_cache *cache, const csr_
  * The engine contract.  An engine holds one model for a run (its `model`)
  * and answers the query layer's steps on it; ctx is passed to each.  A NULL
  * member is done by the sequential reference (ref/reach_ref.h) instead.
- *   prob01:      Prob0/Prob1 of q (ref_reach_prob01's contract): cls u8[n].
+ *   prob01:      Prob0/Prob1 of q (ref_reach_prob01's contract): cls u8[n];
+ *                cache: the run's (the query layer's), where an engine may
+ *                keep what serves the next queries (reach_cache_transpose),
+ *                or NULL.
  *   prob01_mecs: (maximising q on an MDP; optional) cls and, in one step,
  *                mec u32[n]: the smallest state of the MEC of each maybe
  *                state in the maybe states' sub-MDP, REACH_NO_MEC elsewhere;
@@ -103,8 +111,8 @@ const struct ref_transpose *reach_cache_transpose(reach_cache *cache, const csr_
 typedef struct reach_engine {
     const csr_model *model;
     void *ctx;
-    int (*prob01)(void *ctx, const reach_query *q, uint8_t *cls);
-    int (*prob01_mecs)(void *ctx, const reach_query *q, uint8_t *cls, uint32_t *mec);
+    int (*prob01)(void *ctx, reach_cache *cache, const reach_query *q, uint8_t *cls);
+    int (*prob01_mecs)(void *ctx, reach_cache *cache, const reach_query *q, uint8_t *cls, uint32_t *mec);
     int (*maybe_mecs)(void *ctx, const uint8_t *cls, const double *choice_reward, uint32_t *mec);
     int (*sccs)(void *ctx, const csr_model *model, uint64_t budget, uint32_t *scc);
     reach_solver solve;
@@ -135,18 +143,20 @@ void reach_cpu_engine(const csr_model *model, reach_engine *engine);
  * environment's CSR_TEST_PROB1E_ROUNDS, for the tests, in its place), Prob1E by
  * the MEC quotient instead (the CPU engine's maybe_mecs on the sub-MDP of
  * Prob0A's complement minus the targets, then one backward search: gpu/reach's
- * prob1e_quotient).  Memory the transpose of ref_transpose_build (8 (n + 1)
- * + 8 t + 8 c bytes) and c + 7 n bytes, and the quotient's c + 17 n and
- * the CPU engine's maybe_mecs'; min: ref_reach_prob01 itself
- * (two searches, no fixpoint).  Errors: CSR_ERR_NOMEM.  reach_cpu_engine's
- * prob01.
+ * prob1e_quotient); min: ref_reach_prob01's two searches (no fixpoint).  Over
+ * the model's transpose that cache keeps for the run (reach_cache_transpose:
+ * a task per CPU builds it at the first query, herman 15's 14.3M transitions
+ * on one core 0.25 s), else (cache NULL, or out of memory there) over one
+ * built here by ref_transpose_build and freed: 8 (n + 1) + 8 t + 8 c bytes.
+ * Memory besides c + 7 n bytes, and the quotient's c + 17 n and the CPU
+ * engine's maybe_mecs'.  Errors: CSR_ERR_NOMEM.  reach_cpu_engine's prob01.
  * reach_prob01_mecs_cpu: the same classes, and where the quotient gave
  * them (*mecs_found = 1) the maybe states' MECs (mec u32[n], as the
- * contract's prob01_mecs); *mecs_found = 0: mec untouched.
+ * contract's prob01_mecs; NULL: not asked); *mecs_found = 0: mec untouched.
  */
-int reach_prob01_cpu(const csr_model *model, const reach_query *q, uint8_t *cls);
-int reach_prob01_mecs_cpu(const csr_model *model, const reach_query *q, uint8_t *cls, uint32_t *mec,
-                          int *mecs_found);
+int reach_prob01_cpu(const csr_model *model, reach_cache *cache, const reach_query *q, uint8_t *cls);
+int reach_prob01_mecs_cpu(const csr_model *model, reach_cache *cache, const reach_query *q, uint8_t *cls,
+                          uint32_t *mec, int *mecs_found);
 
 /*
  * The topological solver (PRISM's -topological, Storm's topological

@@ -4,6 +4,7 @@
  * once; its maybe MECs too where a maximising query had them; the model's
  * transpose.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,18 +24,31 @@ struct reach_cache {
     unsigned count, next, capacity;
     uint64_t computed;
     cache_entry entry[REACH_CACHE_ENTRIES];
+    reach_cache *keeper;         /* the cache whose transpose this one reads, or NULL: its own */
+    pthread_mutex_t lock;        /* over transposed and tr */
     const csr_model *transposed; /* the model of tr, or NULL */
+    int failed;                  /* building tr ran out of memory: not tried again */
     ref_transpose tr;
 };
 
-reach_cache *reach_cache_new(uint64_t n)
+reach_cache *reach_cache_new_sharing(uint64_t n, reach_cache *keeper)
 {
     reach_cache *c = calloc(1, sizeof *c);
+    if (c && pthread_mutex_init(&c->lock, NULL)) {
+        free(c);
+        return NULL;
+    }
     if (c) {
         c->n = n;
         c->capacity = REACH_CACHE_ENTRIES;
+        c->keeper = keeper;
     }
     return c;
+}
+
+reach_cache *reach_cache_new(uint64_t n)
+{
+    return reach_cache_new_sharing(n, NULL);
 }
 
 static void entry_free(cache_entry *e)
@@ -53,60 +67,95 @@ void reach_cache_free(reach_cache *c)
     for (unsigned i = 0; i < c->count; i++)
         entry_free(&c->entry[i]);
     ref_transpose_free(&c->tr);
+    pthread_mutex_destroy(&c->lock);
     free(c);
 }
 
-/* One task of transpose_build: the states [first, last); pass 0 owners and
- * counts, pass 1 the entries. */
+/* One task of transpose_build: the states [first, last).  Pass 0: the
+ * owners, and the transitions counted by successor: into the task's own
+ * row of counts (own) or, shared, by atomic additions into tr->first + 1;
+ * pass 1: the entries, each at its successor's cursor (the task's own, or
+ * the shared one by atomic additions). */
 typedef struct transpose_task {
     const csr_model *m;
     ref_transpose *tr;
-    uint64_t *cursor;
+    uint64_t *cursor; /* u64[n]: the task's own (own) or every task's */
     uint64_t first, last;
-    int pass;
+    int pass, own;
 } transpose_task;
 
 static void *transpose_task_run(void *arg)
 {
     transpose_task *k = arg;
     const csr_model *m = k->m;
+    uint64_t *cursor = k->cursor, *count = k->own ? cursor : k->tr->first + 1, *choice = k->tr->choice;
     for (uint64_t s = k->first; s < k->last; s++)
         for (uint64_t x = m->state_choices[s]; x < m->state_choices[s + 1]; x++) {
             if (!k->pass)
                 k->tr->owner[x] = s;
-            for (uint64_t j = m->choice_transitions[x]; j < m->choice_transitions[x + 1]; j++)
-                if (k->pass)
-                    k->tr->choice[__atomic_fetch_add(&k->cursor[m->targets[j]], 1, __ATOMIC_RELAXED)] = x;
-                else
-                    __atomic_fetch_add(&k->tr->first[m->targets[j] + 1], 1, __ATOMIC_RELAXED);
+            const uint64_t jb = m->choice_transitions[x], je = m->choice_transitions[x + 1];
+            if (k->own && k->pass)
+                for (uint64_t j = jb; j < je; j++)
+                    choice[cursor[m->targets[j]]++] = x;
+            else if (k->own)
+                for (uint64_t j = jb; j < je; j++)
+                    count[m->targets[j]]++;
+            else if (k->pass)
+                for (uint64_t j = jb; j < je; j++)
+                    choice[__atomic_fetch_add(&cursor[m->targets[j]], 1, __ATOMIC_RELAXED)] = x;
+            else
+                for (uint64_t j = jb; j < je; j++)
+                    __atomic_fetch_add(&count[m->targets[j]], 1, __ATOMIC_RELAXED);
         }
     return NULL;
 }
 
-/* ref_transpose_build's shapes by a task per CPU (the counts and the
- * entries by atomic additions), but each state's entries in no particular
- * order: the zero-valued states' search reads them as a set.  Errors:
- * CSR_ERR_NOMEM, nothing left allocated. */
+/* ref_transpose_build's shapes by a task per CPU over ranges of states.
+ * Where the tasks' own counts (8 n bytes a task) take at most a quarter of
+ * the entries' bytes (many transitions into few states, as herman's 14.3M
+ * into 32,768, where atomic additions on the same counters cost more than
+ * one core's counting sort: 0.71 s on two cores against 0.38), each task
+ * counts and places its own, and the entries come out in choice order, as
+ * ref_transpose_build's; elsewhere the tasks share the counters by atomic
+ * additions and each state's entries lie in no particular order (the
+ * searches read them as a set).  Errors: CSR_ERR_NOMEM, nothing left
+ * allocated. */
 static int transpose_build(const csr_model *m, ref_transpose *tr)
 {
     const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
+    const unsigned count = parallel_tasks(n + t, parallel_grain(1u << 16));
+    /* (CSR_TEST_TRANSPOSE_OWN: the tests' way to own counts on their small models) */
+    const int own = count > 1 && ((uint64_t)count * n <= t / 4 || getenv("CSR_TEST_TRANSPOSE_OWN"));
     tr->first = calloc(n + 1, sizeof *tr->first);
     tr->choice = malloc((t ? t : 1) * sizeof *tr->choice);
     tr->owner = malloc((c ? c : 1) * sizeof *tr->owner);
-    uint64_t *cursor = malloc((n ? n : 1) * sizeof *cursor);
+    uint64_t *cursor = own ? calloc((size_t)count * n, sizeof *cursor) : malloc((n ? n : 1) * sizeof *cursor);
     if (!tr->first || !tr->choice || !tr->owner || !cursor) {
         ref_transpose_free(tr);
         free(cursor);
         return CSR_ERR_NOMEM;
     }
     transpose_task task[PARALLEL_MAX_TASKS];
-    const unsigned count = parallel_tasks(n, parallel_grain(1u << 16));
     for (unsigned i = 0; i < count; i++)
-        task[i] = (transpose_task){m, tr, cursor, n * i / count, n * (i + 1) / count, 0};
+        task[i] = (transpose_task){m, tr, own ? cursor + (size_t)i * n : cursor, n * i / count,
+                                   n * (i + 1) / count, 0, own};
     parallel_run(transpose_task_run, task, sizeof task[0], count);
-    for (uint64_t v = 0; v < n; v++) {
-        tr->first[v + 1] += tr->first[v];
-        cursor[v] = tr->first[v];
+    if (own) { /* each task's cursor at v: the entries into v of the states before its range */
+        uint64_t at = 0;
+        for (uint64_t v = 0; v < n; v++) {
+            tr->first[v] = at;
+            for (unsigned i = 0; i < count; i++) {
+                const uint64_t here = task[i].cursor[v];
+                task[i].cursor[v] = at;
+                at += here;
+            }
+        }
+        tr->first[n] = at;
+    } else {
+        for (uint64_t v = 0; v < n; v++) {
+            tr->first[v + 1] += tr->first[v];
+            cursor[v] = tr->first[v];
+        }
     }
     for (unsigned i = 0; i < count; i++)
         task[i].pass = 1;
@@ -117,16 +166,18 @@ static int transpose_build(const csr_model *m, ref_transpose *tr)
 
 const ref_transpose *reach_cache_transpose(reach_cache *c, const csr_model *m)
 {
+    if (c && c->keeper)
+        c = c->keeper;
     if (!c || m->num_states != c->n)
         return NULL;
-    if (c->transposed != m) {
-        ref_transpose_free(&c->tr);
-        c->transposed = NULL;
-        if (transpose_build(m, &c->tr))
-            return NULL;
-        c->transposed = m;
+    pthread_mutex_lock(&c->lock);
+    if (!c->transposed && !c->failed) {
+        c->failed = transpose_build(m, &c->tr) != CSR_OK;
+        c->transposed = c->failed ? NULL : m;
     }
-    return &c->tr;
+    const ref_transpose *tr = c->transposed == m ? &c->tr : NULL;
+    pthread_mutex_unlock(&c->lock);
+    return tr;
 }
 
 /* Whether the flags f (u8[n]) are the bit set b. */

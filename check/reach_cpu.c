@@ -12,9 +12,9 @@
 #include "reach_ref.h"
 #include "ref.h"
 
-static int engine_prob01(void *ctx, const reach_query *q, uint8_t *cls)
+static int engine_prob01(void *ctx, reach_cache *cache, const reach_query *q, uint8_t *cls)
 {
-    return reach_prob01_cpu((const csr_model *)ctx, q, cls);
+    return reach_prob01_cpu((const csr_model *)ctx, cache, q, cls);
 }
 
 /* REF_NONE-or-state ids (u64) narrowed to u32 (REACH_NO_MEC for none). */
@@ -44,10 +44,10 @@ static int engine_maybe_mecs(void *ctx, const uint8_t *cls, const double *choice
 
 /* The classes and, in one step where the MEC quotient gave the classes, the
  * maybe MECs; else the MECs of the classes' maybe states as maybe_mecs. */
-static int engine_prob01_mecs(void *ctx, const reach_query *q, uint8_t *cls, uint32_t *mec)
+static int engine_prob01_mecs(void *ctx, reach_cache *cache, const reach_query *q, uint8_t *cls, uint32_t *mec)
 {
     int found = 0;
-    int rc = reach_prob01_mecs_cpu((const csr_model *)ctx, q, cls, mec, &found);
+    int rc = reach_prob01_mecs_cpu((const csr_model *)ctx, cache, q, cls, mec, &found);
     return rc || found ? rc : engine_maybe_mecs(ctx, cls, NULL, mec);
 }
 

@@ -10,7 +10,8 @@
  * instead (as gpu/reach/prob01.cu's prob1e_quotient, one search once the
  * MECs are known): zeroconf (N=1000, K=2; 89,586 states) takes 26 rounds.
  * The searches are the reference's (ref_reach_backward_closure); min, which
- * has no fixpoint, is ref_reach_prob01 itself.
+ * has no fixpoint, is ref_reach_prob01 itself.  Both over the transpose the
+ * run's cache keeps (reach_cache_transpose), where there is one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -122,14 +123,12 @@ out:
 
 /* Max's classes (cls u8[n]); where the MEC quotient gave them, the maybe
  * states' MECs in mec (when not NULL) and *mecs_found = 1. */
-static int prob01_max(const csr_model *m, const reach_query *q, uint8_t *cls, uint32_t *mec, int *mecs_found)
+static int prob01_max(const csr_model *m, const ref_transpose *tr, const reach_query *q, uint8_t *cls, uint32_t *mec,
+                      int *mecs_found)
 {
     const uint64_t n = m->num_states, c = m->num_choices;
     *mecs_found = 0;
-    ref_transpose tr = {0};
-    int rc = ref_transpose_build(m, &tr);
-    if (rc)
-        return rc;
+    int rc = CSR_OK;
     uint8_t *r = calloc(n ? n : 1, 1), *open = calloc(n ? n : 1, 1), *u = calloc(n ? n : 1, 1);
     uint8_t *choice_ok = malloc(c ? c : 1);
     uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
@@ -143,7 +142,7 @@ static int prob01_max(const csr_model *m, const reach_query *q, uint8_t *cls, ui
         open[s] = !q->target[s] && !(q->avoid && q->avoid[s]) && m->state_choices[s + 1] > m->state_choices[s];
     memcpy(r, q->target, n);
     /* Prob0A: r = the states from which some choice sequence reaches a target. */
-    ref_reach_backward_closure(m, &tr, r, open, 0, NULL, queue, NULL, NULL);
+    ref_reach_backward_closure(m, tr, r, open, 0, NULL, queue, NULL, NULL);
     /* Prob1E: u = the greatest set from which the targets are reached
      * inside u by choices that stay in u.  Each round: v = the states of u
      * that reach a target by such choices; the rest of u leaves, and the
@@ -163,7 +162,7 @@ static int prob01_max(const csr_model *m, const reach_query *q, uint8_t *cls, ui
     const unsigned rounds = test ? (unsigned)strtoul(test, NULL, 10) : PROB1E_ROUNDS;
     for (unsigned round = 0;; round++) {
         if (round == rounds) { /* u: B, the states outside Prob1E */
-            if ((rc = prob1e_quotient(m, &tr, q, r, u, mec, queue)) == CSR_ERR_NOMEM) {
+            if ((rc = prob1e_quotient(m, tr, q, r, u, mec, queue)) == CSR_ERR_NOMEM) {
                 rc = CSR_OK; /* (u and the fixpoint's state untouched) the nested fixpoint goes on */
                 continue;
             }
@@ -175,7 +174,7 @@ static int prob01_max(const csr_model *m, const reach_query *q, uint8_t *cls, ui
             goto out;
         }
         memcpy(cls, q->target, n); /* cls holds v */
-        ref_reach_backward_closure(m, &tr, cls, open, 0, choice_ok, queue, NULL, NULL);
+        ref_reach_backward_closure(m, tr, cls, open, 0, choice_ok, queue, NULL, NULL);
         uint64_t left = 0;
         for (uint64_t s = 0; s < n; s++)
             if (u[s] && !cls[s]) {
@@ -185,8 +184,8 @@ static int prob01_max(const csr_model *m, const reach_query *q, uint8_t *cls, ui
         if (!left)
             break;
         for (uint64_t i = 0; i < left; i++)
-            for (uint64_t j = tr.first[queue[i]]; j < tr.first[queue[i] + 1]; j++)
-                choice_ok[tr.choice[j]] = 0;
+            for (uint64_t j = tr->first[queue[i]]; j < tr->first[queue[i] + 1]; j++)
+                choice_ok[tr->choice[j]] = 0;
     }
     for (uint64_t s = 0; s < n; s++)
         cls[s] = u[s] ? REACH_YES : r[s] ? REACH_MAYBE : REACH_NO;
@@ -196,20 +195,33 @@ out:
     free(u);
     free(choice_ok);
     free(queue);
-    ref_transpose_free(&tr);
     return rc;
 }
 
-int reach_prob01_cpu(const csr_model *m, const reach_query *q, uint8_t *cls)
+/* The model's transpose: the one cache keeps for the run (a task per CPU
+ * builds it once), else built into own. */
+static const ref_transpose *transpose_of(const csr_model *m, reach_cache *cache, ref_transpose *own, int *rc)
 {
-    if (!q->maximize) /* Prob0E and Prob1A: two searches, no fixpoint */
-        return ref_reach_prob01(m, q, cls);
-    int found;
-    return prob01_max(m, q, cls, NULL, &found);
+    const ref_transpose *kept = reach_cache_transpose(cache, m);
+    *rc = kept ? CSR_OK : ref_transpose_build(m, own);
+    return kept ? kept : own;
 }
 
-int reach_prob01_mecs_cpu(const csr_model *m, const reach_query *q, uint8_t *cls, uint32_t *mec, int *mecs_found)
+int reach_prob01_cpu(const csr_model *m, reach_cache *cache, const reach_query *q, uint8_t *cls)
+{
+    int found;
+    return reach_prob01_mecs_cpu(m, cache, q, cls, NULL, &found);
+}
+
+int reach_prob01_mecs_cpu(const csr_model *m, reach_cache *cache, const reach_query *q, uint8_t *cls, uint32_t *mec,
+                          int *mecs_found)
 {
     *mecs_found = 0;
-    return q->maximize ? prob01_max(m, q, cls, mec, mecs_found) : ref_reach_prob01(m, q, cls);
+    ref_transpose own = {0};
+    int rc;
+    const ref_transpose *tr = transpose_of(m, cache, &own, &rc);
+    if (!rc) /* min: Prob0E and Prob1A, two searches, no fixpoint */
+        rc = q->maximize ? prob01_max(m, tr, q, cls, mec, mecs_found) : ref_reach_prob01_transposed(m, tr, q, cls);
+    ref_transpose_free(&own);
+    return rc;
 }

@@ -52,11 +52,18 @@ void ref_reach_backward_closure(const csr_model *m, const ref_transpose *tr, uin
 
 int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
 {
-    const uint64_t n = m->num_states, c = m->num_choices;
     ref_transpose tr = {0};
     int rc = ref_transpose_build(m, &tr);
-    if (rc)
-        return rc;
+    if (!rc)
+        rc = ref_reach_prob01_transposed(m, &tr, q, cls);
+    ref_transpose_free(&tr);
+    return rc;
+}
+
+int ref_reach_prob01_transposed(const csr_model *m, const ref_transpose *tr, const reach_query *q, uint8_t *cls)
+{
+    const uint64_t n = m->num_states, c = m->num_choices;
+    int rc = CSR_OK;
     uint8_t *r = calloc(n ? n : 1, 1), *allowed = calloc(n ? n : 1, 1), *u = calloc(n ? n : 1, 1);
     uint8_t *choice_ok = malloc(c ? c : 1), *hit = malloc(c ? c : 1);
     uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
@@ -72,7 +79,7 @@ int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
     memcpy(r, q->target, n);
     if (q->maximize) {
         /* Prob0A: r = states from which some choice sequence reaches a target. */
-        ref_reach_backward_closure(m, &tr, r, allowed, 0, NULL, queue, hit, remaining);
+        ref_reach_backward_closure(m, tr, r, allowed, 0, NULL, queue, hit, remaining);
         /* Prob1E: u = greatest set such that the targets are reached inside u
          * with probability 1 by choices that stay in u (nested fixpoint). */
         memcpy(u, r, n);
@@ -86,7 +93,7 @@ int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
                     }
             }
             memcpy(cls, q->target, n); /* cls holds the inner fixpoint v */
-            ref_reach_backward_closure(m, &tr, cls, allowed, 0, choice_ok, queue, hit, remaining);
+            ref_reach_backward_closure(m, tr, cls, allowed, 0, choice_ok, queue, hit, remaining);
             int same = 1;
             for (uint64_t s = 0; s < n; s++) {
                 uint8_t in = cls[s] && u[s];
@@ -102,14 +109,14 @@ int ref_reach_prob01(const csr_model *m, const reach_query *q, uint8_t *cls)
     } else {
         /* Prob0E: r = states from which every scheduler reaches a target with
          * positive probability (every choice has a successor in r). */
-        ref_reach_backward_closure(m, &tr, r, allowed, 1, NULL, queue, hit, remaining);
+        ref_reach_backward_closure(m, tr, r, allowed, 1, NULL, queue, hit, remaining);
         /* Prob1A: states from which some scheduler reaches a Prob0E state
          * (one of value 0) have Pmin < 1; the others have Pmin = 1. */
         for (uint64_t s = 0; s < n; s++) {
             u[s] = !r[s];
             allowed[s] = !q->target[s];
         }
-        ref_reach_backward_closure(m, &tr, u, allowed, 0, NULL, queue, hit, remaining);
+        ref_reach_backward_closure(m, tr, u, allowed, 0, NULL, queue, hit, remaining);
         for (uint64_t s = 0; s < n; s++)
             cls[s] = !r[s] ? REACH_NO : !u[s] ? REACH_YES : REACH_MAYBE;
     }
@@ -121,7 +128,6 @@ out:
     free(hit);
     free(queue);
     free(remaining);
-    ref_transpose_free(&tr);
     return rc;
 }
 

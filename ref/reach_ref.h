@@ -27,8 +27,13 @@ extern "C" {
  * states and states without choices that are not targets are REACH_NO.
  * O(n + t) memory, O(n * t) worst case time (backward sweeps over the forward
  * CSR).  Errors: CSR_ERR_NOMEM.
+ * ref_reach_prob01_transposed: the same over tr, the model's transpose
+ * (ref_transpose_build's shapes; each state's entries in any order: the
+ * sets are fixpoints), built by the caller.
  */
 int ref_reach_prob01(const csr_model *model, const reach_query *query, uint8_t *cls);
+int ref_reach_prob01_transposed(const csr_model *model, const ref_transpose *tr, const reach_query *query,
+                                uint8_t *cls);
 
 /*
  * The backward search under Prob0/Prob1: in (u8[n], 1 = in the set) grown

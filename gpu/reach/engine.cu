@@ -72,8 +72,9 @@ static void add_mec_figures(gpu_reach_context *cx, const gpu_mec_stats &gs)
     cx->stats.mec_download_s += gs.download_s;
 }
 
-static int engine_prob01(void *ctx, const reach_query *q, uint8_t *cls)
+static int engine_prob01(void *ctx, reach_cache *cache, const reach_query *q, uint8_t *cls)
 {
+    (void)cache;
     gpu_reach_context *cx = (gpu_reach_context *)ctx;
     int rc;
     resident_model *r = resident_of(cx, &rc);
@@ -89,8 +90,9 @@ static int engine_prob01(void *ctx, const reach_query *q, uint8_t *cls)
     return rc;
 }
 
-static int engine_prob01_mecs(void *ctx, const reach_query *q, uint8_t *cls, uint32_t *mec)
+static int engine_prob01_mecs(void *ctx, reach_cache *cache, const reach_query *q, uint8_t *cls, uint32_t *mec)
 {
+    (void)cache;
     gpu_reach_context *cx = (gpu_reach_context *)ctx;
     int rc;
     resident_model *r = resident_of(cx, &rc);

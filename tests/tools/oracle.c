@@ -775,11 +775,35 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
         double exact[MAX_STATES], got[MAX_STATES];
         brute_values(m, target, avoid, maximize, exact);
         reach_query q = {tflags, aflags, maximize};
-        { /* gpu-vi --cpu's Prob0/Prob1 (incremental Prob1E) against the reference's, byte for byte */
-            uint8_t want_cls[MAX_STATES], got_cls[MAX_STATES];
-            if (ref_reach_prob01(model, &q, want_cls) || reach_prob01_cpu(model, &q, got_cls) ||
-                memcmp(want_cls, got_cls, m->n)) {
-                fprintf(stderr, "oracle: seed %llu: reach_prob01_cpu differs from ref_reach_prob01 (%s)\n",
+        { /* gpu-vi --cpu's Prob0/Prob1 (incremental Prob1E) against the reference's, byte for byte: over
+           * a transpose of its own, and (every 8th MDP) over the one a run's cache keeps, built by a task
+           * per CPU as on a large model (CSR_TEST_GRAIN): counters shared, or (every 16th) each task's own,
+           * then the same entries in the same order as the reference's transpose */
+            uint8_t want_cls[MAX_STATES], got_cls[MAX_STATES], kept_cls[MAX_STATES];
+            int differ = ref_reach_prob01(model, &q, want_cls) || reach_prob01_cpu(model, NULL, &q, got_cls) ||
+                         memcmp(want_cls, got_cls, m->n);
+            if (!differ && seed % 8 == 0) {
+                reach_cache *cache = reach_cache_new(m->n);
+                setenv("CSR_TEST_GRAIN", "1", 1);
+                if (seed % 16 == 0)
+                    setenv("CSR_TEST_TRANSPOSE_OWN", "1", 1);
+                const ref_transpose *kept = cache ? reach_cache_transpose(cache, model) : NULL;
+                differ = !kept || reach_prob01_cpu(model, cache, &q, kept_cls) || memcmp(want_cls, kept_cls, m->n);
+                ref_transpose want = {0};
+                if (!differ && seed % 16 == 0) {
+                    const uint64_t t = model->num_transitions, c = model->num_choices;
+                    differ = ref_transpose_build(model, &want) ||
+                             memcmp(want.first, kept->first, (m->n + 1) * sizeof *want.first) ||
+                             memcmp(want.choice, kept->choice, t * sizeof *want.choice) ||
+                             memcmp(want.owner, kept->owner, c * sizeof *want.owner);
+                }
+                ref_transpose_free(&want);
+                unsetenv("CSR_TEST_GRAIN");
+                unsetenv("CSR_TEST_TRANSPOSE_OWN");
+                reach_cache_free(cache);
+            }
+            if (differ) {
+                fprintf(stderr, "oracle: seed %llu: reach_prob01_cpu, or the run's transpose, differs from the reference's (%s)\n",
                         (unsigned long long)seed, maximize ? "max" : "min");
                 print_mdp(m);
                 return 1;
@@ -789,7 +813,7 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
             uint64_t want_mec[MAX_STATES];
             int found = 0, rc;
             setenv("CSR_TEST_PROB1E_ROUNDS", "0", 1);
-            rc = reach_prob01_mecs_cpu(model, &q, got_cls, got_mec, &found);
+            rc = reach_prob01_mecs_cpu(model, NULL, &q, got_cls, got_mec, &found);
             unsetenv("CSR_TEST_PROB1E_ROUNDS");
             csr_model sub;
             ref_mec_stats ms;
