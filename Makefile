@@ -35,7 +35,7 @@ BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
-TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp $(TEST_BIN)/peakrss $(TEST_BIN)/induce $(TEST_BIN)/partcheck $(TEST_BIN)/propcheck
+TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp $(TEST_BIN)/peakrss $(TEST_BIN)/induce $(TEST_BIN)/partcheck $(TEST_BIN)/propcheck $(TEST_BIN)/valcheck
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-dev bats bats-assert bats-support groff-base \
                 xz-utils bzip2
@@ -197,7 +197,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_LIST  := -fsanitize=address,-fsanitize=undefined,-fno-omit-frame-pointer,-fno-sanitize-recover=undefined
 check-sanitize:
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g $(SAN_FLAGS)" NVCCFLAGS="-O1 -g -Xcompiler=$(SAN_LIST)" \
-	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle build-san/test-bin/csrcat build-san/test-bin/tracmp build-san/test-bin/peakrss build-san/test-bin/induce build-san/test-bin/partcheck build-san/test-bin/propcheck
+	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle build-san/test-bin/csrcat build-san/test-bin/tracmp build-san/test-bin/peakrss build-san/test-bin/induce build-san/test-bin/partcheck build-san/test-bin/propcheck build-san/test-bin/valcheck
 	SANITIZED=1 TOOLS_BIN=$(CURDIR)/build-san/bin TEST_TOOLS_BIN=$(CURDIR)/build-san/test-bin \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1 bats tests/
 .PHONY: check-sanitize

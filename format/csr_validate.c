@@ -173,23 +173,49 @@ static inline uint64_t field_at(const uint64_t *row, uint64_t offset, uint32_t w
 
 /* The first fault of the rows of states [first, end): the state, or end when
  * every field is within its span and the unused high bits of each row are
- * zero.  checked[] lists the variables whose span is below their field's
- * largest value (the others cannot be out of range). */
+ * zero.  Only the variables whose span is below their field's largest value
+ * are checked (the others cannot be out of range): those that lie within one
+ * word by sums of a word at a time (word_check), those that end in the next
+ * word one by one (field_check). */
 struct field_check {
     uint64_t word, shift, mask, span; /* the field's word and bit in a row, its width's mask, upper - lower */
     int crosses;                      /* it ends in the next word */
 };
 
-static uint64_t first_bad_row(const csr_model *m, const struct field_check *checked, uint64_t num_checked,
-                              uint64_t used_mask, uint64_t first, uint64_t end)
+/* The fields of one class (the variables of even, or of odd, index: the bit
+ * above each field is another class's field or unused) within one word of
+ * a row, checked at once: (row[word] & mask) + add, where each field's part
+ * of add is 2^width - 1 - span, carries into the bit above a field exactly
+ * where the field holds more than its span, and nowhere else (each sum fits
+ * its field and the bit above, which is 0 in both terms); carry holds those
+ * bits (bit 64: a field that ends the word). */
+struct word_check {
+    uint64_t word, mask, add;
+    unsigned __int128 carry;
+};
+
+struct row_checks {
+    const struct word_check *words;
+    const struct field_check *fields;
+    uint64_t num_words, num_fields, used_mask;
+};
+
+static uint64_t first_bad_row(const csr_model *m, const struct row_checks *c, uint64_t first, uint64_t end)
 {
     const uint64_t W = m->valuation_words;
     for (uint64_t s = first; s < end; s++) {
         const uint64_t *row = m->valuations + s * W;
-        if (W && (row[W - 1] & ~used_mask))
+        if (W && (row[W - 1] & ~c->used_mask))
             return s;
-        for (uint64_t i = 0; i < num_checked; i++) {
-            const struct field_check *f = &checked[i];
+        unsigned __int128 carried = 0;
+        for (uint64_t i = 0; i < c->num_words; i++) {
+            const struct word_check *k = &c->words[i];
+            carried |= ((unsigned __int128)(row[k->word] & k->mask) + k->add) & k->carry;
+        }
+        if (carried)
+            return s;
+        for (uint64_t i = 0; i < c->num_fields; i++) {
+            const struct field_check *f = &c->fields[i];
             uint64_t x = row[f->word] >> f->shift;
             if (f->crosses)
                 x |= row[f->word + 1] << (64 - f->shift);
@@ -202,14 +228,14 @@ static uint64_t first_bad_row(const csr_model *m, const struct field_check *chec
 
 struct rows_task {
     const csr_model *m;
-    const struct field_check *checked;
-    uint64_t num_checked, used_mask, first, end, bad;
+    const struct row_checks *checks;
+    uint64_t first, end, bad;
 };
 
 static void *rows_check(void *arg)
 {
     struct rows_task *t = arg;
-    t->bad = first_bad_row(t->m, t->checked, t->num_checked, t->used_mask, t->first, t->end);
+    t->bad = first_bad_row(t->m, t->checks, t->first, t->end);
     return NULL;
 }
 
@@ -223,7 +249,7 @@ static int check_valuations(const csr_model *m, csr_status *st)
         return csr_fail(st, CSR_ERR_SECTION_MISSING, "VARIABLE_INFO, VALUATIONS");
     if ((rc = check_names(&m->variables, 0, "VARIABLE_NAMES", st)))
         return rc;
-    uint64_t offset = 0, num_checked = 0;
+    uint64_t offset = 0, num_fields = 0;
     for (uint64_t v = 0; v < V; v++) {
         const csr_variable *x = &m->variable_info[v];
         const char *name = m->variables.names[v];
@@ -245,35 +271,54 @@ static int check_valuations(const csr_model *m, csr_status *st)
                             "VARIABLE_INFO: variable \"%.40s\": offset %llu, expected %llu (the sum of the widths before it)",
                             name, (unsigned long long)x->offset, (unsigned long long)offset);
         offset += x->width;
-        num_checked += x->width < 64 && span < ((uint64_t)1 << x->width) - 1;
+        num_fields += (x->offset & 63) + x->width > 64;
     }
     const uint64_t W = offset / 64 + (offset % 64 != 0);
     if (m->valuation_words != W)
         return csr_fail(st, CSR_ERR_VARIABLE, "VALUATIONS: %llu words a state, the widths give %llu",
                         (unsigned long long)m->valuation_words, (unsigned long long)W);
-    struct field_check *checked = malloc((num_checked ? num_checked : 1) * sizeof *checked);
-    if (!checked)
+    /* a word's two classes: words[2 w + class], those without a checked field dropped after */
+    struct word_check *words = calloc(2 * W + 1, sizeof *words);
+    struct field_check *fields = malloc((num_fields ? num_fields : 1) * sizeof *fields);
+    if (!words || !fields) {
+        free(words);
+        free(fields);
         return csr_fail(st, CSR_ERR_NOMEM, "VARIABLE_INFO: %llu variables", (unsigned long long)V);
-    num_checked = 0;
+    }
+    num_fields = 0;
     for (uint64_t v = 0; v < V; v++) {
         const csr_variable *x = &m->variable_info[v];
-        const uint64_t span = (uint64_t)x->upper - (uint64_t)x->lower;
-        if (x->width < 64 && span < ((uint64_t)1 << x->width) - 1)
-            checked[num_checked++] = (struct field_check){x->offset >> 6, x->offset & 63,
-                                                          ((uint64_t)1 << x->width) - 1, span,
-                                                          (x->offset & 63) + x->width > 64};
+        const uint64_t span = (uint64_t)x->upper - (uint64_t)x->lower, word = x->offset >> 6, shift = x->offset & 63;
+        const uint64_t mask = x->width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << x->width) - 1;
+        if (span == mask)
+            continue; /* every value of the field is in range */
+        if (shift + x->width > 64) {
+            fields[num_fields++] = (struct field_check){word, shift, mask, span, 1};
+            continue;
+        }
+        struct word_check *k = &words[2 * word + (v & 1)];
+        k->word = word;
+        k->mask |= mask << shift;
+        k->add += (mask - span) << shift;
+        k->carry |= (unsigned __int128)1 << (shift + x->width);
     }
+    uint64_t num_words = 0;
+    for (uint64_t i = 0; i < 2 * W; i++)
+        if (words[i].mask)
+            words[num_words++] = words[i];
     const uint64_t used_mask = offset % 64 ? ((uint64_t)1 << (offset % 64)) - 1 : ~(uint64_t)0;
+    const struct row_checks checks = {words, fields, num_words, num_fields, used_mask};
     unsigned tasks = parallel_tasks(n * (W ? W : 1), parallel_grain((uint64_t)1 << 22));
     struct rows_task t[PARALLEL_MAX_TASKS];
     for (unsigned i = 0; i < tasks; i++)
-        t[i] = (struct rows_task){m, checked, num_checked, used_mask, n * i / tasks, n * (i + 1) / tasks, 0};
+        t[i] = (struct rows_task){m, &checks, n * i / tasks, n * (i + 1) / tasks, 0};
     parallel_run(rows_check, t, sizeof t[0], tasks);
     uint64_t bad = n;
     for (unsigned i = 0; i < tasks && bad == n; i++)
         if (t[i].bad < t[i].end)
             bad = t[i].bad;
-    free(checked);
+    free(words);
+    free(fields);
     if (bad == n)
         return CSR_OK;
     const uint64_t *row = m->valuations + bad * W;

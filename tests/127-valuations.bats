@@ -2,8 +2,9 @@
 # State valuations (CSR 1.3): read from PRISM's and Storm's UMB, PRISM's .sta
 # and Storm's DRN, written as .sta and UMB, kept by restructure, shown by
 # csrinfo, refused when broken.  The references are Storm's own values
-# (tests/data/valuations, made once by tests/tools/storm-valuations.py) and
-# hand-checked facts of tests/data/valuations/neg.prism.
+# (tests/data/valuations, made once by tests/tools/storm-valuations.py),
+# hand-checked facts of tests/data/valuations/neg.prism, and each field read
+# alone (tests/tools/valcheck, against the validator's word-at-a-time check).
 
 load helper
 
@@ -206,6 +207,16 @@ refused() { # input... message
     csrpatch -c "$T/n.csr" VALUATIONS+0 a0 > "$T/bad.csr"
     run --separate-stderr csrinfo "$T/bad.csr"
     assert_equal "$stderr" "csrinfo: $T/bad.csr: state valuation outside its variable's range: VALUATIONS: state 0: the bits after the last variable are not zero"
+}
+
+@test "the validator names the first state and variable above its range as each field read alone does, on 100,000 random layouts" {
+    # fields within a word (checked a word at a time), at its end, across it and of 64 bits; one task and a task per CPU
+    run valcheck -n 100000 -s 1
+    assert_success
+    assert_output --regexp '^valcheck: 100000 layouts \(seeds 1 to 100000\): [0-9]{5} refused at the first faulty field, [0-9]{5} passed, as each field read alone gives$'
+    run env CSR_TEST_GRAIN=1 valcheck -n 10000 -s 100001
+    assert_success
+    assert_output --regexp '^valcheck: 10000 layouts .*: [0-9]{4} refused at the first faulty field, [0-9]{4} passed'
 }
 
 @test "csrinfo refuses wrong widths, offsets, types and ranges in VARIABLE_INFO behind valid checksums" {
