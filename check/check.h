@@ -99,7 +99,8 @@ typedef struct check_pool_engines {
  * it) checked at once by `workers` threads (check/check_pool.c), each with
  * its own engine (engines->open on its thread; NULL engines: the sequential
  * references, reach_cpu_engine on m) and its own Prob0/Prob1 cache (the
- * model's transpose, one for all, kept in the taker's: reach_cache_new_sharing),
+ * model's transpose, one for all, kept in taker->cache, which must outlive
+ * the pool: reach_cache_new_sharing),
  * starting them in the file's order, none more than 2 workers properties
  * ahead of the next one to be taken (memory: one property's a thread at
  * most, and the results of the window; each engine's budget in bytes as

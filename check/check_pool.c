@@ -6,8 +6,9 @@
  * stream) and its own Prob0/Prob1 cache, taking the chosen properties in
  * the file's order; the caller takes the results in that order, each as
  * soon as it is done.  Storm checks one property after the other on one
- * core; the properties of a run share nothing but the model, which is read
- * only.
+ * core; the properties of a run share the model, which is read only, and
+ * its transpose, which the taker's cache keeps (built once, under its
+ * lock: reach_cache_new_sharing).
  */
 #include <pthread.h>
 #include <stdlib.h>

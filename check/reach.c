@@ -271,7 +271,10 @@ static int engine_prob01(const reach_engine *e, const reach_query *q, uint8_t *c
         memcpy(cls, kept, e->model->num_states);
         return CSR_OK;
     }
-    int rc = e->prob01 ? e->prob01(e->ctx, e->cache, q, cls) : ref_reach_prob01(e->model, q, cls);
+    const ref_transpose *tr = e->prob01 ? NULL : reach_cache_transpose(e->cache, e->model);
+    int rc = e->prob01 ? e->prob01(e->ctx, e->cache, q, cls)
+             : tr      ? ref_reach_prob01_transposed(e->model, tr, q, cls)
+                       : ref_reach_prob01(e->model, q, cls);
     if (!rc)
         reach_cache_put(e->cache, q, cls, NULL);
     return rc;

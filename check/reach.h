@@ -59,9 +59,10 @@ typedef struct reach_stats {
 #define REACH_CACHE_ENTRIES 8
 typedef struct reach_cache reach_cache;
 reach_cache *reach_cache_new(uint64_t n); /* NULL: out of memory */
-/* A cache of its own classes that reads keeper's transpose (built once for
- * them all, under keeper's lock: the properties of a run at once share one),
- * keeper outliving it; NULL: out of memory. */
+/* A cache of its own classes that reads keeper's transpose (keeper's own
+ * keeper where it has one: built once for them all, under its lock; the
+ * properties of a run at once share one), keeper outliving it; NULL: out
+ * of memory. */
 reach_cache *reach_cache_new_sharing(uint64_t n, reach_cache *keeper);
 void reach_cache_free(reach_cache *cache);
 /* The classes of q (u8[n]) if kept, else NULL; *mec (if mec): its MECs or NULL. */
@@ -74,9 +75,11 @@ uint64_t reach_cache_computed(const reach_cache *cache);
  * state's entries in no particular order: a task per CPU builds it), built
  * at the first call and kept for the run (Prob0/Prob1 on the CPU and the
  * expected rewards' zero-valued states search it, property after property:
- * 8 (n + c + t) bytes); NULL without a cache, for another model than the
- * first one asked for, or out of memory (then the caller builds its own).
- * Safe from several threads on caches that share one keeper. */
+ * 8 (n + c + t) bytes, and while it is built 8n more, or up to 2t where
+ * the tasks count apart); NULL without a cache, for another model than the
+ * first one asked for, or where building it ran out of memory (not tried
+ * again in the run: the callers build their own).  Safe from several
+ * threads on caches that share one keeper. */
 struct ref_transpose;
 const struct ref_transpose *reach_cache_transpose(reach_cache *cache, const csr_model *model);
 

@@ -41,7 +41,7 @@ reach_cache *reach_cache_new_sharing(uint64_t n, reach_cache *keeper)
     if (c) {
         c->n = n;
         c->capacity = REACH_CACHE_ENTRIES;
-        c->keeper = keeper;
+        c->keeper = keeper && keeper->keeper ? keeper->keeper : keeper;
     }
     return c;
 }
@@ -111,11 +111,12 @@ static void *transpose_task_run(void *arg)
 }
 
 /* ref_transpose_build's shapes by a task per CPU over ranges of states.
- * Where the tasks' own counts (8 n bytes a task) take at most a quarter of
- * the entries' bytes (many transitions into few states, as herman's 14.3M
- * into 32,768, where atomic additions on the same counters cost more than
- * one core's counting sort: 0.71 s on two cores against 0.38), each task
- * counts and places its own, and the entries come out in choice order, as
+ * Where two tasks' own counts (8 n bytes a task) or more take at most a
+ * quarter of the entries' bytes (many transitions into few states, as
+ * herman's 14.3M into 32,768, where atomic additions on the same counters
+ * cost more than one core's counting sort: 0.71 s on two cores against
+ * 0.38), each task (as many as fit so, at most one per CPU) counts and
+ * places its own, and the entries come out in choice order, as
  * ref_transpose_build's; elsewhere the tasks share the counters by atomic
  * additions and each state's entries lie in no particular order (the
  * searches read them as a set).  Errors: CSR_ERR_NOMEM, nothing left
@@ -123,9 +124,13 @@ static void *transpose_task_run(void *arg)
 static int transpose_build(const csr_model *m, ref_transpose *tr)
 {
     const uint64_t n = m->num_states, c = m->num_choices, t = m->num_transitions;
-    const unsigned count = parallel_tasks(n + t, parallel_grain(1u << 16));
-    /* (CSR_TEST_TRANSPOSE_OWN: the tests' way to own counts on their small models) */
-    const int own = count > 1 && ((uint64_t)count * n <= t / 4 || getenv("CSR_TEST_TRANSPOSE_OWN"));
+    unsigned count = parallel_tasks(n + t, parallel_grain(1u << 16));
+    /* own counts with as many tasks as fit them (on many CPUs fewer tasks); (CSR_TEST_TRANSPOSE_OWN: the
+     * tests' way to own counts on their small models) */
+    const uint64_t fit = n ? t / 4 / n : 0;
+    const int forced = getenv("CSR_TEST_TRANSPOSE_OWN") != NULL, own = count > 1 && (fit >= 2 || forced);
+    if (own && !forced && fit < count)
+        count = (unsigned)fit;
     tr->first = calloc(n + 1, sizeof *tr->first);
     tr->choice = malloc((t ? t : 1) * sizeof *tr->choice);
     tr->owner = malloc((c ? c : 1) * sizeof *tr->owner);

@@ -10,8 +10,9 @@
  * instead (as gpu/reach/prob01.cu's prob1e_quotient, one search once the
  * MECs are known): zeroconf (N=1000, K=2; 89,586 states) takes 26 rounds.
  * The searches are the reference's (ref_reach_backward_closure); min, which
- * has no fixpoint, is ref_reach_prob01 itself.  Both over the transpose the
- * run's cache keeps (reach_cache_transpose), where there is one.
+ * has no fixpoint, is the reference's too (ref_reach_prob01_transposed).
+ * Both over the transpose the run's cache keeps (reach_cache_transpose),
+ * where there is one.
  */
 #include <stdlib.h>
 #include <string.h>

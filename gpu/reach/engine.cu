@@ -74,7 +74,6 @@ static void add_mec_figures(gpu_reach_context *cx, const gpu_mec_stats &gs)
 
 static int engine_prob01(void *ctx, reach_cache *cache, const reach_query *q, uint8_t *cls)
 {
-    (void)cache;
     gpu_reach_context *cx = (gpu_reach_context *)ctx;
     int rc;
     resident_model *r = resident_of(cx, &rc);
@@ -85,7 +84,7 @@ static int engine_prob01(void *ctx, reach_cache *cache, const reach_query *q, ui
     if (!r || rc == CSR_ERR_NOMEM) { /* the model and its transpose do not fit: the same sets on the CPU */
         memset(cx->status, 0, sizeof *cx->status);
         cx->stats.prob01_on_cpu = 1;
-        rc = ref_reach_prob01(cx->model, q, cls);
+        rc = reach_prob01_cpu(cx->model, cache, q, cls);
     }
     return rc;
 }

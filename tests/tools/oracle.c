@@ -784,6 +784,8 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
                          memcmp(want_cls, got_cls, m->n);
             if (!differ && seed % 8 == 0) {
                 reach_cache *cache = reach_cache_new(m->n);
+                const char *grain = getenv("CSR_TEST_GRAIN");
+                char *kept_grain = grain ? strdup(grain) : NULL;
                 setenv("CSR_TEST_GRAIN", "1", 1);
                 if (seed % 16 == 0)
                     setenv("CSR_TEST_TRANSPOSE_OWN", "1", 1);
@@ -798,7 +800,11 @@ static int check_values(const struct mdp *m, const csr_model *model, uint64_t se
                              memcmp(want.owner, kept->owner, c * sizeof *want.owner);
                 }
                 ref_transpose_free(&want);
-                unsetenv("CSR_TEST_GRAIN");
+                if (kept_grain)
+                    setenv("CSR_TEST_GRAIN", kept_grain, 1);
+                else
+                    unsetenv("CSR_TEST_GRAIN");
+                free(kept_grain);
                 unsetenv("CSR_TEST_TRANSPOSE_OWN");
                 reach_cache_free(cache);
             }

@@ -7,11 +7,12 @@
  *   valcheck -n COUNT -s SEED
  *
  * Each layout: 1 to 40 variables (bools and ints of 1 to 64 bits, each
- * field as wide as its range needs or wider, its span full, below full or
- * 0: the fields fall anywhere in a word, at its end and across it), 1 to 40
- * states of one self-loop each, every value in range but, in about half the
- * layouts, a few fields set above their span (to the field's largest value,
- * or one above the span).  csr_validate must refuse exactly those with a
+ * field's span full, 0, as wide as the field (as the writers make them:
+ * 2^(width - 1) <= span < 2^width - 1) or narrower: the fields fall
+ * anywhere in a word, at its end and across it), 1 to 40 states of one
+ * self-loop each, every value in range (often the span itself) but, in
+ * about half the layouts, a few fields set above their span (to the
+ * field's largest value, or one above the span).  csr_validate must refuse exactly those with a
  * fault, naming the first state that has one and its first variable so,
  * with the value; the layouts without pass.  The rows are checked by a task
  * per CPU where the environment sets CSR_TEST_GRAIN.
@@ -71,8 +72,12 @@ static int check_layout(uint64_t seed, int *refused)
             *f = (csr_variable){CSR_VAR_BOOL, 1, offset, 0, 1};
         } else {
             const uint32_t width = 1 + (uint32_t)(next_random(&x) % 64);
-            const uint64_t full = width_mask(width), shape = next_random(&x) % 4;
-            const uint64_t span = shape == 0 ? full : shape == 1 ? 0 : next_random(&x) & (full >> 1);
+            const uint64_t full = width_mask(width), half = full >> 1, shape = next_random(&x) % 4;
+            /* full; 0; the field's width needed (half + 1 to full - 1); narrower (0 to half) */
+            const uint64_t span = shape == 0 ? full
+                                  : shape == 1 ? 0
+                                  : shape == 2 && half ? half + 1 + next_random(&x) % half
+                                               : next_random(&x) & half;
             const int64_t lower = (int64_t)(next_random(&x) % 2001) - 1000;
             /* upper = lower + span, within 64 signed bits */
             const int64_t base = span > (uint64_t)INT64_MAX - 1000 ? INT64_MIN : lower;
@@ -90,6 +95,8 @@ static int check_layout(uint64_t seed, int *refused)
         for (uint64_t v = 0; v < V; v++) {
             const uint64_t span = (uint64_t)info[v].upper - (uint64_t)info[v].lower, full = width_mask(info[v].width);
             uint64_t value = span == full ? next_random(&x) & full : next_random(&x) % (span + 1);
+            if (span < full && next_random(&x) % 8 == 0)
+                value = span; /* the largest in range: no carry */
             if (faulty && span < full && next_random(&x) % 64 == 0) {
                 value = next_random(&x) % 2 ? full : span + 1;
                 if (want_state == n) {
