@@ -271,10 +271,12 @@ static int engine_prob01(const reach_engine *e, const reach_query *q, uint8_t *c
         memcpy(cls, kept, e->model->num_states);
         return CSR_OK;
     }
-    const ref_transpose *tr = e->prob01 ? NULL : reach_cache_transpose(e->cache, e->model);
+    ref_transpose own = {0};
+    const ref_transpose *tr = e->prob01 ? NULL : reach_cache_transpose_or_build(e->cache, e->model, &own);
     int rc = e->prob01 ? e->prob01(e->ctx, e->cache, q, cls)
              : tr      ? ref_reach_prob01_transposed(e->model, tr, q, cls)
-                       : ref_reach_prob01(e->model, q, cls);
+                       : CSR_ERR_NOMEM;
+    ref_transpose_free(&own);
     if (!rc)
         reach_cache_put(e->cache, q, cls, NULL);
     return rc;
@@ -671,7 +673,7 @@ static uint64_t fix_zero_rewards(const csr_model *m, reach_cache *cache, const d
     if (none)
         return 0;
     ref_transpose own = {0};
-    const ref_transpose *kept = reach_cache_transpose(cache, m), *tr = kept ? kept : &own;
+    const ref_transpose *tr = reach_cache_transpose_or_build(cache, m, &own);
     zero_search z = {.m = m, .tr = tr, .reward = reward, .fixed = fixed, .lower = lower, .upper = upper,
                      .maximize = maximize};
     z.in = calloc(n ? n : 1, 1);
@@ -681,7 +683,7 @@ static uint64_t fix_zero_rewards(const csr_model *m, reach_cache *cache, const d
     uint64_t fixed_now = UINT64_MAX;
     zero_task task[PARALLEL_MAX_TASKS];
     unsigned formed = 0;
-    if (!z.in || !z.frontier[0] || !z.frontier[1] || (!maximize && !z.left) || (!kept && ref_transpose_build(m, &own)))
+    if (!tr || !z.in || !z.frontier[0] || !z.frontier[1] || (!maximize && !z.left))
         goto out;
     z.tasks = parallel_tasks(n + m->num_transitions, parallel_grain(1u << 20));
     for (unsigned i = 0; i < z.tasks; i++)

@@ -82,6 +82,11 @@ uint64_t reach_cache_computed(const reach_cache *cache);
  * threads on caches that share one keeper. */
 struct ref_transpose;
 const struct ref_transpose *reach_cache_transpose(reach_cache *cache, const csr_model *model);
+/* The transpose of model that cache keeps (reach_cache_transpose), else one
+ * built into own by ref_transpose_build (own zeroed by the caller, who frees
+ * it with ref_transpose_free either way); NULL: out of memory. */
+const struct ref_transpose *reach_cache_transpose_or_build(reach_cache *cache, const csr_model *model,
+                                                           struct ref_transpose *own);
 
 /*
  * The engine contract.  An engine holds one model for a run (its `model`)

@@ -185,6 +185,12 @@ const ref_transpose *reach_cache_transpose(reach_cache *c, const csr_model *m)
     return tr;
 }
 
+const ref_transpose *reach_cache_transpose_or_build(reach_cache *c, const csr_model *m, ref_transpose *own)
+{
+    const ref_transpose *kept = reach_cache_transpose(c, m);
+    return kept ? kept : ref_transpose_build(m, own) == CSR_OK ? own : NULL;
+}
+
 /* Whether the flags f (u8[n]) are the bit set b. */
 static int same_set(const uint64_t *b, const uint8_t *f, uint64_t n)
 {

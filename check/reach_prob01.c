@@ -199,15 +199,6 @@ out:
     return rc;
 }
 
-/* The model's transpose: the one cache keeps for the run (a task per CPU
- * builds it once), else built into own. */
-static const ref_transpose *transpose_of(const csr_model *m, reach_cache *cache, ref_transpose *own, int *rc)
-{
-    const ref_transpose *kept = reach_cache_transpose(cache, m);
-    *rc = kept ? CSR_OK : ref_transpose_build(m, own);
-    return kept ? kept : own;
-}
-
 int reach_prob01_cpu(const csr_model *m, reach_cache *cache, const reach_query *q, uint8_t *cls)
 {
     int found;
@@ -219,10 +210,11 @@ int reach_prob01_mecs_cpu(const csr_model *m, reach_cache *cache, const reach_qu
 {
     *mecs_found = 0;
     ref_transpose own = {0};
-    int rc;
-    const ref_transpose *tr = transpose_of(m, cache, &own, &rc);
-    if (!rc) /* min: Prob0E and Prob1A, two searches, no fixpoint */
-        rc = q->maximize ? prob01_max(m, tr, q, cls, mec, mecs_found) : ref_reach_prob01_transposed(m, tr, q, cls);
+    const ref_transpose *tr = reach_cache_transpose_or_build(cache, m, &own);
+    /* min: Prob0E and Prob1A, two searches, no fixpoint */
+    const int rc = !tr            ? CSR_ERR_NOMEM
+                   : q->maximize ? prob01_max(m, tr, q, cls, mec, mecs_found)
+                                 : ref_reach_prob01_transposed(m, tr, q, cls);
     ref_transpose_free(&own);
     return rc;
 }

@@ -176,10 +176,10 @@ static inline uint64_t field_at(const uint64_t *row, uint64_t offset, uint32_t w
  * zero.  Only the variables whose span is below their field's largest value
  * are checked (the others cannot be out of range): those that lie within one
  * word by sums of a word at a time (word_check), those that end in the next
- * word one by one (field_check). */
+ * word one by one (field_check, read by field_at). */
 struct field_check {
-    uint64_t word, shift, mask, span; /* the field's word and bit in a row, its width's mask, upper - lower */
-    int crosses;                      /* it ends in the next word */
+    uint64_t offset, span; /* the field's bit in a row, upper - lower */
+    uint32_t width;
 };
 
 /* The fields of one class (the variables of even, or of odd, index: the bit
@@ -214,14 +214,9 @@ static uint64_t first_bad_row(const csr_model *m, const struct row_checks *c, ui
         }
         if (carried)
             return s;
-        for (uint64_t i = 0; i < c->num_fields; i++) {
-            const struct field_check *f = &c->fields[i];
-            uint64_t x = row[f->word] >> f->shift;
-            if (f->crosses)
-                x |= row[f->word + 1] << (64 - f->shift);
-            if ((x & f->mask) > f->span)
+        for (uint64_t i = 0; i < c->num_fields; i++)
+            if (field_at(row, c->fields[i].offset, c->fields[i].width) > c->fields[i].span)
                 return s;
-        }
     }
     return end;
 }
@@ -293,7 +288,7 @@ static int check_valuations(const csr_model *m, csr_status *st)
         if (span == mask)
             continue; /* every value of the field is in range */
         if (shift + x->width > 64) {
-            fields[num_fields++] = (struct field_check){word, shift, mask, span, 1};
+            fields[num_fields++] = (struct field_check){x->offset, span, x->width};
             continue;
         }
         struct word_check *k = &words[2 * word + (v & 1)];

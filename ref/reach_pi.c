@@ -62,15 +62,15 @@ typedef struct pi_work {
     uint64_t nm;
     uint32_t *slot_of;    /* [n] slot of a maybe state, nm + f for the f-th fixed one */
     uint32_t *column;     /* [t] slot_of of each transition's target (maybe states' choices only) */
-    double *fixed_value;  /* [n - nm] value of the f-th fixed state */
     double *shadow;       /* [S nm] IDR(s)'s shadow vectors, reach_pi_shadow(q, k) at k nm + q */
     uint32_t *state_of;   /* [nm] */
     uint64_t *sigma;      /* [nm] sigma's choice (the model's index) */
     uint64_t *tau;        /* [nm] tau's choice */
     double *x, *w, *rhs, *ones;
     /* [n] a vector over the nm maybe slots followed by the fixed states'
-     * values (ext_fixed) or zeros (ext_zero): choice_sum reads a
-     * transition's successor at column[j] without a branch */
+     * values (ext_fixed, whose fixed part is never written after: the f-th
+     * fixed state's value at nm + f) or zeros (ext_zero): choice_sum reads
+     * a transition's successor at column[j] without a branch */
     double *ext_fixed[2], *ext_zero;
     /* IDR(s) */
     double *r, *t, *v, *G, *U; /* G, U: s vectors each */
@@ -157,7 +157,7 @@ static void *fixed_part_task(void *arg)
         double s = y->choice_reward ? y->choice_reward[c] : 0.0;
         for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++)
             if (pw->column[j] >= pw->nm)
-                s += y->probabilities[j] * pw->fixed_value[pw->column[j] - pw->nm];
+                s += y->probabilities[j] * pw->ext_fixed[0][pw->column[j]];
         k->out[i] = s;
     }
     return NULL;
@@ -602,7 +602,7 @@ static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t 
 
 static void pi_free(pi_work *pw)
 {
-    void *all[] = {pw->slot_of, pw->column, pw->fixed_value, pw->shadow, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
+    void *all[] = {pw->slot_of, pw->column, pw->shadow, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
                    pw->r, pw->t, pw->v, pw->G, pw->U, pw->ext_fixed[0], pw->ext_fixed[1], pw->ext_zero};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
@@ -632,27 +632,20 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
         *difference = 0.0;
         return CSR_OK;
     }
-    pw.fixed_value = malloc((n - nm ? n - nm : 1) * sizeof *pw.fixed_value);
     pw.column = malloc((y->num_transitions ? y->num_transitions : 1) * sizeof *pw.column);
     pw.shadow = malloc(S * nm * sizeof *pw.shadow);
-    if (!pw.fixed_value || !pw.column || !pw.shadow) {
+    pw.ext_fixed[0] = malloc(n * sizeof *pw.ext_fixed[0]);
+    pw.ext_fixed[1] = malloc(n * sizeof *pw.ext_fixed[1]);
+    pw.ext_zero = calloc(n, sizeof *pw.ext_zero);
+    if (!pw.column || !pw.shadow || !pw.ext_fixed[0] || !pw.ext_fixed[1] || !pw.ext_zero) {
         pi_free(&pw);
         return CSR_ERR_NOMEM;
     }
     for (uint64_t s = 0, f = 0; s < n; s++)
-        if (y->fixed[s]) {
-            pw.fixed_value[f] = lower[s]; /* (the fixed states' exact values) */
+        if (y->fixed[s]) { /* (the fixed states' exact values) */
+            pw.ext_fixed[0][nm + f] = pw.ext_fixed[1][nm + f] = lower[s];
             pw.slot_of[s] = (uint32_t)(nm + f++);
         }
-    pw.ext_fixed[0] = malloc(n * sizeof *pw.ext_fixed[0]);
-    pw.ext_fixed[1] = malloc(n * sizeof *pw.ext_fixed[1]);
-    pw.ext_zero = calloc(n, sizeof *pw.ext_zero);
-    if (!pw.ext_fixed[0] || !pw.ext_fixed[1] || !pw.ext_zero) {
-        pi_free(&pw);
-        return CSR_ERR_NOMEM;
-    }
-    for (int i = 0; i < 2; i++)
-        memcpy(pw.ext_fixed[i] + nm, pw.fixed_value, (n - nm) * sizeof *pw.ext_fixed[i]);
     for (uint64_t s = 0; s < n; s++)
         if (!y->fixed[s])
             for (uint64_t j = y->choice_transitions[y->state_choices[s]];
