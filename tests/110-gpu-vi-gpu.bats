@@ -121,6 +121,21 @@ setup() {
     done
 }
 
+@test "GPU: gpu-vi equals --cpu on random MDPs whose choices have up to 12 branches, a lane a state or a group of lanes" {
+    for seed in 1 2 3; do
+        randmdp -n 2000 -c $(( seed % 2 + 1 )) -k 12 -e 5 -l 20 -g 2 "$seed" > "$BATS_TEST_TMPDIR/r.csr"
+        for dir in max min; do
+            gpu-vi --cpu --method ii -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
+            for opt in "--threads-per-state 1" "--threads-per-state 1 --method ii" "--threads-per-state 4"; do
+                gpu-vi $opt -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null ||
+                    fail "seed $seed $dir $opt: gpu-vi failed"
+                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
+                [ "$status" -eq 0 ] || fail "seed $seed $dir $opt: $output"
+            done
+        done
+    done
+}
+
 @test "GPU: gpu-vi's Prob1E by the MEC quotient finds --cpu's yes, no and maybe states and MECs on random MDPs, with either SCC engine and either MEC scheme" {
     local seed l engine ref got n=0
     for seed in 1 2 3 4 5 6 7 8; do

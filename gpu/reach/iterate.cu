@@ -109,6 +109,70 @@ static __device__ __forceinline__ void add_successor(const vi_view &v, uint32_t 
     }
 }
 
+/* Branches of a choice whose successors' bounds are loaded at once
+ * (add_branches) where a lane takes a whole state (G = 1); groups of more
+ * lanes take one at a time (batched, their interval step spills up to 168
+ * bytes of its 40 registers: consensus.4's and firewire's iterations 1-5%
+ * slower). */
+#define VI_BRANCH_BATCH 4
+
+/*
+ * sl (and, with BOTH, su) += p * the successor's bounds over the branches of
+ * a choice, from branch j_first to the one marked VI_LAST_BRANCH, BATCH at a
+ * time: the batch's targets read ahead (none past the mb branches), every
+ * live successor's bounds loaded before the first is summed, so a long
+ * choice waits for one memory latency a batch instead of one a branch (a
+ * warp waits for its longest choice; wlan's backoff choices have 32 or 64
+ * branches).  The sums in branch order, as one at a time.
+ */
+template <int BATCH, bool BOTH>
+static __device__ __forceinline__ void add_branches(const vi_view &v, uint32_t j_first, double &sl, double &su)
+{
+    if constexpr (BATCH == 1) {
+        for (uint32_t j = j_first;; j++) {
+            const uint32_t tt = v.target[j];
+            add_successor<BOTH>(v, tt & VI_SLOT_MASK, branch_prob(v, j), sl, su);
+            if (tt & VI_LAST_BRANCH)
+                return;
+        }
+    } else {
+        for (uint64_t j = j_first;; j += BATCH) {
+            uint32_t t[BATCH];
+#pragma unroll
+            for (int u = 0; u < BATCH; u++)
+                t[u] = j + u < v.mb ? v.target[j + u] : VI_LAST_BRANCH;
+            double lower[BATCH], upper[BATCH];
+            bool live = true; /* no branch before u was the choice's last */
+#pragma unroll
+            for (int u = 0; u < BATCH; u++) {
+                if (live) {
+                    if (BOTH) {
+                        const vi_bounds b = v.bounds[t[u] & VI_SLOT_MASK];
+                        lower[u] = b.lower;
+                        upper[u] = b.upper;
+                    } else {
+                        lower[u] = v.bounds[t[u] & VI_SLOT_MASK].lower;
+                    }
+                }
+                live = live && !(t[u] & VI_LAST_BRANCH);
+            }
+            live = true;
+#pragma unroll
+            for (int u = 0; u < BATCH; u++) {
+                if (live) {
+                    const double p = branch_prob(v, (uint32_t)(j + u));
+                    sl += p * lower[u];
+                    if (BOTH)
+                        su += p * upper[u];
+                }
+                live = live && !(t[u] & VI_LAST_BRANCH);
+            }
+            if (!live)
+                return;
+        }
+    }
+}
+
 /* The best over the choices [kb, ke) of one state of sum p * lower[target]
  * (best_l, every choice) and, with BOTH, of sum p * upper[target] (best_u,
  * only the choices that leave the state's MEC when in_mec), by a group of G
@@ -150,12 +214,7 @@ static __device__ __forceinline__ void best_choices(const vi_view &v, uint32_t k
             if (word & VI_DETERMINISTIC) {
                 add_successor<BOTH>(v, word & VI_SLOT_MASK, 1.0, sl, su); /* 1.0 * x is x */
             } else {
-                for (uint32_t j = word;; j++) {
-                    const uint32_t tt = v.target[j];
-                    add_successor<BOTH>(v, tt & VI_SLOT_MASK, branch_prob(v, j), sl, su);
-                    if (tt & VI_LAST_BRANCH)
-                        break;
-                }
+                add_branches<G == 1 ? VI_BRANCH_BATCH : 1, BOTH>(v, word, sl, su);
             }
             best_l = better(best_l, sl, mx);
             if (BOTH && (!in_mec || v.leaving[k]))
@@ -507,6 +566,7 @@ static int vi_run(const reach_system *y, const reach_options *o, double eps, dou
     v.state_first = w.state_first.p;
     v.choice = w.choice.p;
     v.target = w.target.p;
+    v.mb = cs.mb;
     v.prob_index = cs.dictionary ? w.prob_index.p : NULL;
     v.prob = w.prob.p;
     v.mec = mecs ? w.mec.p : NULL;

@@ -48,6 +48,7 @@ struct vi_check {
 /* The device side of a compact_system (compact.h). */
 struct vi_view {
     uint64_t nm, num_mecs;
+    uint64_t mb; /* branches: target and prob_index hold mb entries */
     const uint32_t *state_first;
     const uint32_t *choice; /* choice words (lanes over choices) or first branches (ROWS) */
     const uint32_t *target;
