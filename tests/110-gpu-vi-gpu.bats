@@ -102,6 +102,17 @@ setup() {
     [ "$ita" -le "$it3" ] || fail "the default's $ka classes: $ita iterations, 3 classes: $it3"
 }
 
+# gpu-vi OPTIONS... -o $BATS_TEST_TMPDIR/gpu on $BATS_TEST_TMPDIR/r.csr equals
+# --cpu's values in $BATS_TEST_TMPDIR/cpu within 2e-6 (labelcmp), or the test
+# fails naming WHAT.
+gpu_equals_cpu() { # what options...
+    local what=$1
+    shift
+    gpu-vi "$@" -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null || fail "$what: gpu-vi $* failed"
+    run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
+    [ "$status" -eq 0 ] || fail "$what: $output"
+}
+
 @test "GPU: gpu-vi equals --cpu on random MDPs, whole and split, exactly 0 and 1 where --cpu is" {
     for seed in 1 2 3 4 5 6; do
         n=$(( seed % 2 ? 3000 : 300 ))
@@ -109,10 +120,7 @@ setup() {
         for dir in max min; do
             gpu-vi --cpu --method ii -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
             for opt in "" "--mem-limit 1100k" "--method ii"; do
-                gpu-vi $opt -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null ||
-                    fail "seed $seed $dir $opt: gpu-vi failed"
-                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
-                [ "$status" -eq 0 ] || fail "seed $seed $dir $opt: $output"
+                gpu_equals_cpu "seed $seed $dir $opt" $opt -t goal -m $dir
                 paste "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu" |
                     awk '($1 == "0" || $1 == "1" || $2 == "0" || $2 == "1") && $1 != $2 { bad = 1 } END { exit bad }' ||
                     fail "seed $seed $dir $opt: 0 or 1 on one side only"
@@ -127,10 +135,7 @@ setup() {
         for dir in max min; do
             gpu-vi --cpu --method ii -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
             for opt in "--threads-per-state 1" "--threads-per-state 1 --method ii" "--threads-per-state 4"; do
-                gpu-vi $opt -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null ||
-                    fail "seed $seed $dir $opt: gpu-vi failed"
-                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
-                [ "$status" -eq 0 ] || fail "seed $seed $dir $opt: $output"
+                gpu_equals_cpu "seed $seed $dir $opt" $opt -t goal -m $dir
             done
         done
     done
@@ -331,10 +336,7 @@ setup() {
         for dir in max min; do
             gpu-vi --cpu -t goal -m $dir -o "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null
             for opt in "" "--mem-limit 1100k"; do
-                gpu-vi --method ovi $opt -t goal -m $dir -o "$BATS_TEST_TMPDIR/gpu" "$BATS_TEST_TMPDIR/r.csr" > /dev/null ||
-                    fail "seed $seed $dir $opt: gpu-vi --method ovi failed"
-                run labelcmp -n -t 2e-6 "$BATS_TEST_TMPDIR/cpu" "$BATS_TEST_TMPDIR/gpu"
-                [ "$status" -eq 0 ] || fail "seed $seed $dir $opt: $output"
+                gpu_equals_cpu "seed $seed $dir $opt" --method ovi $opt -t goal -m $dir
             done
         done
     done
