@@ -35,14 +35,14 @@ BUILD := build
 BIN   := $(BUILD)/bin
 OBJ   := $(BUILD)/obj
 TEST_BIN := $(BUILD)/test-bin
-TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp $(TEST_BIN)/peakrss $(TEST_BIN)/induce $(TEST_BIN)/partcheck $(TEST_BIN)/propcheck $(TEST_BIN)/valcheck
+TEST_TOOLS := $(TEST_BIN)/csrpatch $(TEST_BIN)/randmdp $(TEST_BIN)/oracle $(TEST_BIN)/csrcat $(TEST_BIN)/tracmp $(TEST_BIN)/peakrss $(TEST_BIN)/induce $(TEST_BIN)/partcheck $(TEST_BIN)/propcheck $(TEST_BIN)/valcheck $(TEST_BIN)/inflatecheck
 
 DEB_PACKAGES := zlib1g-dev libbsd-dev libarchive-dev libjansson-dev libdeflate-dev bats bats-assert bats-support groff-base \
                 xz-utils bzip2
 
 LIB_SRC    := format/csr_common.c format/csr_read.c format/csr_write.c format/csr_validate.c \
               format/textin.c format/prism_text.c format/prism_write.c format/labels.c \
-              format/csr_renumber.c format/umb_read.c format/umb_write.c format/crc.c format/drn_read.c \
+              format/csr_renumber.c format/umb_read.c format/inflate_parallel.c format/umb_write.c format/crc.c format/drn_read.c \
               format/expr.c format/props.c format/prism_rewards.c format/prism_states.c
 REF_SRC    := ref/scc_tarjan.c ref/mec_basic.c ref/transpose.c ref/reach_ref.c ref/reach_pi.c ref/acc.c ref/partition.c ref/reach_parts.c
 CHECK_SRC  := check/reach.c check/reach_split.c check/reach_subsystem.c check/reach_topological.c check/reach_gauss_seidel.c check/reach_scheduler.c check/reach_cpu.c check/reach_prob01.c check/reach_cache.c check/reach_epochs.c check/check.c check/check_pool.c

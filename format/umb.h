@@ -119,8 +119,10 @@ int umb_read(textin *in, const umb_read_options *options, csr_model *model, umb_
 
 /*
  * umb_read for a gzip-compressed archive in a regular file: the file is read
- * whole and inflated by libdeflate (3-4x zlib's speed, the limit of reading
- * UMB), then read from memory.  Peak memory: the file plus the archive, at
+ * whole and inflated in chunks of at least UMB_INFLATE_CHUNK compressed bytes
+ * by all CPUs (inflate_parallel.h), or where that declines (fewer than 4
+ * CPUs, one chunk, a damaged stream) by libdeflate on one (3-4x zlib's
+ * speed), then read from memory.  Peak memory: the file plus the archive, at
  * most UMB_IN_MEMORY_RATIO times the file or UMB_IN_MEMORY_FLOOR bytes: an
  * archive that inflates to more (a member the reader does not use, zeros
  * compressed a thousandfold) returns UMB_READ_STREAMED, nothing read, for the
@@ -128,6 +130,7 @@ int umb_read(textin *in, const umb_read_options *options, csr_model *model, umb_
  * keeping them.  CSR_ERR_TRUNCATED for damaged or cut gzip data, the rest as
  * umb_read.
  */
+#define UMB_INFLATE_CHUNK (3ull << 19) /* 1.5 MiB */
 #define UMB_IN_MEMORY_RATIO 64
 #define UMB_IN_MEMORY_FLOOR (64ull << 20)
 #define UMB_READ_STREAMED (-1)

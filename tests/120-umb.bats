@@ -397,3 +397,68 @@ refuses() { # file message
         'printf "\x09\0\0\0\0\0\0\0" | dd of=state-to-choices.bin bs=8 seek=1 conv=notrunc status=none'
     refuses "$T/o.umb" "offsets not ascending from 0 to the count: state-to-choices.bin: entry 2"
 }
+
+# gzip files of one deflate stream each: structured (a UMB archive's tar, gzip -1, -6 and -9), random bytes
+# (stored blocks), zeros (runs that inflate 1000:1), and all three in turn
+inflate_inputs() { # dir
+    zcat "$DATA/qvbs/wlan.2.COL0.umb" > "$1/tar"
+    for level in 1 6 9; do gzip -n -$level -c "$1/tar" > "$1/tar.$level.gz"; done
+    head -c 300000 /dev/urandom > "$1/random"
+    head -c 3000000 /dev/zero > "$1/zeros"
+    cat "$1/random" "$1/tar" "$1/zeros" "$1/tar" "$1/random" > "$1/mixed"
+    for f in random zeros mixed; do gzip -n -6 -c "$1/$f" > "$1/$f.gz"; done
+    head -c 400 "$1/tar" | gzip -n -6 > "$1/fixed.gz" # one final block of the fixed code (BTYPE 1)
+    [ $(($(od -An -tu1 -j10 -N1 "$1/fixed.gz") & 7)) -eq 3 ] || fail "fixed.gz: not one final fixed block"
+}
+
+@test "the chunked inflater gives libdeflate's bytes on stored, fixed and dynamic blocks, in chunks of 16 bytes to 64 KiB" {
+    inflate_inputs "$T"
+    for f in tar.1 tar.6 tar.9 random zeros mixed fixed; do
+        for chunk in 16 64 4096 65536; do
+            run inflatecheck "$T/$f.gz" $chunk
+            assert_success
+            if [ $(($(stat -c %s "$T/$f.gz") - 18)) -le $chunk ]; then # one chunk: left to libdeflate
+                assert_output "fell back"
+                continue
+            fi
+            assert_output --regexp '^same [0-9]+ bytes, [0-9]+ chunks$'
+            joined=$(echo "$output" | awk '{print $4}')
+            # dynamic blocks start chunks; stored ones (random) and a few blocks of zeros may make one
+            case $f in
+            random | zeros | fixed) ;;
+            *) [ "$joined" -gt 1 ] || fail "$f in chunks of $chunk: one chunk joined" ;;
+            esac
+        done
+    done
+}
+
+@test "prism2csr reads a gzip UMB inflated in chunks into the same CSR as inflated whole" {
+    for f in wlan.2.COL0 firewire.false.delay3.deadline200; do
+        zcat "$DATA/qvbs/$f.umb" > "$T/$f.tar"
+        for level in 1 9; do
+            gzip -n -$level -c "$T/$f.tar" > "$T/$f.$level.umb"
+            CSR_TEST_INFLATE_CHUNK=1000000000 prism2csr "$T/$f.$level.umb" > "$T/whole.csr"
+            CSR_TEST_INFLATE_CHUNK=2000 prism2csr "$T/$f.$level.umb" > "$T/chunks.csr"
+            cmp "$T/whole.csr" "$T/chunks.csr"
+            prism2csr "$T/$f.$level.umb" | cmp - "$T/whole.csr"
+        done
+    done
+}
+
+@test "prism2csr names a damaged deflate stream the same inflated in chunks as whole" {
+    gzip -n -6 -c "$DATA/qvbs/wlan.2.COL0.umb" | zcat | gzip -n -6 > "$T/wlan.umb"
+    size=$(stat -c %s "$T/wlan.umb")
+    for at in $((size / 3)) $((size / 2)) $((size * 4 / 5)); do
+        cp "$T/wlan.umb" "$T/bad.umb"
+        printf '\x5a\xa5\x00' | dd of="$T/bad.umb" bs=1 seek=$at conv=notrunc status=none
+        CSR_TEST_INFLATE_CHUNK=1000000000 run --separate-stderr prism2csr "$T/bad.umb"
+        assert_failure 1
+        assert_output ""
+        whole=$stderr
+        assert_regex "$whole" "^prism2csr: $T/bad.umb: "
+        CSR_TEST_INFLATE_CHUNK=2000 run --separate-stderr prism2csr "$T/bad.umb"
+        assert_failure 1
+        assert_output ""
+        assert_equal "$stderr" "$whole"
+    done
+}
