@@ -157,6 +157,10 @@ $(BUILD)/bench/csr2egr: bench/csr2egr.c $(LIBFORMAT) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(LIBFORMAT) $(LDLIBS)
 
+# the tests' helpers (tests/tools), one list for every build tree
+test-tools: $(TEST_TOOLS)
+.PHONY: test-tools
+
 test: all $(TEST_TOOLS)
 	bats tests/
 
@@ -197,7 +201,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_LIST  := -fsanitize=address,-fsanitize=undefined,-fno-omit-frame-pointer,-fno-sanitize-recover=undefined
 check-sanitize:
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g $(SAN_FLAGS)" NVCCFLAGS="-O1 -g -Xcompiler=$(SAN_LIST)" \
-	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all build-san/test-bin/csrpatch build-san/test-bin/randmdp build-san/test-bin/oracle build-san/test-bin/csrcat build-san/test-bin/tracmp build-san/test-bin/peakrss build-san/test-bin/induce build-san/test-bin/partcheck build-san/test-bin/propcheck build-san/test-bin/valcheck
+	    NVCC_LDFLAGS="-Xcompiler=$(SAN_LIST)" all test-tools
 	SANITIZED=1 TOOLS_BIN=$(CURDIR)/build-san/bin TEST_TOOLS_BIN=$(CURDIR)/build-san/test-bin \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1 bats tests/
 .PHONY: check-sanitize

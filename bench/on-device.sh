@@ -38,7 +38,7 @@ if [ "${1:-}" = --prepare-large ]; then
 fi
 # stormpy unpacked by an earlier call of this machine (--prepare-large) serves later calls too
 case ":${PYTHONPATH:-}:" in *:/tmp/site:*) ;; *) [ -d /tmp/site/stormpy ] && export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}" ;; esac
-make -j"$(nproc)" SKIP_DEPS=1 all build/test-bin/csrpatch build/test-bin/randmdp build/test-bin/oracle build/test-bin/csrcat build/test-bin/tracmp build/test-bin/peakrss build/test-bin/induce build/test-bin/partcheck build/test-bin/propcheck build/test-bin/valcheck || exit 1
+make -j"$(nproc)" SKIP_DEPS=1 all test-tools || exit 1
 touch build/.built
 what=${1:-all}
 shift || true

@@ -52,23 +52,25 @@ int main(int argc, char **argv)
     setenv("CSR_TEST_INFLATE_CHUNK", argv[2], 1);
     uint64_t in_used = 0;
     unsigned joined = 0;
+    int rc = 0;
     if (!inflate_parallel(in + 10, (uint64_t)packed - 18, got, size, 1, &in_used, &joined)) {
         printf("fell back\n");
-        return 0;
-    }
-    if (in_used != used) {
+    } else if (in_used != used) {
         printf("differs: the stream ends at byte %llu, not %zu\n", (unsigned long long)in_used, used);
-        return 1;
-    }
-    for (uint64_t i = 0; i < size; i++)
-        if (got[i] != want[i]) {
+        rc = 1;
+    } else {
+        uint64_t i = 0;
+        while (i < size && got[i] == want[i])
+            i++;
+        if (i < size)
             printf("differs at byte %llu\n", (unsigned long long)i);
-            return 1;
-        }
-    printf("same %llu bytes, %u chunks\n", (unsigned long long)size, joined);
+        else
+            printf("same %llu bytes, %u chunks\n", (unsigned long long)size, joined);
+        rc = i < size;
+    }
     libdeflate_free_decompressor(d);
     free(in);
     free(want);
     free(got);
-    return 0;
+    return rc;
 }
