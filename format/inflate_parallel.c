@@ -357,6 +357,8 @@ static int inflate_block_bytes(sink *k, bit_reader *reader, const block_codes *c
     const uint64_t cap = k->cap;
     int rc = BLOCK_BAD;
     for (;;) {
+        if (b.next > b.length + 8) /* zeros past the input */
+            break;
         refill(&b);
         uint32_t e = decode_symbol(&b, codes->litlen, LITLEN_BITS);
         if (e & E_LITERAL) {
@@ -423,6 +425,8 @@ static int inflate_block_wide(chunk *c, bit_reader *reader, const block_codes *c
     uint64_t dropped = 0; /* symbols moved out of the ring (c->length counts them) */
     int rc = BLOCK_BAD;
     for (;;) {
+        if (b.next > b.length + 8) /* zeros past the input decode forever */
+            break;
         ring_room(c, &dropped, SYMBOL_ROOM);
         refill(&b);
         uint32_t e = decode_symbol(&b, codes->litlen, LITLEN_BITS);
@@ -524,7 +528,7 @@ static int inflate_blocks(run *r, chunk *c, sink *k, uint64_t from, uint64_t unt
                 return 1;
             }
         }
-        if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+        if (bits_past_end(&b) || atomic_load_explicit(&r->stop, memory_order_relaxed))
             return 0;
         refill(&b);
         const unsigned final = take(&b, 1), type = take(&b, 2);

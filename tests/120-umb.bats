@@ -446,7 +446,7 @@ inflate_inputs() { # dir
 }
 
 @test "prism2csr names a damaged deflate stream the same inflated in chunks as whole" {
-    gzip -n -6 -c "$DATA/qvbs/wlan.2.COL0.umb" | zcat | gzip -n -6 > "$T/wlan.umb"
+    zcat "$DATA/qvbs/wlan.2.COL0.umb" | gzip -n -6 > "$T/wlan.umb"
     size=$(stat -c %s "$T/wlan.umb")
     for at in $((size / 3)) $((size / 2)) $((size * 4 / 5)); do
         cp "$T/wlan.umb" "$T/bad.umb"
@@ -461,4 +461,37 @@ inflate_inputs() { # dir
         assert_output ""
         assert_equal "$stderr" "$whole"
     done
+}
+
+@test "prism2csr refuses a gzip UMB cut inside its deflate stream, in chunks as whole, and ends" {
+    # the trailer kept (the archive's length read from it), the deflate stream cut: past the input the
+    # chunks read zeros, which decode forever unless the reader stops there
+    zcat "$DATA/qvbs/wlan.2.COL0.umb" | gzip -n -6 > "$T/wlan.umb"
+    size=$(stat -c %s "$T/wlan.umb")
+    for keep in $((size * 3 / 5)) $((size - 100)); do
+        { head -c $keep "$T/wlan.umb"; tail -c 8 "$T/wlan.umb"; } > "$T/cut.umb"
+        CSR_TEST_INFLATE_CHUNK=1000000000 run --separate-stderr timeout 60 prism2csr "$T/cut.umb"
+        assert_failure 1
+        whole=$stderr
+        assert_regex "$whole" "^prism2csr: $T/cut.umb: "
+        for chunk in 16 2000; do
+            CSR_TEST_INFLATE_CHUNK=$chunk run --separate-stderr timeout 60 prism2csr "$T/cut.umb"
+            assert_failure 1
+            assert_output ""
+            assert_equal "$stderr" "$whole"
+        done
+    done
+}
+
+@test "prism2csr ends on a damaged gzip UMB one of whose chunks decodes past the input" {
+    # four bytes changed (found by fuzzing the chunked inflater): in chunks of 4244 bytes a chunk's
+    # decoding reached the input's end and went on through zeros for ever before the reader stopped there
+    zcat "$DATA/qvbs/wlan.2.COL0.umb" | gzip -n -6 > "$T/bad.umb"
+    for edit in 20196:21 116738:ce 181116:26 253855:97; do
+        printf "\\x${edit#*:}" | dd of="$T/bad.umb" bs=1 seek=${edit%:*} conv=notrunc status=none
+    done
+    CSR_TEST_INFLATE_CHUNK=4244 run --separate-stderr timeout 60 prism2csr "$T/bad.umb"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "prism2csr: $T/bad.umb: file is truncated: gzip stream damaged or cut short"
 }
