@@ -31,7 +31,8 @@
  * at most four per CPU the process may run on and 256; with fewer than 4 CPUs
  * or where that makes one chunk, 0 at once (CSR_TEST_INFLATE_CHUNK, a
  * positive count of bytes, sets the chunks' size for the tests, whatever the
- * CPUs).  Memory: 512 KiB + 64 KiB a chunk besides out.  *joined (where not
+ * CPUs).  Memory: about 600 KiB a chunk besides out (its
+ * last symbols, its codes, its last 32 KiB).  *joined (where not
  * NULL): the chunks whose output was used.  The CRC-32 is the caller's.
  */
 int inflate_parallel(const uint8_t *in, uint64_t in_length, uint8_t *out, uint64_t out_length, uint64_t chunk,
