@@ -207,10 +207,10 @@ check-sanitize:
 .PHONY: check-sanitize
 
 # ---- fuzzing (issue 8): one libFuzzer target per reader, seeds from the shared models ----
-#   make fuzz                  build build-fuzz/fuzz-{tra,lab,labels,csr,umb,drn,props,rewards,sta} and the seed corpora
+#   make fuzz                  build build-fuzz/fuzz-{tra,lab,labels,csr,umb,drn,props,rewards,sta,inflate} and the seed corpora
 #   make fuzz-run SECONDS=N    run each target N seconds (default 60); findings in build-fuzz/crashes/
 # clang from Debian; not part of make test.
-FUZZ_TARGETS := tra tra_parallel lab labels csr umb drn props rewards sta
+FUZZ_TARGETS := tra tra_parallel lab labels csr umb drn props rewards sta inflate
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SECONDS      ?= 60

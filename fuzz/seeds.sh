@@ -5,7 +5,7 @@
 set -eu
 bin=$1 out=$2
 models=${SHARED:-../shared}/models
-mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn,props,rewards,sta}
+mkdir -p "$out"/{tra,tra_parallel,lab,labels,csr,umb,drn,props,rewards,sta,inflate}
 cat_model() { if [ -f "$models/$1" ]; then cat "$models/$1"; else zcat "$models/$1.gz"; fi; }
 small="fmsd_fig1 dice brp herman7 coin2 leader3 csma2_2 phil3 dining_crypt3"
 medium="leader6 coin4_6 wlan3 csma3_2 mutual5 dining_crypt6"
@@ -27,6 +27,12 @@ for f in "$models"/*.umb; do
     # the tar inside too, so that mutations reach the members and not only gzip's checksum
     zcat "$f" > "$out/umb/$(basename "$f").tar" 2>/dev/null && [ "$(stat -c %s "$out/umb/$(basename "$f").tar")" -le 65536 ] ||
         rm -f "$out/umb/$(basename "$f").tar"
+done
+# inflate: the deflate streams of the small gzip archives (header and trailer off), chunks of 16 + 2000 bytes
+for f in "$out"/umb/*.umb tests/data/qvbs/*.umb; do
+    size=$(stat -c %s "$f")
+    [ "$size" -le 65536 ] && [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 1f8b0800 ] &&
+        { printf '\xd0\x07'; tail -c +11 "$f" | head -c $((size - 18)); } > "$out/inflate/$(basename "$f")"
 done
 for m in $medium; do
     cat_model "$m.tra" | head -c 3000 > "$out/tra/$m.head"
