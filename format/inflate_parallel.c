@@ -328,6 +328,21 @@ typedef struct sink {
     chunk *wide;     /* the first pass (o unused) */
 } sink;
 
+/* After a litlen entry e that is not a literal: 1 with the match's length and
+ * distance (their codes and extra bits consumed), 0 at a valid end-of-block,
+ * -1 for an invalid code or an end past the input (both block loops). */
+static inline int decode_match(bit_reader *b, const block_codes *codes, uint32_t e, unsigned *len, unsigned *dist)
+{
+    if (e & (E_INVALID | E_END))
+        return (e & E_END) && !bits_past_end(b) ? 0 : -1;
+    *len = entry_value(b, e);
+    e = decode_symbol(b, codes->dist, DIST_BITS);
+    if (e & E_INVALID)
+        return -1;
+    *dist = entry_value(b, e);
+    return 1;
+}
+
 /* A match of len bytes dist back at o + n, n >= dist (room for 8 bytes more where dist >= 8). */
 static inline void copy_match(uint8_t *o, uint64_t n, unsigned len, unsigned dist)
 {
@@ -377,16 +392,12 @@ static int inflate_block_bytes(sink *k, bit_reader *reader, const block_codes *c
             }
             continue;
         }
-        if (e & (E_INVALID | E_END)) {
-            if ((e & E_END) && !bits_past_end(&b))
-                rc = BLOCK_OK;
+        unsigned len, dist;
+        const int m = decode_match(&b, codes, e, &len, &dist);
+        if (m <= 0) {
+            rc = m ? BLOCK_BAD : BLOCK_OK;
             break;
         }
-        const unsigned len = entry_value(&b, e);
-        e = decode_symbol(&b, codes->dist, DIST_BITS);
-        if (e & E_INVALID)
-            break;
-        const unsigned dist = entry_value(&b, e);
         if (len > cap - n)
             break;
         if (dist > n) { /* into the window before the chunk */
@@ -434,16 +445,12 @@ static int inflate_block_wide(chunk *c, bit_reader *reader, const block_codes *c
             c->ring[c->n_ring++] = (uint16_t)(e >> 16);
             continue;
         }
-        if (e & (E_INVALID | E_END)) {
-            if ((e & E_END) && !bits_past_end(&b))
-                rc = BLOCK_OK;
+        unsigned len, dist;
+        const int m = decode_match(&b, codes, e, &len, &dist);
+        if (m <= 0) {
+            rc = m ? BLOCK_BAD : BLOCK_OK;
             break;
         }
-        const unsigned len = entry_value(&b, e);
-        e = decode_symbol(&b, codes->dist, DIST_BITS);
-        if (e & E_INVALID)
-            break;
-        const unsigned dist = entry_value(&b, e);
         uint16_t *d = c->ring + c->n_ring;
         if (dist <= c->n_ring) {
             const uint16_t *from = d - dist;
@@ -569,12 +576,8 @@ static void *find_start(void *arg)
         const uint32_t bytes = r->in[byte] | (uint32_t)(byte + 1 < r->in_length ? r->in[byte + 1] : 0) << 8 |
                                (uint32_t)(byte + 2 < r->in_length ? r->in[byte + 2] : 0) << 16;
         const unsigned head = (bytes >> (bit & 7)) & 0x3fffu;
-        /* BFINAL 0, BTYPE 2, HLIT <= 29, HDIST <= 29 */
+        /* BFINAL 0, BTYPE 2, HLIT <= 29, HDIST <= 29; then the trial reads the header */
         if ((head & 7) != 4 || ((head >> 3) & 31) > 29 || ((head >> 8) & 31) > 29)
-            continue;
-        bit_reader b;
-        bits_at(&b, r->in, r->in_length, bit + 3);
-        if (read_dynamic_header(&b, codes))
             continue;
         c->n_ring = c->length = 0;
         sink k = {.wide = c};
