@@ -445,21 +445,31 @@ inflate_inputs() { # dir
     done
 }
 
+# prism2csr refuses FILE inflated whole (libdeflate) and in chunks of each CHUNK bytes with one message
+# naming the file, writing nothing (timeout: a reader that never ends fails too).
+refused_alike() { # file chunk...
+    local file=$1 whole chunk
+    shift
+    CSR_TEST_INFLATE_CHUNK=1000000000 run --separate-stderr timeout 60 prism2csr "$file"
+    assert_failure 1
+    assert_output ""
+    whole=$stderr
+    assert_regex "$whole" "^prism2csr: $file: "
+    for chunk in "$@"; do
+        CSR_TEST_INFLATE_CHUNK=$chunk run --separate-stderr timeout 60 prism2csr "$file"
+        assert_failure 1
+        assert_output ""
+        assert_equal "$stderr" "$whole"
+    done
+}
+
 @test "prism2csr names a damaged deflate stream the same inflated in chunks as whole" {
     zcat "$DATA/qvbs/wlan.2.COL0.umb" | gzip -n -6 > "$T/wlan.umb"
     size=$(stat -c %s "$T/wlan.umb")
     for at in $((size / 3)) $((size / 2)) $((size * 4 / 5)); do
         cp "$T/wlan.umb" "$T/bad.umb"
         printf '\x5a\xa5\x00' | dd of="$T/bad.umb" bs=1 seek=$at conv=notrunc status=none
-        CSR_TEST_INFLATE_CHUNK=1000000000 run --separate-stderr prism2csr "$T/bad.umb"
-        assert_failure 1
-        assert_output ""
-        whole=$stderr
-        assert_regex "$whole" "^prism2csr: $T/bad.umb: "
-        CSR_TEST_INFLATE_CHUNK=2000 run --separate-stderr prism2csr "$T/bad.umb"
-        assert_failure 1
-        assert_output ""
-        assert_equal "$stderr" "$whole"
+        refused_alike "$T/bad.umb" 2000
     done
 }
 
@@ -470,16 +480,7 @@ inflate_inputs() { # dir
     size=$(stat -c %s "$T/wlan.umb")
     for keep in $((size * 3 / 5)) $((size - 100)); do
         { head -c $keep "$T/wlan.umb"; tail -c 8 "$T/wlan.umb"; } > "$T/cut.umb"
-        CSR_TEST_INFLATE_CHUNK=1000000000 run --separate-stderr timeout 60 prism2csr "$T/cut.umb"
-        assert_failure 1
-        whole=$stderr
-        assert_regex "$whole" "^prism2csr: $T/cut.umb: "
-        for chunk in 16 2000; do
-            CSR_TEST_INFLATE_CHUNK=$chunk run --separate-stderr timeout 60 prism2csr "$T/cut.umb"
-            assert_failure 1
-            assert_output ""
-            assert_equal "$stderr" "$whole"
-        done
+        refused_alike "$T/cut.umb" 16 2000
     done
 }
 
