@@ -71,7 +71,7 @@ HEADERS    := $(wildcard format/*.h check/*.h ref/*.h gpu/*.h gpu/*/*.h gpu/*/*.
 DEPS_STAMP := $(BUILD)/deps.ok
 
 .PHONY: all test test-gpu demo bench deps clean install uninstall
-all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier $(BUILD)/bench/csr2egr $(BUILD)/bench/ringmdp
+all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier $(BUILD)/bench/cuda_start $(BUILD)/bench/csr2egr $(BUILD)/bench/ringmdp
 
 # ---- packages ---------------------------------------------------------------
 deps: $(DEPS_STAMP)
@@ -146,6 +146,11 @@ $(OBJ)/%.cu.o: %.cu $(OBJ)/%.cu.d Makefile | $(DEPS_STAMP)
 $(BUILD)/bench/grid_barrier: bench/grid_barrier.cu | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -o $@ $<
+
+# What a GPU tool's start costs, by part (run on the device).
+$(BUILD)/bench/cuda_start: bench/cuda_start.cu | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_ARCH) $(NVCCFLAGS) -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings -o $@ $< -lpthread
 
 # An MDP of known SCCs and MECs, as large as asked (bench/ringmdp.c).
 $(BUILD)/bench/ringmdp: bench/ringmdp.c tests/tools/xorshift.h $(LIBFORMAT) | $(DEPS_STAMP)
