@@ -12,22 +12,69 @@
 #include "mec.h"
 #include "tool.h"
 
-/* The CUDA context, created while the tool reads its input. */
+/* The CUDA driver and contexts, started on a thread while the tool reads
+ * its input: the run's device, or with -g/--gpus every device its parts
+ * take. */
 static struct {
-    int device;
+    int device;               /* the device made current (the first of the parts') */
+    int asked;                /* its number as the user gave it */
+    int alone;                /* only `device` is visible (one device, the user chose none) */
     int started;
     pthread_t thread;
     cudaError_t error;
+    int failed;               /* the device of error */
+    int count;                /* visible devices, once the driver is up (0: none) */
 } context;
+
+/* The devices of a run with -g/--gpus (gpu_tool_parts_finish): their
+ * contexts are created while the input is read, and only they, with the
+ * devices numbered below them, are visible where the user has not chosen
+ * the visible ones. */
+static struct {
+    int several;              /* -g or --gpus given */
+    uint32_t parts;
+    int devices[GPU_PARTS_MAX_DEVICES];
+    int num_devices;          /* 0: the first min(parts, present) */
+} plan;
 
 /* Whether the run uses several devices (-g, --gpus: gpu_tool_parts_option). */
 static int several_devices;
 
+/* The context of `device` on the calling thread (cudaFree(0) creates it). */
+static cudaError_t create_one_context(int device)
+{
+    cudaError_t e = cudaSetDevice(device);
+    return e == cudaSuccess ? cudaFree(0) : e;
+}
+
+/* The driver's start (cudaGetDeviceCount initialises every visible device)
+ * and the contexts: the run's device, then the parts' other devices, one
+ * after the other (the driver creates them one at a time: on the lent 2x
+ * H200, two contexts from two threads took 0.20-0.22 s, from one thread
+ * 0.21-0.26 s; bench/cuda_start.cu).  A part's device that is not there is
+ * left to gpu_tool_parts_devices to name. */
 static void *create_context(void *)
 {
-    context.error = cudaSetDevice(context.device);
-    if (context.error == cudaSuccess)
-        context.error = cudaFree(0);
+    if (cudaGetDeviceCount(&context.count) != cudaSuccess || context.count == 0) { /* no driver, no device */
+        (void)cudaGetLastError();
+        context.count = 0;
+        return NULL;
+    }
+    if (context.device >= context.count)
+        return NULL;
+    context.failed = context.device;
+    context.error = create_one_context(context.device);
+    if (!plan.several)
+        return NULL;
+    const int n = plan.num_devices ? plan.num_devices
+                                   : (int)(plan.parts < (uint32_t)context.count ? plan.parts : (uint32_t)context.count);
+    for (int i = 0; i < n && context.error == cudaSuccess; i++) {
+        const int d = plan.num_devices ? plan.devices[i] : i;
+        if (d != context.device && d < context.count) {
+            context.failed = d;
+            context.error = create_one_context(d); /* (a context made before is kept) */
+        }
+    }
     return NULL;
 }
 
@@ -37,10 +84,24 @@ int gpu_device_ready(void)
         pthread_join(context.thread, NULL);
         context.started = 0;
     }
-    if (context.error == cudaSuccess)
+    if (context.error == cudaSuccess && context.count == 0) {
+        if (context.alone && context.asked > 0)
+            tool_error("no CUDA device %d", context.asked);
+        else
+            tool_error("no CUDA device; use --cpu for the CPU reference");
+        return EXIT_DEVICE;
+    }
+    if (context.error == cudaSuccess && context.device >= context.count) {
+        tool_error("no CUDA device %d (%d present)", context.device, context.count);
+        return EXIT_DEVICE;
+    }
+    if (context.error == cudaSuccess) {
+        context.failed = context.device;
         context.error = cudaSetDevice(context.device);
+    }
     if (context.error != cudaSuccess) {
-        tool_error("CUDA device %d: %s", context.device, cudaGetErrorString(context.error));
+        tool_error("CUDA device %d: %s", context.alone ? context.asked : context.failed,
+                   cudaGetErrorString(context.error));
         return EXIT_DEVICE;
     }
     return 0;
@@ -54,30 +115,35 @@ int gpu_select_device(int device)
      * decomposition (leader7: gpu-scc's resident time 6.9 -> 6.1 ms with
      * --no-peel, H200, issue 13).  A value the user set is kept. */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-    /* One device unless asked for more: where the user has not chosen the
-     * visible devices, the driver sees only the run's, so that it
-     * initialises no other (on a host of four, about a second a run went
-     * to the three the run never used; issue 43). */
-    const int alone = !several_devices && !getenv("CUDA_VISIBLE_DEVICES");
-    if (alone) {
+    /* Only the run's devices where the user has not chosen the visible
+     * devices, so that the driver initialises no other GPU (on a host of
+     * four, about a second a run went to the three the run never used;
+     * issue 43): one device alone; the parts' devices and those numbered
+     * below them (the list ends at the first number that is not there, so
+     * the numbers and the count present stay those of the host). */
+    const int user_chose = getenv("CUDA_VISIBLE_DEVICES") != NULL;
+    context.alone = !plan.several && !user_chose;
+    if (context.alone) {
         char id[16];
         snprintf(id, sizeof id, "%d", device);
         setenv("CUDA_VISIBLE_DEVICES", id, 1);
-    }
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        if (alone && device > 0)
-            tool_error("no CUDA device %d", device);
+    } else if (plan.several && !user_chose) {
+        int highest = device;
+        if (plan.num_devices)
+            for (int i = 0; i < plan.num_devices; i++)
+                highest = plan.devices[i] > highest ? plan.devices[i] : highest;
         else
-            tool_error("no CUDA device; use --cpu for the CPU reference");
-        return EXIT_DEVICE;
+            highest = plan.parts < GPU_PARTS_MAX_DEVICES ? (int)plan.parts - 1 : GPU_PARTS_MAX_DEVICES - 1;
+        char ids[5 * 1024 + 1] = "";
+        size_t at = 0;
+        for (int d = 0; d <= highest && d < 1024; d++)
+            at += snprintf(ids + at, sizeof ids - at, d ? ",%d" : "%d", d);
+        setenv("CUDA_VISIBLE_DEVICES", ids, 1);
     }
-    if (!alone && device >= count) {
-        tool_error("no CUDA device %d (%d present)", device, count);
-        return EXIT_DEVICE;
-    }
-    context.device = alone ? 0 : device;
+    context.asked = device;
+    context.device = context.alone ? 0 : device;
     context.error = cudaSuccess;
+    context.count = 0;
     if (pthread_create(&context.thread, NULL, create_context, NULL) == 0)
         context.started = 1;
     else
@@ -302,6 +368,10 @@ void gpu_tool_parts_finish(gpu_tool_parts *x, gpu_tool_options *o)
     if (x->options.num_devices)
         o->device = x->options.devices[0]; /* the context made while reading */
     x->options.parts = (uint32_t)x->parts;
+    plan.several = several_devices;
+    plan.parts = x->options.parts;
+    plan.num_devices = x->options.num_devices;
+    memcpy(plan.devices, x->options.devices, sizeof plan.devices);
 }
 
 void gpu_tool_memory_advice(int rc, const csr_status *st, const char *what, uint64_t planned)
@@ -347,8 +417,12 @@ int gpu_tool_mec_parts(const csr_model *m, const gpu_parts_options *po, int use_
         csr_partition p;
         ref_mec_parts_stats ps;
         memset(&ps, 0, sizeof ps);
+        const double t = tool_seconds();
         rc = csr_partition_build(m, po->parts, &p, st);
+        pst->partition_s = tool_seconds() - t;
         if (!rc) {
+            for (uint32_t i = 0; i < p.parts; i++)
+                pst->foreign += p.part[i].num_foreign;
             rc = ref_mec_partitioned(m, &p, mec, &ps);
             csr_partition_free(&p);
         }
@@ -438,8 +512,11 @@ void gpu_tool_parts_usage(FILE *out)
 void gpu_stats_json_parts(json_t *j, const gpu_tool_parts *x, const gpu_parts_stats *s, int use_cpu)
 {
     json_object_set_new(j, "parts", json_integer((json_int_t)x->parts));
-    if (use_cpu)
+    if (use_cpu) { /* the partition on the host, as for the GPUs */
+        json_object_set_new(j, "foreign", json_integer((json_int_t)s->foreign));
+        json_object_set_new(j, "partition_s", json_real(s->partition_s));
         return;
+    }
     json_t *devs = json_array();
     for (int i = 0; i < x->options.num_devices; i++)
         json_array_append_new(devs, json_integer(x->options.devices[i]));

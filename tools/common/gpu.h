@@ -23,19 +23,21 @@
 extern "C" {
 #endif
 
-/* Choose CUDA device `device` (made current by gpu_device_ready).  Returns 0,
- * or prints why it cannot ("no CUDA device; use --cpu for the CPU
- * reference", "no CUDA device N") and returns EXIT_DEVICE (3). */
+/* Choose CUDA device `device` and start the driver and its context on a
+ * thread of its own (gpu_device_ready waits for them).  Where the user has
+ * not set CUDA_VISIBLE_DEVICES, only the run's devices are made visible, so
+ * that the driver initialises no other GPU: `device` alone (it is then
+ * CUDA's device 0), or with -g/--gpus (gpu_tool_parts_finish) the parts'
+ * devices and those numbered below them; with -g/--gpus the context of every
+ * device the parts take is created on that thread too (0.1-0.3 s each on the
+ * lent H100/H200), while the tool reads its input.  Returns 0. */
 int gpu_select_device(int device);
 
-/* gpu_select_device makes only `device` visible to CUDA (CUDA_VISIBLE_DEVICES)
- * where the user has not set CUDA_VISIBLE_DEVICES and the run uses one device
- * (no -g, --gpus), so that the driver initialises no other GPU; it then
- * checks that the device is there and creates its CUDA
- * context on a thread of its own (0.3-0.4 s on the lent H100/H200), so that
- * the tool reads its input meanwhile; gpu_device_ready waits for it and makes
- * the device current on the calling thread, before the first other CUDA
- * call.  Returns 0, or prints "CUDA device N: what" and returns EXIT_DEVICE. */
+/* Waits for gpu_select_device's thread and makes the device current on the
+ * calling thread, before the first other CUDA call.  Returns 0, or prints why
+ * it cannot ("no CUDA device; use --cpu for the CPU reference", "no CUDA
+ * device N", "no CUDA device N (M present)", "CUDA device N: what") and
+ * returns EXIT_DEVICE (3). */
 int gpu_device_ready(void);
 
 /* When gpu_tool_load read and waited (tool_seconds): reading began, ended,
@@ -63,7 +65,7 @@ int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int
  * header (csr_peek_transitions) says so is read before any CUDA call, so
  * that such a run never starts the driver; any other input is read while
  * the context starts, as gpu_tool_load does (standard input: a small model
- * read from it is answered on the CPU too, once a device was found).  With
+ * read from it is answered on the CPU too, whether a device is there or not).  With
  * cpu_pays, a file of fewer than GPU_TOOL_JUDGED x cpu_below transitions is
  * read first too, and answered on the CPU where cpu_pays(model) says so (the
  * context then starts after the read, not during it).
@@ -199,9 +201,10 @@ void gpu_tool_parts_reach_engine(gpu_tool_parts_engine *pe, reach_engine *e);
 /* The usage lines of the parts' options. */
 void gpu_tool_parts_usage(FILE *out);
 
-/* The parts' statistics into a --stats=json object: "parts", and for the
- * GPUs (not use_cpu) "devices", "exchange", "foreign", "passes",
- * "exchanged_bytes", "partition_s", "upload_s", "download_s". */
+/* The parts' statistics into a --stats=json object: "parts", "foreign"
+ * (foreign states over all parts) and "partition_s" (seconds on the host),
+ * and for the GPUs (not use_cpu) "devices", "exchange", "passes",
+ * "exchanged_bytes", "upload_s", "download_s", "trim_s", "propagate_s". */
 void gpu_stats_json_parts(json_t *object, const gpu_tool_parts *parts, const gpu_parts_stats *stats, int use_cpu);
 
 /* The engine-neutral statistics of gpu/scc.h into a JSON object (keys as the
