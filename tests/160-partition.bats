@@ -254,3 +254,17 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
         assert_output "$(printf '0\n0\n0\n3\n4')"
     done
 }
+
+@test "a partition by a bitmap of the states and by sorting the cross targets holds the same foreign states, each checked against the model" {
+    local m csr parts bitmap sorted checked=0
+    for m in $(present_models wlan1 coin4 leader4 csma2_2 zeroconf); do
+        csr=$(model_csr "$m")
+        checked=$((checked + 1))
+        for parts in 2 3 7 64; do
+            bitmap=$(partcheck -p "$parts" -k 5 "$csr") || fail "$m -p $parts by bitmap: $bitmap"
+            sorted=$(CSR_TEST_PARTITION_BY_SORT=1 partcheck -p "$parts" -k 5 "$csr") || fail "$m -p $parts by sort"
+            [ "$bitmap" = "$sorted" ] || fail "$m -p $parts: '$bitmap' by bitmap, '$sorted' by sort"
+        done
+    done
+    [ "$checked" -ge "$(at_least 5 4)" ] || fail "only $checked models"
+}
