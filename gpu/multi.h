@@ -96,10 +96,13 @@ int gpu_exchange_by_name(const char *name);
  * + receives) bytes, and CUB's scan storage; while it is uploaded, 8 c_part
  * more; peer: 8 t_part (a phase's edge list) + 16 (own + 1) (its counts
  * and their scan) + 8 foreign (each foreign state's owner and index there)
- * + 32 P (every part's label and trimming arrays, one table a device)
- * bytes, and CUB's scan storage, more.  Peer: each phase's label
- * propagation is passes over every part at once (a part's foreign copies
- * refreshed from their owners, then its edge list relaxed, each block
+ * + 8 (own + foreign) (the phase's labels, packed) + 24 P (every part's
+ * label and trimming arrays, one table a device) bytes, and CUB's scan
+ * storage, more.  Peer: each phase's label
+ * propagation is passes over every part at once over packed label pairs
+ * (a part's foreign copies refreshed from their owners, then its edge list
+ * relaxed as the lp engine relaxes, the representatives' labels raised
+ * too where they are own states, each block
  * sweeping its share twice while it raises a label, a foreign in-label
  * raised at its owner by an atomic of system scope where the copy rose),
  * until a pass raises nothing on any part; the trimming's decrements and

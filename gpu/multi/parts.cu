@@ -95,13 +95,13 @@ static __global__ void relax_pass(uint64_t ns, const uint64_t *__restrict__ row,
 }
 
 /* The owners' arrays where the devices map each other's memory (peer;
- * peer_of): in[o], out[o], flag[o] and in_left[o] are part o's own labels,
- * trimming flags and in-counts (on its device), and foreign state f of a
- * part (local index ns + f) is own state idx[f] of part own[f].  All null
- * without peer. */
+ * peer_of): lab[o], flag[o] and in_left[o] are part o's packed labels (two
+ * words a state: in, out; propagate_peer), trimming flags and in-counts (on
+ * its device), and foreign state f of a part (local index ns + f) is own
+ * state idx[f] of part own[f].  All null without peer. */
 struct peer_arrays {
-    uint32_t *const *in, *const *out, *const *flag, *const *in_left; /* [P] each */
-    const uint32_t *own, *idx;                                       /* [nf] each */
+    uint32_t *const *lab, *const *flag, *const *in_left; /* [P] each */
+    const uint32_t *own, *idx;                           /* [nf] each */
 };
 
 /* The edges of a phase over every part at once (peer), as a list: each
@@ -146,61 +146,95 @@ static __global__ void edges_peer(uint64_t ns, const uint64_t *__restrict__ row,
     }
 }
 
+/* A phase's start with peer: every live own state's packed labels (in,
+ * out) = its global id (the lp engine's one 8-byte pair a state, gpu/scc/lp). */
+static __global__ void phase_labels_packed(uint64_t ns, uint64_t first_state, const uint8_t *__restrict__ live,
+                                           uint2 *lab)
+{
+    for (uint64_t j = thread_index(); j < ns; j += thread_count())
+        if (live[j])
+            lab[j] = make_uint2((uint32_t)(first_state + j), (uint32_t)(first_state + j));
+}
+
+/* After a phase's passes with peer: the packed labels of the live states
+ * (own and foreign copies) back into in and out. */
+static __global__ void unpack_labels(uint64_t len, const uint8_t *__restrict__ live, const uint2 *__restrict__ lab,
+                                     uint32_t *in, uint32_t *out)
+{
+    for (uint64_t j = thread_index(); j < len; j += thread_count())
+        if (live[j]) {
+            const uint2 l = lab[j];
+            in[j] = l.x;
+            out[j] = l.y;
+        }
+}
+
 /* The foreign states' labels as last read from their owners (peer): each
- * live foreign copy's in and out (local ns + f) take its owner's, once a
- * pass before the edges are relaxed; a copy is a lower bound of its owner's
- * label (labels only rise). */
+ * live foreign copy's pair (local ns + f) takes its owner's, one 8-byte
+ * read, once a pass before the edges are relaxed; a copy is a lower bound of
+ * its owner's labels (labels only rise). */
 static __global__ void refresh_foreign(uint64_t ns, uint64_t nf, const uint8_t *__restrict__ live, peer_arrays pl,
-                                       uint32_t *in, uint32_t *out)
+                                       uint2 *lab)
 {
     for (uint64_t f = thread_index(); f < nf; f += thread_count()) {
         if (!live[ns + f])
             continue;
-        const uint32_t o = pl.own[f], i = pl.idx[f];
-        in[ns + f] = *(volatile const uint32_t *)(pl.in[o] + i);
-        out[ns + f] = *(volatile const uint32_t *)(pl.out[o] + i);
+        const unsigned long long pair =
+            *(volatile const unsigned long long *)(pl.lab[pl.own[f]] + 2 * (uint64_t)pl.idx[f]);
+        lab[ns + f] = make_uint2((uint32_t)pair, (uint32_t)(pair >> 32));
     }
 }
 
-/* Relax edge v -> w (v own; w own or foreign, local): in[w] >= in[v], out[v]
- * >= out[w]; whether a label rose.  Labels are global ids (first: the
- * part's first state).  One-hop compression where the label names an own
- * state (the lp engine's, gpu/scc/lp): in[in[v]] reaches in[v], which
- * reaches v, and out[out[w]] is reached from w (read at the owner across
- * the link for a foreign label, it cost more than the passes it saved:
- * bench/RESULTS.md).  A foreign w's
- * labels are its copies (refresh_foreign): out[v] reads the copy, and in[w]
- * raises the copy and, where the copy rose, the owner's label by a
- * reduction of system scope (nothing read back across the link).  A pass
- * where no part raises anything changed no label anywhere, so the copies it
- * read were the owners' labels: the fixpoint of the whole model's edges. */
-static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, uint64_t ns, uint64_t first,
-                                                      uint32_t *in, uint32_t *out, const peer_arrays &pl)
+/* Raise the label word `word` of the part's packed labels to value where
+ * `seen` (read before) is smaller; whether it grew.  In-labels are raised
+ * by other parts too (at system scope), out-labels only by their owner. */
+static __device__ __forceinline__ bool raise_in(uint32_t *words, uint64_t word, uint32_t seen, uint32_t value)
 {
-    const auto load = [](const uint32_t *x) { return *(volatile const uint32_t *)x; };
+    return value > seen && atomicMax_system(&words[word], value) < value;
+}
+static __device__ __forceinline__ bool raise_out(uint32_t *words, uint64_t word, uint32_t seen, uint32_t value)
+{
+    return value > seen && atomicMax(&words[word], value) < value;
+}
+
+/* Relax edge v -> w (v own; w own or foreign, local) over the packed labels
+ * (lab[s] = (in, out); labels are global ids, first: the part's first
+ * state), as the lp engine's relax (gpu/scc/lp) where a label names an own
+ * state: with a = lab[v] and b = lab[w], in = max(in[v], in[in[v]])
+ * reaches v and w, out = max(out[w], out[out[w]]) is reached from v and w;
+ * raised: in of w and v, out of v and (own) w, and the representatives' own
+ * labels out[in[v]] and in[out[w]] where they are own states.  A foreign w's
+ * labels are its copies (refresh_foreign): in[w] raises the copy and, where
+ * the copy rose, the owner's by a reduction of system scope (nothing read
+ * back across the link; a foreign label's hop, read at its owner, cost more
+ * than the passes it saved: bench/RESULTS.md).  A pass where no part raises
+ * anything changed no label anywhere, so the copies it read were the
+ * owners' labels: the fixpoint of the whole model's edges. */
+static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, uint64_t ns, uint64_t first, uint2 *lab,
+                                                      const peer_arrays &pl)
+{
+    uint32_t *words = reinterpret_cast<uint32_t *>(lab);
+    const uint2 a = __ldcg(&lab[v]), b = __ldcg(&lab[w]);
+    const uint64_t rv = (uint64_t)a.x - first, rw = (uint64_t)b.y - first;
+    const bool hop_v = rv < ns && rv != v, hop_w = rw < ns && rw != w;
+    const uint2 ra = hop_v ? __ldcg(&lab[rv]) : a;
+    const uint2 rb = hop_w ? __ldcg(&lab[rw]) : b;
+    const uint32_t in = a.x > ra.x ? a.x : ra.x;
+    const uint32_t out = b.y > rb.y ? b.y : rb.y;
     int rose = 0;
-    uint32_t a = load(&in[v]);
-    const uint64_t ra = (uint64_t)a - first;
-    if (ra < ns) {
-        const uint32_t hop = load(&in[ra]);
-        a = hop > a ? hop : a;
-    }
-    if (a > load(&in[w])) {
-        if (w < ns) {
-            rose |= atomicMax_system(&in[w], a) < a;
-        } else if (atomicMax(&in[w], a) < a) {
-            atomicMax_system(pl.in[pl.own[w - ns]] + pl.idx[w - ns], a);
-            rose = 1;
-        }
-    }
-    uint32_t x = load(&out[w]);
-    const uint64_t rx = (uint64_t)x - first;
-    if (rx < ns) {
-        const uint32_t hop = load(&out[rx]);
-        x = hop > x ? hop : x;
-    }
-    if (x > load(&out[v]) && atomicMax(&out[v], x) < x)
+    if (w < ns) {
+        rose |= raise_in(words, 2 * (uint64_t)w, b.x, in);
+        rose |= raise_out(words, 2 * (uint64_t)w + 1, b.y, out);
+    } else if (in > b.x && atomicMax(&words[2 * (uint64_t)w], in) < in) {
+        atomicMax_system(pl.lab[pl.own[w - ns]] + 2 * (uint64_t)pl.idx[w - ns], in);
         rose = 1;
+    }
+    rose |= raise_in(words, 2 * (uint64_t)v, a.x, in);
+    rose |= raise_out(words, 2 * (uint64_t)v + 1, a.y, out);
+    if (hop_v)
+        rose |= raise_out(words, 2 * rv + 1, ra.y, out);
+    if (hop_w)
+        rose |= raise_in(words, 2 * rw, rb.x, in);
     return rose;
 }
 
@@ -210,8 +244,8 @@ static __device__ __forceinline__ int relax_edge_peer(uint32_t v, uint32_t w, ui
  * numbered in exploration order go far both ways); *changed = 1 if a label
  * rose.  Racy reads only delay a rise to a later sweep or pass. */
 static __global__ void relax_pass_peer(const unsigned long long *__restrict__ count, const uint2 *__restrict__ edges,
-                                       uint64_t ns, uint64_t first, uint32_t *in, uint32_t *out, peer_arrays pl,
-                                       int sweeps, bool descending, unsigned *changed)
+                                       uint64_t ns, uint64_t first, uint2 *lab, peer_arrays pl, int sweeps,
+                                       bool descending, unsigned *changed)
 {
     const uint64_t ne = *count;
     int rose_any = 0;
@@ -219,7 +253,7 @@ static __global__ void relax_pass_peer(const unsigned long long *__restrict__ co
         int rose = 0;
         for (uint64_t t = thread_index(); t < ne; t += thread_count()) {
             const uint2 vw = edges[descending ? ne - 1 - t : t];
-            rose |= relax_edge_peer(vw.x, vw.y, ns, first, in, out, pl);
+            rose |= relax_edge_peer(vw.x, vw.y, ns, first, lab, pl);
         }
         rose_any |= rose;
         if (!__syncthreads_or(rose))
@@ -588,7 +622,7 @@ struct part_device : part_base {
     device_array<uint32_t> enabled, cleft;
     device_array<unsigned long long> removed;
     uint32_t *cur = nullptr, *nxt = nullptr;
-    /* peer: every part's label arrays and trimming arrays (in[P], out[P],
+    /* peer: every part's packed labels and trimming arrays (lab[P],
      * tflag[P], in_left[P]; on the first part of each device, shared by the
      * others there) and the owner of each foreign state with its index there */
     device_array<uint32_t *> peer_table;
@@ -598,6 +632,7 @@ struct part_device : part_base {
      * and their exclusive scan (first[ns]: the edges), the scan's space */
     device_array<uint2> edges;
     device_array<unsigned long long> ecount, efirst;
+    device_array<uint2> lab; /* peer: [ns + nf] the phase's labels (in, out) a state, packed */
     device_array<unsigned char> scan_temp;
     size_t scan_bytes = 0;
 };
@@ -605,13 +640,12 @@ struct part_device : part_base {
 typedef multi::parted<part_device> parted;
 
 /* Part q's view of every part's arrays (the table's layout, written by
- * open_peer_labels: in[P], out[P], tflag[P], in_left[P]); all null without
- * peer. */
+ * open_peer_labels: lab[P], tflag[P], in_left[P]); all null without peer. */
 static peer_arrays peer_of(const part_device &q, uint32_t P)
 {
     if (!q.table)
-        return peer_arrays{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-    return peer_arrays{q.table, q.table + P, q.table + 2 * P, q.table + 3 * P, q.fown.p, q.fidx.p};
+        return peer_arrays{nullptr, nullptr, nullptr, nullptr, nullptr};
+    return peer_arrays{q.table, q.table + P, q.table + 2 * P, q.fown.p, q.fidx.p};
 }
 
 /* Push: every owner's in-labels raised to the largest its readers' copies
@@ -931,12 +965,16 @@ int open_peer_labels(parted &x, csr_status *status)
 {
     const csr_partition *p = x.p;
     const uint32_t P = p->parts;
-    std::vector<uint32_t *> table(4 * (size_t)P);
     for (uint32_t i = 0; i < P; i++) {
-        table[i] = x.part[i]->in.p;
-        table[P + i] = x.part[i]->out.p;
-        table[2 * P + i] = x.part[i]->tflag.p;
-        table[3 * P + i] = x.part[i]->in_left.p;
+        part_device &q = *x.part[i];
+        CUDA_TRY(cudaSetDevice(q.device));
+        TRY(q.lab.alloc(q.ns + q.nf, NULL, status));
+    }
+    std::vector<uint32_t *> table(3 * (size_t)P);
+    for (uint32_t i = 0; i < P; i++) {
+        table[i] = reinterpret_cast<uint32_t *>(x.part[i]->lab.p);
+        table[P + i] = x.part[i]->tflag.p;
+        table[2 * P + i] = x.part[i]->in_left.p;
     }
     std::vector<uint32_t> own, idx;
     for (uint32_t r = 0; r < P; r++) {
@@ -946,8 +984,8 @@ int open_peer_labels(parted &x, csr_status *status)
             if (x.part[j]->device == q.device)
                 q.table = x.part[j]->table;
         if (!q.table) {
-            TRY(q.peer_table.alloc(4 * (uint64_t)P, NULL, status));
-            CUDA_TRY(cudaMemcpy(q.peer_table.p, table.data(), 4 * (size_t)P * sizeof(uint32_t *),
+            TRY(q.peer_table.alloc(3 * (uint64_t)P, NULL, status));
+            CUDA_TRY(cudaMemcpy(q.peer_table.p, table.data(), 3 * (size_t)P * sizeof(uint32_t *),
                                 cudaMemcpyHostToDevice));
             q.table = q.peer_table.p;
         }
@@ -991,6 +1029,9 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
         if (!q.ns)
             continue;
         CUDA_TRY(cudaSetDevice(q.device));
+        phase_labels_packed<<<grid_for(q.ns, kThreads), kThreads, 0, q.stream>>>(q.ns, q.first_state, q.live.p,
+                                                                                 q.lab.p);
+        CUDA_TRY_LAUNCH();
         const unsigned grid = grid_for(q.ns + 1, kThreads);
         if (choices)
             edges_peer<true, false><<<grid, kThreads, 0, q.stream>>>(q.ns, nullptr, q.crow.p, q.ctr.p, q.enabled.p,
@@ -1013,6 +1054,7 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
                                                                     q.efirst.p, q.edges.p);
         CUDA_TRY_LAUNCH();
     }
+    TRY(x.sync_all(status)); /* every owner's labels set before any part reads them */
     for (bool changed = true; changed;) {
         const bool descending = st->rounds & 1;
         st->rounds++;
@@ -1024,12 +1066,12 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
                 const peer_arrays pl = peer_of(q, P);
                 if (q.nf) {
                     refresh_foreign<<<grid_for(q.nf, kThreads), kThreads, 0, q.stream>>>(q.ns, q.nf, q.live.p, pl,
-                                                                                        q.in.p, q.out.p);
+                                                                                        q.lab.p);
                     CUDA_TRY_LAUNCH();
                     x.exchanged += 8 * q.nf; /* at most: dead copies are skipped */
                 }
                 relax_pass_peer<<<grid_for(q.nt ? q.nt : 1, kThreads), kThreads, 0, q.stream>>>(
-                    q.efirst.p + q.ns, q.edges.p, q.ns, q.first_state, q.in.p, q.out.p, pl, kSweeps, descending,
+                    q.efirst.p + q.ns, q.edges.p, q.ns, q.first_state, q.lab.p, pl, kSweeps, descending,
                     q.changed.p);
                 CUDA_TRY_LAUNCH();
                 st->passes++;
@@ -1040,6 +1082,14 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
         changed = false;
         for (uint32_t i = 0; i < P; i++)
             changed = changed || x.host_flag(i);
+    }
+    for (auto &q : x.part) {
+        if (!q->ns)
+            continue;
+        CUDA_TRY(cudaSetDevice(q->device));
+        unpack_labels<<<grid_for(q->ns + q->nf, kThreads), kThreads, 0, q->stream>>>(q->ns + q->nf, q->live.p,
+                                                                                     q->lab.p, q->in.p, q->out.p);
+        CUDA_TRY_LAUNCH();
     }
     return CSR_OK;
 }
@@ -1060,7 +1110,7 @@ int phases_over_parts(parted &x, uint64_t left, bool choices, gpu_parts_stats *s
     while (left > 0) {
         st->phases++;
         for (auto &q : x.part) {
-            if (!q->ns)
+            if (!q->ns || x.peer) /* peer: propagate_peer's packed labels */
                 continue;
             CUDA_TRY(cudaSetDevice(q->device));
             phase_labels<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->first_state, q->live.p,
