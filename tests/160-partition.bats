@@ -256,6 +256,8 @@ mec_counts() { # the MEC counts of a --stats=json object on stdin
 }
 
 @test "a partition by a bitmap of the states and by sorting the cross targets holds the same foreign states, each checked against the model" {
+    # the bitmap where the states are at most 32 times a part's transitions (every model here at 2, 3
+    # and 7 parts), the sort forced by CSR_TEST_PARTITION_BY_SORT; 64 parts may take the sort both times
     local m csr parts bitmap sorted checked=0
     for m in $(present_models wlan1 coin4 leader4 csma2_2 zeroconf); do
         csr=$(model_csr "$m")

@@ -156,8 +156,9 @@ static __global__ void phase_labels_packed(uint64_t ns, uint64_t first_state, co
             lab[j] = make_uint2((uint32_t)(first_state + j), (uint32_t)(first_state + j));
 }
 
-/* After a phase's passes with peer: the packed labels of the live states
- * (own and foreign copies) back into in and out. */
+/* After a phase's passes with peer: the packed labels of the live own
+ * states back into in and out (phase_finish reads them; nothing reads the
+ * foreign copies' with peer). */
 static __global__ void unpack_labels(uint64_t len, const uint8_t *__restrict__ live, const uint2 *__restrict__ lab,
                                      uint32_t *in, uint32_t *out)
 {
@@ -187,7 +188,9 @@ static __global__ void refresh_foreign(uint64_t ns, uint64_t nf, const uint8_t *
 
 /* Raise the label word `word` of the part's packed labels to value where
  * `seen` (read before) is smaller; whether it grew.  In-labels are raised
- * by other parts too (at system scope), out-labels only by their owner. */
+ * by other parts too (at system scope), out-labels only by their owner
+ * (other parts read them in refresh_foreign, racily: a stale read is a
+ * smaller label, and the passes end only with one that raised nothing). */
 static __device__ __forceinline__ bool raise_in(uint32_t *words, uint64_t word, uint32_t seen, uint32_t value)
 {
     return value > seen && atomicMax_system(&words[word], value) < value;
@@ -602,7 +605,7 @@ static __global__ void local_rows(uint64_t ns, const uint64_t *__restrict__ crow
 
 struct part_device : part_base {
     device_array<uint64_t> row;      /* [ns + 1] local offsets of own states' transitions */
-    device_array<uint32_t> in, out, comp;
+    device_array<uint32_t> in, out, comp; /* peer: in and out of own states from lab (unpack_labels) */
     device_array<uint8_t> live;
     device_array<uint64_t> cls;
     device_array<unsigned> changed;
@@ -1015,11 +1018,13 @@ int open_peer_labels(parted &x, csr_status *status)
 }
 
 /* peer: the label propagation of a phase over every part at once: each
- * part's edge list of the phase (edges_peer), then passes, each part's
- * foreign copies refreshed from their owners (refresh_foreign) and its
- * edges relaxed (relax_pass_peer), one launch of each a part a pass and
- * one synchronisation of every part, until a pass raises nothing on any
- * part: the fixpoint of the whole model's edges (rounds: the passes). */
+ * part's own labels packed (phase_labels_packed) and its edge list of the
+ * phase (edges_peer), then passes, each part's foreign copies refreshed
+ * from their owners (refresh_foreign) and its edges relaxed
+ * (relax_pass_peer), one launch of each a part a pass and one
+ * synchronisation of every part, until a pass raises nothing on any part:
+ * the fixpoint of the whole model's edges (rounds: the passes); then the
+ * own labels unpacked into in and out (unpack_labels). */
 int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *status)
 {
     const uint32_t P = x.p->parts;
@@ -1087,8 +1092,8 @@ int propagate_peer(parted &x, bool choices, gpu_parts_stats *st, csr_status *sta
         if (!q->ns)
             continue;
         CUDA_TRY(cudaSetDevice(q->device));
-        unpack_labels<<<grid_for(q->ns + q->nf, kThreads), kThreads, 0, q->stream>>>(q->ns + q->nf, q->live.p,
-                                                                                     q->lab.p, q->in.p, q->out.p);
+        unpack_labels<<<grid_for(q->ns, kThreads), kThreads, 0, q->stream>>>(q->ns, q->live.p, q->lab.p, q->in.p,
+                                                                             q->out.p);
         CUDA_TRY_LAUNCH();
     }
     return CSR_OK;

@@ -31,14 +31,11 @@ static struct {
  * devices numbered below them, are visible where the user has not chosen
  * the visible ones. */
 static struct {
-    int several;              /* -g or --gpus given */
+    int several;              /* -g or --gpus given (gpu_tool_parts_option) */
     uint32_t parts;
     int devices[GPU_PARTS_MAX_DEVICES];
     int num_devices;          /* 0: the first min(parts, present) */
 } plan;
-
-/* Whether the run uses several devices (-g, --gpus: gpu_tool_parts_option). */
-static int several_devices;
 
 /* The context of `device` on the calling thread (cudaFree(0) creates it). */
 static cudaError_t create_one_context(int device)
@@ -78,12 +75,20 @@ static void *create_context(void *)
     return NULL;
 }
 
-int gpu_device_ready(void)
+/* Waits for the thread of gpu_select_device, if one runs (also before an
+ * exit without the device: the process does not end while the thread is in
+ * the driver). */
+static void join_context(void)
 {
     if (context.started) {
         pthread_join(context.thread, NULL);
         context.started = 0;
     }
+}
+
+int gpu_device_ready(void)
+{
+    join_context();
     if (context.error == cudaSuccess && context.count == 0) {
         if (context.alone && context.asked > 0)
             tool_error("no CUDA device %d", context.asked);
@@ -107,7 +112,7 @@ int gpu_device_ready(void)
     return 0;
 }
 
-int gpu_select_device(int device)
+void gpu_select_device(int device)
 {
     /* Load every kernel when the context is created (on the thread below,
      * while the input is read) instead of at its first launch: lazy loading,
@@ -132,8 +137,10 @@ int gpu_select_device(int device)
         if (plan.num_devices)
             for (int i = 0; i < plan.num_devices; i++)
                 highest = plan.devices[i] > highest ? plan.devices[i] : highest;
-        else
-            highest = plan.parts < GPU_PARTS_MAX_DEVICES ? (int)plan.parts - 1 : GPU_PARTS_MAX_DEVICES - 1;
+        else if (plan.parts) { /* devices 0 .. parts - 1 (gpu_tool_parts_devices), and -d's */
+            const int last_part = (int)(plan.parts < GPU_PARTS_MAX_DEVICES ? plan.parts : GPU_PARTS_MAX_DEVICES) - 1;
+            highest = last_part > device ? last_part : device;
+        }
         char ids[5 * 1024 + 1] = "";
         size_t at = 0;
         for (int d = 0; d <= highest && d < 1024; d++)
@@ -148,7 +155,6 @@ int gpu_select_device(int device)
         context.started = 1;
     else
         create_context(NULL);
-    return 0;
 }
 
 int gpu_tool_load(int argc, char **argv, void (*usage)(FILE *), int use_cpu, int device, const char **path,
@@ -170,21 +176,23 @@ int gpu_tool_load_auto(int argc, char **argv, void (*usage)(FILE *), int *use_cp
                        csr_peek_transitions(*path, &t) == CSR_OK; /* (standard input: NULL or "-") */
     const int small_file = peeked && t < cpu_below;
     const int judged = peeked && !small_file && cpu_pays && t / GPU_TOOL_JUDGED < cpu_below;
-    if (!*use_cpu && !small_file && !judged && gpu_select_device(device))
-        return EXIT_DEVICE;
+    if (!*use_cpu && !small_file && !judged)
+        gpu_select_device(device);
     times->read_start = tool_seconds();
-    if (tool_read_csr(*path, model))
+    if (tool_read_csr(*path, model)) {
+        join_context();
         return EXIT_BAD_INPUT;
+    }
     times->read_end = tool_seconds();
     if (cpu_below && model->num_transitions < cpu_below)
         *use_cpu = 1;
     else if (judged && cpu_pays(model))
         *use_cpu = 1;
-    else if (judged && gpu_select_device(device)) {
-        csr_free(model);
-        return EXIT_DEVICE;
-    }
-    if (!*use_cpu && gpu_device_ready()) { /* (a small file is never here) */
+    else if (judged)
+        gpu_select_device(device);
+    if (*use_cpu)
+        join_context(); /* (standard input read while the device started: answered on the CPU) */
+    else if (gpu_device_ready()) { /* (a small file is never here) */
         csr_free(model);
         return EXIT_DEVICE;
     }
@@ -341,10 +349,10 @@ int gpu_tool_parts_option(int c, const char *arg, gpu_tool_parts *x)
 {
     switch (c) {
     case 'g':
-        several_devices = 1;
+        plan.several = 1;
         return gpu_tool_parse_count(arg, 1, 65536, "part count", &x->parts);
     case GPU_OPT_GPUS:
-        several_devices = 1;
+        plan.several = 1;
         if ((x->options.num_devices = parse_gpus(arg, x->options.devices)) < 0)
             return -1;
         return 1;
@@ -368,7 +376,6 @@ void gpu_tool_parts_finish(gpu_tool_parts *x, gpu_tool_options *o)
     if (x->options.num_devices)
         o->device = x->options.devices[0]; /* the context made while reading */
     x->options.parts = (uint32_t)x->parts;
-    plan.several = several_devices;
     plan.parts = x->options.parts;
     plan.num_devices = x->options.num_devices;
     memcpy(plan.devices, x->options.devices, sizeof plan.devices);

@@ -30,8 +30,8 @@ extern "C" {
  * CUDA's device 0), or with -g/--gpus (gpu_tool_parts_finish) the parts'
  * devices and those numbered below them; with -g/--gpus the context of every
  * device the parts take is created on that thread too (0.1-0.3 s each on the
- * lent H100/H200), while the tool reads its input.  Returns 0. */
-int gpu_select_device(int device);
+ * lent H100/H200), while the tool reads its input. */
+void gpu_select_device(int device);
 
 /* Waits for gpu_select_device's thread and makes the device current on the
  * calling thread, before the first other CUDA call.  Returns 0, or prints why
