@@ -71,7 +71,8 @@ HEADERS    := $(wildcard format/*.h check/*.h ref/*.h gpu/*.h gpu/*/*.h gpu/*/*.
 DEPS_STAMP := $(BUILD)/deps.ok
 
 .PHONY: all test test-gpu demo bench deps clean install uninstall
-all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier $(BUILD)/bench/cuda_start $(BUILD)/bench/csr2egr $(BUILD)/bench/ringmdp
+all: $(TOOLS:%=$(BIN)/%) $(BUILD)/bench/grid_barrier $(BUILD)/bench/cuda_start $(BUILD)/bench/csr2egr \
+     $(BUILD)/bench/ringmdp
 
 # ---- packages ---------------------------------------------------------------
 deps: $(DEPS_STAMP)

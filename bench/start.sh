@@ -2,15 +2,17 @@
 # What a GPU run costs besides its work, on this host (issues 43, 44): the
 # parts of CUDA's start (build/bench/cuda_start: the driver over one device
 # and over every device, the contexts one after the other and at once, peer
-# access), then whole commands of gpu-scc and gpu-mec on one GPU and over -g P
-# (PARTS, default "1 <every GPU>"), and gpu-vi on a tiny model, alternated
-# between this tree ("new") and OVERLAY's build ("old", as bench/ab.sh) when
-# an OVERLAY is given (MODELS_ONLY=1: the models' rows only).  RUNS (default 3); each row gives the whole command's
+# access) and whole commands of gpu-scc, gpu-scc -g and gpu-vi on a tiny
+# model; then, for each MODEL, gpu-scc and gpu-mec on one GPU and over -g P
+# (PARTS, default "1 <every GPU>").  With an OVERLAY, this tree ("new") and
+# OVERLAY's build ("old", as bench/ab.sh) alternate.  MODELS_ONLY=1: the
+# models' rows only.  RUNS (default 3); each row gives the whole command's
 # seconds and the resident decompose_s, min-max, the last run's counts and
-# phase times (--stats=json), and whether the labels
-# equal one GPU's (old's one GPU for old).
-#   bench/start.sh [OVERLAY] [MODEL...]   models: NAME.csr in $LARGE (default /tmp/large; one that
-#   bench/large.sh --prepare is building is waited for) or paths
+# phase times (--stats=json), and whether the labels equal one GPU's (old's
+# one GPU for old).
+#   bench/start.sh [OVERLAY] [MODEL...]
+# Models: NAME.csr in $LARGE (default /tmp/large; one that bench/large.sh
+# --prepare is building is waited for) or paths.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 runs=${RUNS:-3}
@@ -18,7 +20,8 @@ large=${LARGE:-/tmp/large}
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 parts=${PARTS:-1 $gpus}
 every=$(seq -s, 0 $((gpus - 1)))
-echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $gpus GPUs, runs $runs" >&2
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+echo "commit $commit, $(date -u +%Y-%m-%d), $gpus GPUs, runs $runs" >&2
 range() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd- -; }
 
 overlay=
@@ -75,7 +78,8 @@ fi
 
 [ $# -gt 0 ] || exit 0
 echo
-echo "| model | command | build | whole s | resident s | phases/rounds/passes/trim_s/propagate_s/partition_s/upload_s (last run) | labels |"
+echo "| model | command | build | whole s | resident s |" \
+    "phases/rounds/passes/trim_s/propagate_s/partition_s/upload_s (last run) | labels |"
 echo "|---|---|---|---:|---:|---|---|"
 for m in "$@"; do
     csr=$m
@@ -97,13 +101,15 @@ for m in "$@"; do
                     t1=$(now)
                     w[$b]="${w[$b]:-} $(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")"
                     r[$b]="${r[$b]:-} $(echo "$j" | jget decompose_s)"
-                    k[$b]=$(echo "$j" | jget phases rounds passes trim_s propagate_s partition_s upload_s | tr ' ' /)
+                    k[$b]=$(echo "$j" | jget phases rounds passes trim_s propagate_s partition_s upload_s |
+                        tr ' ' /)
                     cmp -s "$out/$b.labels" "$out/$b.one.labels" || ok[$b]=DIFFER
                 done
             done
             for b in "${builds[@]}"; do
                 # shellcheck disable=SC2086
-                echo "| $m | $t ${args[*]} | $b | $(range ${w[$b]}) | $(range ${r[$b]}) | ${k[$b]:-} | ${ok[$b]:-same} |"
+                echo "| $m | $t ${args[*]} | $b | $(range ${w[$b]}) | $(range ${r[$b]}) | ${k[$b]:-} |" \
+                    "${ok[$b]:-same} |"
             done
             unset w r k ok
         done
