@@ -134,6 +134,37 @@ vi_model_names() {
 }
 
 # A model's CSR with labels in the test's temporary folder.
+# CHECK MODEL for every MODEL given, at once: background jobs, as many as the
+# CPUs (at most 16), each with its own output; then one failure naming every
+# model whose CHECK failed, with the end of its output.  CHECK runs under the
+# test body's errexit (its first failing command, a `fail` among them, ends
+# it; not under `run` or in a condition, where bash ignores errexit)
+# and keeps its files apart ($BATS_TEST_TMPDIR/MODEL.*): a GPU test spends
+# most of a run in the driver's start, which the jobs overlap.
+each_model_at_once() { # check model...
+    local check=$1 i waited=0 max failed=""
+    shift
+    local models=("$@") pids=() status=()
+    max=$(nproc)
+    [ "$max" -le 16 ] || max=16
+    for i in "${!models[@]}"; do
+        if [ $((i - waited)) -ge "$max" ]; then
+            wait "${pids[$waited]}" && status[waited]=0 || status[waited]=$?
+            waited=$((waited + 1))
+        fi
+        ("$check" "${models[$i]}") > "$BATS_TEST_TMPDIR/at_once.$i.log" 2>&1 &
+        pids[i]=$!
+    done
+    for ((; waited < ${#models[@]}; waited++)); do
+        wait "${pids[$waited]}" && status[waited]=0 || status[waited]=$?
+    done
+    for i in "${!models[@]}"; do
+        [ "${status[$i]}" = 0 ] ||
+            failed+="${models[$i]} (status ${status[$i]}): $(tail -5 "$BATS_TEST_TMPDIR/at_once.$i.log")"$'\n'
+    done
+    [ -z "$failed" ] || fail "$failed"
+}
+
 model_csr() { # name -> path
     local f="$BATS_TEST_TMPDIR/$1.csr"
     [ -f "$f" ] || prism2csr -l "$(model_file "$1.lab")" "$(model_file "$1.tra")" > "$f"
