@@ -215,12 +215,12 @@ static int localise_by_bitmap(const csr_model *m, csr_part *q, localise_chunk *c
  * at most 32 times the part's transitions (its bitmap no larger than the
  * local targets), by a bitmap (localise_by_bitmap: phil7 in 2 parts, 9M
  * states, 3.9M foreign, on the lent 2x H200 host 0.34 s by sort, 0.10 s by
- * the bitmap); else the
- * cross transitions' targets radix-sorted and made unique, then each looked
- * up through a table of buckets of the foreign states by their high bits
- * (about one foreign state a bucket), so that the whole costs O(t_part +
- * foreign) instead of a comparison sort and a binary search a transition.
- * The same foreign states and local targets either way. */
+ * the bitmap); else the cross transitions' targets radix-sorted and made
+ * unique, then each looked up through a table of buckets of the foreign
+ * states by their high bits (about one foreign state a bucket), so that the
+ * whole costs O(t_part + foreign) instead of a comparison sort and a binary
+ * search a transition.  The same foreign states and local targets either
+ * way. */
 static int localise(const csr_model *m, csr_part *q, unsigned threads)
 {
     const uint32_t *tg = m->targets + q->first_transition;

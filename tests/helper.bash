@@ -133,7 +133,6 @@ vi_model_names() {
     done
 }
 
-# A model's CSR with labels in the test's temporary folder.
 # CHECK MODEL for every MODEL given, at once: background jobs, as many as the
 # CPUs (at most 16), each with its own output; then one failure naming every
 # model whose CHECK failed, with the end of its output.  CHECK runs under the
@@ -165,6 +164,7 @@ each_model_at_once() { # check model...
     [ -z "$failed" ] || fail "$failed"
 }
 
+# A model's CSR with labels in the test's temporary folder.
 model_csr() { # name -> path
     local f="$BATS_TEST_TMPDIR/$1.csr"
     [ -f "$f" ] || prism2csr -l "$(model_file "$1.lab")" "$(model_file "$1.tra")" > "$f"

@@ -398,6 +398,16 @@ void gpu_tool_memory_advice(int rc, const csr_status *st, const char *what, uint
                what, plan, have);
 }
 
+int gpu_tool_partition(const csr_model *m, uint32_t parts, csr_partition *p, gpu_parts_stats *st, csr_status *status)
+{
+    const double t = tool_seconds();
+    const int rc = csr_partition_build(m, parts, p, status);
+    st->partition_s = tool_seconds() - t;
+    for (uint32_t i = 0; !rc && i < p->parts; i++)
+        st->foreign += p->part[i].num_foreign;
+    return rc;
+}
+
 int gpu_tool_parts_devices(gpu_tool_parts *x)
 {
     gpu_parts_options *po = &x->options;
@@ -424,12 +434,8 @@ int gpu_tool_mec_parts(const csr_model *m, const gpu_parts_options *po, int use_
         csr_partition p;
         ref_mec_parts_stats ps;
         memset(&ps, 0, sizeof ps);
-        const double t = tool_seconds();
-        rc = csr_partition_build(m, po->parts, &p, st);
-        pst->partition_s = tool_seconds() - t;
+        rc = gpu_tool_partition(m, po->parts, &p, pst, st);
         if (!rc) {
-            for (uint32_t i = 0; i < p.parts; i++)
-                pst->foreign += p.part[i].num_foreign;
             rc = ref_mec_partitioned(m, &p, mec, &ps);
             csr_partition_free(&p);
         }

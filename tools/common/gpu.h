@@ -160,6 +160,12 @@ int gpu_tool_parts_option(int c, const char *arg, gpu_tool_parts *parts);
  * (options->device). */
 void gpu_tool_parts_finish(gpu_tool_parts *parts, gpu_tool_options *options);
 
+/* The partition of the CPU's rounds over parts (csr_partition_build, as
+ * the GPUs' run_partitioned builds it), its seconds into st->partition_s
+ * and its foreign states into st->foreign.  Returns as csr_partition_build. */
+int gpu_tool_partition(const csr_model *model, uint32_t parts, csr_partition *partition, gpu_parts_stats *st,
+                       csr_status *status);
+
 /* Before the GPUs run the parts: without --gpus, the first min(parts,
  * present) devices; every device named must be there.  Returns 0, or prints
  * "no CUDA device N (M present)" and returns EXIT_DEVICE. */

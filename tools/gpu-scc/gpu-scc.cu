@@ -97,12 +97,8 @@ int main(int argc, char **argv)
                                     (as the GPUs) */
         csr_partition p;
         ref_scc_parts_stats rs;
-        const double tp = tool_seconds();
-        rc = csr_partition_build(&m, po.parts, &p, &st);
-        pst.partition_s = tool_seconds() - tp;
+        rc = gpu_tool_partition(&m, po.parts, &p, &pst, &st);
         if (!rc) {
-            for (uint32_t i = 0; i < p.parts; i++)
-                pst.foreign += p.part[i].num_foreign;
             rc = ref_scc_partitioned(&m, &p, 1, comp, &rs);
             csr_partition_free(&p);
             pst.trimmed = rs.trimmed;
