@@ -1306,10 +1306,9 @@ static int row_value(const struct var *v, const unsigned char *row, int64_t *out
  * UMB_FAST_ROW_BYTES bytes are decoded this way (the last rows copied into a
  * buffer with 8 bytes to spare), without a test of the type per field: a
  * field's key (the field, an int's sign bit flipped) grows with the value, so
- * pass 0 takes each variable's least and greatest key, and pass 1 packs key -
- * (the least key), which is value - lower, into the CSR's rows a word at a
- * time (row_value and csr_put_variable_value field by field otherwise: the
- * same values).  A bool of one bit is a uint without offset; a wider one
+ * pass 0 takes each variable's least and greatest key, and pass 1 puts key -
+ * (the least key), which is value - lower, into the CSR's rows (row_value
+ * and csr_put_variable_value field by field otherwise: the same values).  A bool of one bit is a uint without offset; a wider one
  * takes the field-by-field path. */
 #define UMB_FAST_ROW_BYTES 64
 #define UMB_KEY_BLOCK 256 /* rows of pass 0's blocks: 16 KiB at most, in the first cache */
@@ -1361,9 +1360,11 @@ typedef struct valuation_task {
 } valuation_task;
 
 /* valuation_task_run where every field is a fast_var: pass 0 the least and
- * greatest keys (a bool's range is [0, 1] already), pass 1 each row's words,
- * the CSR's fields one after the other from bit 0 (csr_init_valuations
- * packs them in order) gathered in a register and stored a word at a time. */
+ * greatest keys (a bool's range is [0, 1] already), pass 1 the fields into
+ * the zeroed CSR rows, a block of rows a variable at a time (its place in
+ * the row fixed by csr_init_valuations; egl N=5 L=8, 84 variables of 156,670
+ * states: prism2csr 26.5 -> 23.4 ms against the rows' words gathered in a
+ * register one row after the other). */
 static void fast_valuations(valuation_task *k)
 {
     const uint64_t V = k->x->num_vars, rb = k->x->row_bytes, first = k->first, last = k->last;
@@ -1413,13 +1414,37 @@ static void fast_valuations(valuation_task *k)
         }
         return;
     }
+    /* pass 1: the rows read in place a block at a time, a variable at a time (its field's place in the
+     * CSR's row fixed: word w, bit b, and the word after where it crosses), ORed into the zeroed rows
+     * (csr_init_valuations); the last rows from copy, a field after the other */
     const uint64_t *restrict least_key = k->least_key;
-    for (uint64_t s = first; s < last; s++) {
-        const unsigned char *row = data + s * rb;
-        if ((s + 1) * rb + 8 > end) {
-            memcpy(copy, row, rb);
-            row = copy;
+    uint64_t inside = last;
+    while (inside > first && inside * rb + 8 > end)
+        inside--;
+    for (uint64_t s = first; s < inside; s += UMB_KEY_BLOCK) {
+        const uint64_t stop = s + UMB_KEY_BLOCK < inside ? s + UMB_KEY_BLOCK : inside;
+        for (uint64_t v = 0; v < V; v++) {
+            const unsigned width = cv[v].width;
+            if (!width)
+                continue;
+            const fast_var f = fv[v];
+            const uint64_t least = least_key[v], w = cv[v].offset >> 6, b = cv[v].offset & 63;
+            const unsigned char *row = data + s * rb;
+            uint64_t *out = rows + s * W + w;
+            if (b + width <= 64) {
+                for (uint64_t x = s; x < stop; x++, row += rb, out += W)
+                    *out |= (fast_key(&f, row) - least) << b;
+            } else { /* b > 0 */
+                for (uint64_t x = s; x < stop; x++, row += rb, out += W) {
+                    const uint64_t field = fast_key(&f, row) - least;
+                    out[0] |= field << b;
+                    out[1] |= field >> (64 - b);
+                }
+            }
         }
+    }
+    for (uint64_t s = inside; s < last; s++) {
+        memcpy(copy, data + s * rb, rb);
         uint64_t *out = rows + s * W, acc = 0, at = 0;
         unsigned used = 0; /* bits of acc taken */
         for (uint64_t v = 0; v < V; v++) {
@@ -1427,7 +1452,7 @@ static void fast_valuations(valuation_task *k)
             if (!width)
                 continue;
             const uint64_t mask = width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1;
-            const uint64_t field = (fast_key(&fv[v], row) - least_key[v]) & mask;
+            const uint64_t field = (fast_key(&fv[v], copy) - least_key[v]) & mask;
             acc |= field << used;
             if (used + width < 64) {
                 used += width;
