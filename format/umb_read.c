@@ -1308,8 +1308,9 @@ static int row_value(const struct var *v, const unsigned char *row, int64_t *out
  * field's key (the field, an int's sign bit flipped) grows with the value, so
  * pass 0 takes each variable's least and greatest key, and pass 1 puts key -
  * (the least key), which is value - lower, into the CSR's rows (row_value
- * and csr_put_variable_value field by field otherwise: the same values).  A bool of one bit is a uint without offset; a wider one
- * takes the field-by-field path. */
+ * and csr_put_variable_value field by field otherwise: the same values).
+ * A bool of one bit is a uint without offset; a wider one takes the
+ * field-by-field path. */
 #define UMB_FAST_ROW_BYTES 64
 #define UMB_KEY_BLOCK 256 /* rows of pass 0's blocks: 16 KiB at most, in the first cache */
 typedef struct fast_var {
