@@ -21,6 +21,10 @@ enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3 /* the G
 
 extern const char *tool_name;
 
+/* A tool's first step: its name for messages (tool_name), and the C
+ * library's memory settings for runs of many short-lived blocks. */
+void tool_start(const char *name);
+
 /* "tool: message\n" on stderr. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

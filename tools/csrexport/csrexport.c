@@ -176,7 +176,7 @@ static int write_umb(const csr_model *m, const char *base)
 
 int main(int argc, char **argv)
 {
-    tool_name = "csrexport";
+    tool_start("csrexport");
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     const char *base = NULL, *format = "tra";
     int verbose = 0, c;

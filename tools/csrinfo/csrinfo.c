@@ -123,7 +123,7 @@ static void print_valuations(const csr_model *m)
 
 int main(int argc, char **argv)
 {
-    tool_name = "csrinfo";
+    tool_start("csrinfo");
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     int quiet = 0, warn_sums = 0, c;
     double tol = SUM_TOLERANCE;

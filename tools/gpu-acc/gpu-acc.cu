@@ -170,7 +170,7 @@ out:
 
 int main(int argc, char **argv)
 {
-    tool_name = "gpu-acc";
+    tool_start("gpu-acc");
     argv[0] = (char *)tool_name;
     const char *label = "accepting";
     int algo = -1, use_cpu = 0, witness = 1, stats = GPU_STATS_NONE, device = 0, mdp = 0, c;

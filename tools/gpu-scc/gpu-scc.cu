@@ -47,7 +47,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    tool_name = "gpu-scc";
+    tool_start("gpu-scc");
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     gpu_tool_options o;
     gpu_tool_defaults(&o);

@@ -1089,7 +1089,7 @@ static int refused_by_parts(const vi_options *v, const props_property *p, check_
 
 int main(int argc, char **argv)
 {
-    tool_name = "gpu-vi";
+    tool_start("gpu-vi");
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     vi_options v;
     int exit_status, help;

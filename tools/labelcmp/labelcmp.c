@@ -191,7 +191,7 @@ static int compare_values(const char *pa, const char *pb, int quiet, uint64_t ma
 
 int main(int argc, char **argv)
 {
-    tool_name = "labelcmp";
+    tool_start("labelcmp");
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     int quiet = 0, numeric = 0, absolute = 0, c;
     double tol = 1e-6;

@@ -392,7 +392,7 @@ static int read_reward_files(const char *arg, csr_model *model)
 
 int main(int argc, char **argv)
 {
-    tool_name = "prism2csr";
+    tool_start("prism2csr");
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     const char *lab_path = NULL, *sta_path = NULL;
     const char *reward_args[16];

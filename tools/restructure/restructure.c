@@ -84,7 +84,7 @@ static int build_segments(csr_model *m, uint32_t bound, uint64_t prefix)
 
 int main(int argc, char **argv)
 {
-    tool_name = "restructure";
+    tool_start("restructure");
     argv[0] = (char *)tool_name; /* getopt names the tool in its messages, not its path */
     long bound = -1;
     int c;
