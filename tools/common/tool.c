@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -177,6 +178,8 @@ int tool_read_csr(const char *path, csr_model *model)
     int rc = csr_read_fd(fd, model, &st);
     if (fd != STDIN_FILENO)
         close(fd);
+    if (rc == CSR_ERR_MAGIC && !st.detail[0]) /* a user's first try: the model as PRISM or Storm wrote it */
+        snprintf(st.detail, sizeof st.detail, "prism2csr converts PRISM's and Storm's exports (.tra, DRN, UMB) to CSR");
     if (rc) {
         tool_report(path, &st);
         return EXIT_BAD_INPUT;
