@@ -57,11 +57,12 @@ invalid() {
 }
 
 @test "csrinfo rejects a file that is not CSR" {
+    local hint="prism2csr converts PRISM's and Storm's exports (.tra, DRN, UMB) to CSR"
     cp "$MODELS/fmsd_fig1.tra" "$BATS_TEST_TMPDIR/bad.csr"
-    invalid ": byte 0: not a CSR file (bad magic number): prism2csr converts PRISM's and Storm's exports (.tra, DRN, UMB) to CSR"
+    invalid ": byte 0: not a CSR file (bad magic number): $hint"
     run --separate-stderr csrinfo < "$MODELS/fmsd_fig1.tra"
     assert_failure 1
-    assert_equal "$stderr" "csrinfo: (stdin): byte 0: not a CSR file (bad magic number): prism2csr converts PRISM's and Storm's exports (.tra, DRN, UMB) to CSR"
+    assert_equal "$stderr" "csrinfo: (stdin): byte 0: not a CSR file (bad magic number): $hint"
 }
 
 @test "csrinfo rejects an empty input" {

@@ -127,9 +127,10 @@ mecs_equal() {
 }
 
 @test "gpu-scc and gpu-mec report bad input and bad usage" {
+    local hint="prism2csr converts PRISM's and Storm's exports (.tra, DRN, UMB) to CSR"
     run --separate-stderr gpu-scc --cpu "$MODELS/fmsd_fig1.tra"
     assert_failure 1
-    assert_equal "$stderr" "gpu-scc: $MODELS/fmsd_fig1.tra: byte 0: not a CSR file (bad magic number): prism2csr converts PRISM's and Storm's exports (.tra, DRN, UMB) to CSR"
+    assert_equal "$stderr" "gpu-scc: $MODELS/fmsd_fig1.tra: byte 0: not a CSR file (bad magic number): $hint"
     run --separate-stderr gpu-mec --cpu -d x
     assert_failure 2
     assert_equal "$stderr" "gpu-mec: bad device number 'x' (0 to 65536)"

@@ -90,6 +90,7 @@ setup() {
 }
 
 @test "restructure rejects bad options and bad input" {
+    local hint="prism2csr converts PRISM's and Storm's exports (.tra, DRN, UMB) to CSR"
     run restructure "$CSR"
     assert_failure 2
     assert_output --partial "-u N is required"
@@ -100,7 +101,7 @@ setup() {
     run --separate-stderr restructure -u 7 "$MODELS/fmsd_fig1.tra"
     assert_failure 1
     assert_output ""
-    assert_equal "$stderr" "restructure: $MODELS/fmsd_fig1.tra: byte 0: not a CSR file (bad magic number): prism2csr converts PRISM's and Storm's exports (.tra, DRN, UMB) to CSR"
+    assert_equal "$stderr" "restructure: $MODELS/fmsd_fig1.tra: byte 0: not a CSR file (bad magic number): $hint"
     run script -qec "restructure -u 7 $CSR" /dev/null
     assert_failure 2
 }
