@@ -9,28 +9,41 @@
 
 int ref_mec_basic(const csr_model *m, uint64_t *mec, ref_mec_stats *stats)
 {
+    ref_transpose tr = {0};
+    int rc = ref_transpose_build(m, &tr);
+    if (!rc)
+        rc = ref_mec_basic_within(m, &tr, NULL, NULL, mec, stats);
+    ref_transpose_free(&tr);
+    return rc;
+}
+
+int ref_mec_basic_within(const csr_model *m, const ref_transpose *transpose, const uint8_t *within,
+                         const uint8_t *allowed, uint64_t *mec, ref_mec_stats *stats)
+{
     uint64_t n = m->num_states, c = m->num_choices;
     int rc = CSR_OK;
     uint8_t *alive = malloc(n ? n : 1), *enabled = malloc(c ? c : 1), *changed = malloc(n ? n : 1);
     uint64_t *choices_left = malloc((n ? n : 1) * sizeof *choices_left); /* enabled choices per state */
     uint64_t *comp = malloc((n ? n : 1) * sizeof *comp);
-    ref_transpose tr = {0};
+    const ref_transpose tr = *transpose;
     uint64_t *work = malloc((n ? n : 1) * sizeof *work);
     ref_mec_stats st = {0};
     if (!alive || !enabled || !changed || !choices_left || !comp || !work) {
         rc = CSR_ERR_NOMEM;
         goto out;
     }
-    if ((rc = ref_transpose_build(m, &tr)))
-        goto out;
+    uint64_t alive_count = 0;
     for (uint64_t s = 0; s < n; s++) {
-        alive[s] = 1;
+        alive[s] = !within || within[s];
+        alive_count += alive[s];
         mec[s] = REF_NONE;
-        choices_left[s] = m->state_choices[s + 1] - m->state_choices[s];
+        choices_left[s] = 0;
+        for (uint64_t k = m->state_choices[s]; k < m->state_choices[s + 1]; k++) {
+            enabled[k] = alive[s] && (!allowed || allowed[k]);
+            choices_left[s] += enabled[k];
+        }
     }
-    memset(enabled, 1, c);
 
-    uint64_t alive_count = n;
     while (alive_count > 0) {
         st.rounds++;
         if ((rc = ref_scc_tarjan(m, alive, enabled, comp, NULL)))
@@ -94,7 +107,6 @@ out:
     free(changed);
     free(choices_left);
     free(comp);
-    ref_transpose_free(&tr);
     free(work);
     if (stats)
         *stats = st;

@@ -98,6 +98,18 @@ typedef struct ref_mec_stats {
  */
 int ref_mec_basic(const csr_model *model, uint64_t *mec, ref_mec_stats *stats);
 
+/*
+ * ref_mec_basic within a part of model: the states with within[s] != 0 and
+ * the choices with allowed[k] != 0 (NULL: all), over model's transpose
+ * (ref_transpose_build's, or any with its entries: each state's in any
+ * order); a choice with a successor outside within never joins a MEC.  mec
+ * as ref_mec_basic's (REF_NONE outside within).  The same MECs as
+ * ref_mec_basic on the model with only those states' allowed choices,
+ * without building that model or its transpose.
+ */
+int ref_mec_basic_within(const csr_model *model, const ref_transpose *transpose, const uint8_t *within,
+                         const uint8_t *allowed, uint64_t *mec, ref_mec_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1064,6 +1064,42 @@ int main(int argc, char **argv)
             print_ids(scc_ok ? "basic MEC:" : "Tarjan:", scc_ok ? got_mec : got_scc, m.n);
             return 1;
         }
+        { /* ref_mec_basic_within on a part of the states (about 3 in 4, every choice allowed, those that
+           * leave the part too) over a transpose with each state's entries reversed: the MECs of the part's
+           * sub-MDP built whole (reach_maybe_graph) */
+            uint8_t part[MAX_STATES], within[MAX_STATES];
+            for (unsigned s = 0; s < m.n; s++) {
+                const uint64_t h = (seed * 0x9E3779B97F4A7C15ull + s) * 0xBF58476D1CE4E5B9ull;
+                within[s] = (h >> 62) != 0;
+                part[s] = within[s] ? REACH_MAYBE : REACH_NO;
+            }
+            uint64_t part_mec[MAX_STATES], within_mec[MAX_STATES];
+            csr_model sub;
+            ref_transpose tr = {0};
+            int rc = reach_maybe_graph(&model, part, NULL, &sub);
+            if (!rc) {
+                rc = ref_mec_basic(&sub, part_mec, NULL);
+                csr_free(&sub);
+            }
+            if (!rc && !(rc = ref_transpose_build(&model, &tr))) {
+                for (unsigned v = 0; v < m.n; v++)
+                    for (uint64_t a = tr.first[v], b = tr.first[v + 1]; b > a + 1; a++, b--) {
+                        const uint64_t x = tr.choice[a];
+                        tr.choice[a] = tr.choice[b - 1];
+                        tr.choice[b - 1] = x;
+                    }
+                rc = ref_mec_basic_within(&model, &tr, within, NULL, within_mec, NULL);
+            }
+            ref_transpose_free(&tr);
+            if (rc || memcmp(part_mec, within_mec, m.n * sizeof *within_mec)) {
+                fprintf(stderr, "oracle: seed %llu: ref_mec_basic_within differs from the part's sub-MDP's MECs\n",
+                        (unsigned long long)seed);
+                print_mdp(&m);
+                print_ids("part's sub-MDP:", part_mec, m.n);
+                print_ids("within:", within_mec, m.n);
+                return 1;
+            }
+        }
         if (m.n <= MAX_VI_STATES &&
             (check_values(&m, &model, seed, &valued) || check_rewards_and_bounds(&m, &model, seed) ||
              (seed % 4 == 0 && check_reward_bounds(&m, &model, seed))))
