@@ -149,15 +149,15 @@ void reach_cpu_engine(const csr_model *model, reach_engine *engine);
  * searches are ref_reach_backward_closure), O(t + rounds x (n + t_u)) time,
  * t_u the transitions into states still in play; after 2 rounds (the
  * environment's CSR_TEST_PROB1E_ROUNDS, for the tests, in its place), Prob1E by
- * the MEC quotient instead (the CPU engine's maybe_mecs on the sub-MDP of
- * Prob0A's complement minus the targets, then one backward search: gpu/reach's
- * prob1e_quotient); min: ref_reach_prob01's two searches (no fixpoint).  Over
+ * the MEC quotient instead (the MECs of Prob0A's complement minus the
+ * targets by ref_mec_basic_within over the same transpose, then one backward
+ * search: gpu/reach's prob1e_quotient); min: ref_reach_prob01's two searches (no fixpoint).  Over
  * the model's transpose that cache keeps for the run (reach_cache_transpose:
  * a task per CPU builds it at the first query, herman 15's 14.3M transitions
  * on one core 0.25 s), else (cache NULL, or out of memory there) over one
  * built here by ref_transpose_build and freed: 8 (n + 1) + 8 t + 8 c bytes.
- * Memory besides c + 7 n bytes, and the quotient's c + 17 n and the CPU
- * engine's maybe_mecs'.  Errors: CSR_ERR_NOMEM.  reach_cpu_engine's prob01.
+ * Memory besides c + 7 n bytes, and the quotient's c + 25 n with
+ * ref_mec_basic_within's c + 26 n and Tarjan's 28 n.  Errors: CSR_ERR_NOMEM.  reach_cpu_engine's prob01.
  * reach_prob01_mecs_cpu: the same classes, and where the quotient gave
  * them (*mecs_found = 1) the maybe states' MECs (mec u32[n], as the
  * contract's prob01_mecs; NULL: not asked); *mecs_found = 0: mec untouched.
@@ -177,8 +177,8 @@ int reach_prob01_mecs_cpu(const csr_model *model, reach_cache *cache, const reac
  * returns with probability above 1 - 1e-6).  An SCC of several states whose
  * successors are solved is tried on its own: interval iteration (value
  * iteration for REACH_VI) for at most 64 sweeps, to its successors' largest
- * difference plus epsilon / 2G (G: such SCCs), so that all of them together
- * take at most half of epsilon.  The others form a core, one subsystem
+ * difference plus epsilon / 2G (G: the most such SCCs on a path), so that
+ * those on any path together take at most half of epsilon.  The others form a core, one subsystem
  * (reach_subsystem_build, in the model's order) solved by ref_reach_iterate
  * with the options' method, with the states alone that they wait for; where
  * those outnumber the core, the core is solved first, then they, and the

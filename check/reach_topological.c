@@ -324,9 +324,10 @@ solved:
  * MEC; or value iteration, as asked) within ALONE_SWEEPS sweeps
  * (a few for the small SCCs of a chain, as in crowds; those that need more,
  * as consensus's, go to the core, where certified policy iteration serves
- * them better), to its successors' largest difference plus room (the G
- * SCCs of more than one state share half of epsilon).  1: solved, its
- * bounds kept; 0: not (the bounds as they were); negative: an error.
+ * them better), to its successors' largest difference plus room (the SCCs
+ * of more than one state on a path share half of epsilon: chain_depth).
+ * 1: solved, its bounds kept; 0: not (the bounds as they were); negative:
+ * an error.
  */
 static int solve_alone(const topo_pass *t, const uint32_t *members, uint64_t count, double room)
 {

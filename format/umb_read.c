@@ -1312,7 +1312,7 @@ static int row_value(const struct var *v, const unsigned char *row, int64_t *out
  * A bool of one bit is a uint without offset; a wider one takes the
  * field-by-field path. */
 #define UMB_FAST_ROW_BYTES 64
-#define UMB_KEY_BLOCK 256 /* rows of pass 0's blocks: 16 KiB at most, in the first cache */
+#define UMB_KEY_BLOCK 256 /* rows a block of both passes: 16 KiB of rows at most, in the first cache */
 typedef struct fast_var {
     uint64_t byte, shift, mask; /* the field: (the 8 bytes at byte >> shift) & mask */
     uint64_t flip;              /* key = field ^ flip: an int's sign bit, else 0 */
