@@ -1360,6 +1360,18 @@ typedef struct valuation_task {
     int pass;
 } valuation_task;
 
+/* The field of f in row (a UMB row) into out (a zeroed CSR row) at c's place,
+ * as key - least (which fits c's width): the word at c's offset, and the
+ * word after where the field crosses into it. */
+static inline void put_field(uint64_t *out, const fast_var *f, const csr_variable *c, uint64_t least,
+                             const unsigned char *row)
+{
+    const uint64_t field = fast_key(f, row) - least, w = c->offset >> 6, b = c->offset & 63;
+    out[w] |= field << b;
+    if (b + c->width > 64) /* (b > 0) */
+        out[w + 1] |= field >> (64 - b);
+}
+
 /* valuation_task_run where every field is a fast_var: pass 0 the least and
  * greatest keys (a bool's range is [0, 1] already), pass 1 the fields into
  * the zeroed CSR rows, a block of rows a variable at a time (its place in
@@ -1376,6 +1388,11 @@ static void fast_valuations(valuation_task *k)
     uint64_t *restrict rows = (uint64_t *)k->model->valuations;
     const uint64_t W = k->model->valuation_words;
     unsigned char copy[UMB_FAST_ROW_BYTES + 8] = {0};
+    /* rows read in place where 8 bytes past the last row of a block are still the member's, the rest one
+     * by one from copy */
+    uint64_t inside = last;
+    while (inside > first && inside * rb + 8 > end)
+        inside--;
     if (!k->pass) {
         const uint32_t *restrict ranged = k->ranged;
         const uint64_t R = k->num_ranged;
@@ -1384,13 +1401,7 @@ static void fast_valuations(valuation_task *k)
             least[r] = UINT64_MAX;
             most[r] = 0;
         }
-        /* rows read in place where 8 bytes past the last row of a block
-         * are still the member's, the rest one by one from copy; a block of
-         * rows a variable at a time (its least and greatest key in
-         * registers) */
-        uint64_t inside = last;
-        while (inside > first && inside * rb + 8 > end)
-            inside--;
+        /* a block of rows a variable at a time (its least and greatest key in registers) */
         for (uint64_t s = first; s < inside; s += UMB_KEY_BLOCK) {
             const uint64_t stop = s + UMB_KEY_BLOCK < inside ? s + UMB_KEY_BLOCK : inside;
             for (uint64_t r = 0; r < R; r++) {
@@ -1415,27 +1426,21 @@ static void fast_valuations(valuation_task *k)
         }
         return;
     }
-    /* pass 1: the rows read in place a block at a time, a variable at a time (its field's place in the
-     * CSR's row fixed: word w, bit b, and the word after where it crosses), ORed into the zeroed rows
-     * (csr_init_valuations); the last rows from copy, a field after the other */
+    /* pass 1: a block of rows a variable at a time (its place in the CSR's row fixed), the last rows from
+     * copy */
     const uint64_t *restrict least_key = k->least_key;
-    uint64_t inside = last;
-    while (inside > first && inside * rb + 8 > end)
-        inside--;
     for (uint64_t s = first; s < inside; s += UMB_KEY_BLOCK) {
         const uint64_t stop = s + UMB_KEY_BLOCK < inside ? s + UMB_KEY_BLOCK : inside;
         for (uint64_t v = 0; v < V; v++) {
-            const unsigned width = cv[v].width;
-            if (!width)
-                continue;
+            /* put_field with the variable's place in registers, a loop for each case (a crossing field) */
             const fast_var f = fv[v];
             const uint64_t least = least_key[v], w = cv[v].offset >> 6, b = cv[v].offset & 63;
             const unsigned char *row = data + s * rb;
             uint64_t *out = rows + s * W + w;
-            if (b + width <= 64) {
+            if (b + cv[v].width <= 64) {
                 for (uint64_t x = s; x < stop; x++, row += rb, out += W)
                     *out |= (fast_key(&f, row) - least) << b;
-            } else { /* b > 0 */
+            } else {
                 for (uint64_t x = s; x < stop; x++, row += rb, out += W) {
                     const uint64_t field = fast_key(&f, row) - least;
                     out[0] |= field << b;
@@ -1446,25 +1451,8 @@ static void fast_valuations(valuation_task *k)
     }
     for (uint64_t s = inside; s < last; s++) {
         memcpy(copy, data + s * rb, rb);
-        uint64_t *out = rows + s * W, acc = 0, at = 0;
-        unsigned used = 0; /* bits of acc taken */
-        for (uint64_t v = 0; v < V; v++) {
-            const unsigned width = cv[v].width;
-            if (!width)
-                continue;
-            const uint64_t mask = width == 64 ? ~(uint64_t)0 : ((uint64_t)1 << width) - 1;
-            const uint64_t field = (fast_key(&fv[v], copy) - least_key[v]) & mask;
-            acc |= field << used;
-            if (used + width < 64) {
-                used += width;
-                continue;
-            }
-            out[at++] = acc; /* the word is full: the field's high bits start the next */
-            acc = used ? field >> (64 - used) : 0;
-            used = used + width - 64;
-        }
-        if (used)
-            out[at++] = acc;
+        for (uint64_t v = 0; v < V; v++)
+            put_field(rows + s * W, &fv[v], &cv[v], least_key[v], copy);
     }
 }
 

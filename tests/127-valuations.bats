@@ -354,8 +354,9 @@ refused() { # input... message
 }
 
 @test "valuations whose fields cross a 64-bit word go through UMB and back the same by one load a field as field by field" {
-    # a: 60 bits, b: 10 (bits 60-69 of the CSR row: across its first word), c: 3, d: a bool
-    sta=$(write_file w.sta '# States\n(a,b,c,d)\n0:(1152921504606846975,1000,-5,true)\n1:(0,0,0,false)\n2:(7,999,-1,true)\n3:(576460752303423488,512,-3,false)\n4:(1,1,0,true)\n5:(2,3,-2,false)\n6:(3,5,-4,true)\n7:(4,7,-5,false)\n')
+    # a: 60 bits, b: 10 (bits 60-69 of the CSR row: across its first word), c: 3, d: a bool; the last state's b
+    # (read from a copy of its row) has bits in the second word too
+    sta=$(write_file w.sta '# States\n(a,b,c,d)\n0:(1152921504606846975,1000,-5,true)\n1:(0,0,0,false)\n2:(7,999,-1,true)\n3:(576460752303423488,512,-3,false)\n4:(1,1,0,true)\n5:(2,3,-2,false)\n6:(3,5,-4,true)\n7:(4,1000,-5,false)\n')
     prism2csr -s "$sta" "$(model_file fmsd_fig1.tra)" > "$T/x.csr"
     run csrinfo "$T/x.csr"
     assert_line "  variables:    4: a [0..1152921504606846975], b [0..1000], c [-5..0], d bool"
