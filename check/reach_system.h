@@ -59,6 +59,7 @@ typedef struct reach_pi_stats {
     uint64_t steps;     /* policy evaluations after the first */
     uint64_t matvecs;   /* products with a scheduler's matrix: the IDR(s) solves of values and exit times */
     uint64_t rounds;    /* exit time solved again for ties */
+    uint64_t palette;   /* of the attempts, those whose probabilities were read by index from a palette (CPU) */
     double certificate; /* the largest d of a certificate that held */
 } reach_pi_stats;
 

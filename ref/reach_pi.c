@@ -61,7 +61,15 @@ typedef struct pi_work {
     const reach_system *y;
     uint64_t nm;
     uint32_t *slot_of;    /* [n] slot of a maybe state, nm + f for the f-th fixed one */
-    uint32_t *column;     /* [t] slot_of of each transition's target (maybe states' choices only) */
+    /* the maybe states' choices as the passes read them (pi_matrix): a
+     * transition's successor slot in column16 where every slot fits 16 bits
+     * (n <= 65536), else in column; its probability as an index8 into palette
+     * where those choices hold at most 256 distinct ones, else
+     * y->probabilities (herman.15: 12 bytes a transition -> 3) */
+    uint32_t *column;     /* [t] slot_of of each transition's target, or NULL */
+    uint16_t *column16;   /* [t] the same in 16 bits, or NULL */
+    uint8_t *index8;      /* [t] the probability's index into palette, or NULL */
+    double palette[256];
     double *shadow;       /* [S nm] IDR(s)'s shadow vectors, reach_pi_shadow(q, k) at k nm + q */
     uint32_t *state_of;   /* [nm] */
     uint64_t *sigma;      /* [nm] sigma's choice (the model's index) */
@@ -77,33 +85,62 @@ typedef struct pi_work {
     uint64_t matvecs, budget;
 } pi_work;
 
-/* sum p * xe[column] over choice k's successors, xe an extended vector
- * (ext_fixed[] or ext_zero: the maybe slots, then the fixed states' values or
- * zeros); with reward also the choice's reward (a Bellman value; INFINITY
- * where it may enter an infinite state).  A long choice is summed in four
- * parts (four additions in flight instead of one chain: herman's 438
- * transitions a state), then the parts and the rest in order. */
-static double choice_sum(const pi_work *pw, uint64_t k, const double *xe, int reward)
+/* Transition j's successor slot and probability (the layout of pi_matrix). */
+static inline uint32_t column_at(const pi_work *pw, uint64_t j)
 {
-    const reach_system *y = pw->y;
+    return pw->column16 ? pw->column16[j] : pw->column[j];
+}
+
+static inline double probability_at(const pi_work *pw, uint64_t j)
+{
+    return pw->index8 ? pw->palette[pw->index8[j]] : pw->y->probabilities[j];
+}
+
+/* sum p * xe[successor] over transitions [j, end), for one layout (narrow:
+ * column16; indexed: index8) fixed at compile time.  A long choice is summed
+ * in four parts (four additions in flight instead of one chain: herman's 438
+ * transitions a state), then the parts and the rest in order: the same sum
+ * in every layout. */
+#define COLUMN(j) (narrow ? (uint32_t)column16[j] : column[j])
+#define PROBABILITY(j) (indexed ? palette[index8[j]] : probability[j])
+static inline __attribute__((always_inline)) double sum_in_layout(const pi_work *pw, uint64_t j, uint64_t end,
+                                                                  const double *restrict xe, double s,
+                                                                  const int narrow, const int indexed)
+{
     const uint32_t *restrict column = pw->column;
-    const double *restrict probability = y->probabilities;
-    double s = reward && y->choice_reward ? y->choice_reward[k] : 0.0;
-    uint64_t j = y->choice_transitions[k];
-    const uint64_t end = y->choice_transitions[k + 1];
+    const uint16_t *restrict column16 = pw->column16;
+    const uint8_t *restrict index8 = pw->index8;
+    const double *restrict palette = pw->palette;
+    const double *restrict probability = pw->y->probabilities;
     if (end - j >= 16) {
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
         for (; j + 4 <= end; j += 4) {
-            s0 += probability[j] * xe[column[j]];
-            s1 += probability[j + 1] * xe[column[j + 1]];
-            s2 += probability[j + 2] * xe[column[j + 2]];
-            s3 += probability[j + 3] * xe[column[j + 3]];
+            s0 += PROBABILITY(j) * xe[COLUMN(j)];
+            s1 += PROBABILITY(j + 1) * xe[COLUMN(j + 1)];
+            s2 += PROBABILITY(j + 2) * xe[COLUMN(j + 2)];
+            s3 += PROBABILITY(j + 3) * xe[COLUMN(j + 3)];
         }
         s += (s0 + s1) + (s2 + s3);
     }
     for (; j < end; j++)
-        s += probability[j] * xe[column[j]];
+        s += PROBABILITY(j) * xe[COLUMN(j)];
     return s;
+}
+#undef COLUMN
+#undef PROBABILITY
+
+/* sum p * xe[successor] over choice k's successors, xe an extended vector
+ * (ext_fixed[] or ext_zero: the maybe slots, then the fixed states' values or
+ * zeros); with reward also the choice's reward (a Bellman value; INFINITY
+ * where it may enter an infinite state). */
+static double choice_sum(const pi_work *pw, uint64_t k, const double *xe, int reward)
+{
+    const reach_system *y = pw->y;
+    const double s = reward && y->choice_reward ? y->choice_reward[k] : 0.0;
+    const uint64_t j = y->choice_transitions[k], end = y->choice_transitions[k + 1];
+    if (pw->column16)
+        return pw->index8 ? sum_in_layout(pw, j, end, xe, s, 1, 1) : sum_in_layout(pw, j, end, xe, s, 1, 0);
+    return pw->index8 ? sum_in_layout(pw, j, end, xe, s, 0, 1) : sum_in_layout(pw, j, end, xe, s, 0, 0);
 }
 
 /* ext (an ext_fixed[] or ext_zero) with x (f64[nm]) over the maybe slots; returns it. */
@@ -156,8 +193,8 @@ static void *fixed_part_task(void *arg)
         const uint64_t c = k->sel[i];
         double s = y->choice_reward ? y->choice_reward[c] : 0.0;
         for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++)
-            if (pw->column[j] >= pw->nm)
-                s += y->probabilities[j] * pw->ext_fixed[0][pw->column[j]];
+            if (column_at(pw, j) >= pw->nm)
+                s += probability_at(pw, j) * pw->ext_fixed[0][column_at(pw, j)];
         k->out[i] = s;
     }
     return NULL;
@@ -325,8 +362,8 @@ static void best_pair(const pi_work *pw, uint64_t i, const double *le, const dou
     for (uint64_t k = y->state_choices[s]; k < y->state_choices[s + 1]; k++) {
         double ql = y->choice_reward ? y->choice_reward[k] : 0.0, qu = ql;
         for (uint64_t j = y->choice_transitions[k]; j < y->choice_transitions[k + 1]; j++) {
-            const uint32_t c = pw->column[j];
-            const double p = y->probabilities[j];
+            const uint32_t c = column_at(pw, j);
+            const double p = probability_at(pw, j);
             ql += p * le[c];
             qu += p * ue[c];
         }
@@ -488,8 +525,8 @@ static void *certificate_task(void *arg)
             const double r = y->choice_reward ? y->choice_reward[c] : 0.0;
             double ql = r, qu = r, al = r, au = r;
             for (uint64_t j = y->choice_transitions[c]; j < y->choice_transitions[c + 1]; j++) {
-                const uint32_t slot = pw->column[j];
-                const double p = y->probabilities[j], lt = p * le[slot], ut = p * ue[slot];
+                const uint32_t slot = column_at(pw, j);
+                const double p = probability_at(pw, j), lt = p * le[slot], ut = p * ue[slot];
                 ql += lt;
                 al += fabs(lt);
                 qu += ut;
@@ -600,9 +637,143 @@ static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t 
     return it;
 }
 
+/* The palette's lookup: an open-addressed table of 512 probabilities (their
+ * bits), each with its index, or a count past 256 where there are more. */
+typedef struct palette_set {
+    uint64_t key[512];
+    uint16_t index[512]; /* 0: empty, else the index + 1 */
+    unsigned count;
+} palette_set;
+
+static unsigned palette_hash(uint64_t key)
+{
+    return (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 55);
+}
+
+/* key's index in set, added as the next one where absent; 256: the set is full. */
+static unsigned palette_find(palette_set *set, uint64_t key, int add)
+{
+    for (unsigned h = palette_hash(key);; h = (h + 1) & 511) {
+        if (set->index[h] && set->key[h] == key)
+            return set->index[h] - 1u;
+        if (!set->index[h]) {
+            if (!add || set->count == 256)
+                return 256;
+            set->key[h] = key;
+            set->index[h] = (uint16_t)++set->count;
+            return set->count - 1;
+        }
+    }
+}
+
+/* A task of pi_matrix over the states [first, last): its own palette
+ * (collect), then the maybe states' transitions written (encode). */
+typedef struct matrix_task {
+    pi_work *pw;
+    uint64_t first, last;
+    const palette_set *global; /* encode: the whole palette, else NULL */
+    palette_set set;
+} matrix_task;
+
+static uint64_t probability_bits(double p)
+{
+    uint64_t b;
+    memcpy(&b, &p, sizeof b);
+    return b;
+}
+
+static void *matrix_task_run(void *arg)
+{
+    matrix_task *k = arg;
+    pi_work *pw = k->pw;
+    const reach_system *y = pw->y;
+    uint64_t last_key = 0;
+    unsigned last_index = 256; /* consecutive transitions often share a probability */
+    for (uint64_t s = k->first; s < k->last; s++) {
+        if (y->fixed[s])
+            continue;
+        const uint64_t end = y->choice_transitions[y->state_choices[s + 1]];
+        for (uint64_t j = y->choice_transitions[y->state_choices[s]]; j < end; j++) {
+            if (k->global) {
+                const uint32_t slot = pw->slot_of[y->targets[j]];
+                if (pw->column16)
+                    pw->column16[j] = (uint16_t)slot;
+                else
+                    pw->column[j] = slot;
+                if (!pw->index8)
+                    continue;
+            } else if (k->set.count > 256) {
+                return NULL;
+            }
+            const uint64_t key = probability_bits(y->probabilities[j]);
+            if (key != last_key || last_index == 256) {
+                last_index = palette_find(k->global ? (palette_set *)k->global : &k->set, key, !k->global);
+                last_key = key;
+                if (last_index == 256) { /* (encode: every key is in the whole palette) */
+                    k->set.count = 257;
+                    return NULL;
+                }
+            }
+            if (k->global)
+                pw->index8[j] = (uint8_t)last_index;
+        }
+    }
+    return NULL;
+}
+
+/* The maybe states' transitions in the products' layout (pi_work: column16
+ * or column, index8 and palette where at most 256 probabilities occur), a
+ * task per 2^19 transitions of the system: each collects its probabilities,
+ * the palette is their union, then each writes its states' transitions.
+ * Returns 0, or -1 without memory. */
+static int pi_matrix(pi_work *pw)
+{
+    const reach_system *y = pw->y;
+    const uint64_t n = y->num_states, t = y->num_transitions ? y->num_transitions : 1;
+    const unsigned count = parallel_tasks(y->num_transitions, parallel_grain(PI_SLOT_GRAIN));
+    /* CSR_TEST_PI_LAYOUT=wide: 32-bit successors and the model's probabilities,
+     * as a system too large for the others (for the tests) */
+    const char *layout = getenv("CSR_TEST_PI_LAYOUT");
+    const int wide = layout && !strcmp(layout, "wide");
+    matrix_task *task = calloc(count, sizeof *task);
+    palette_set *global = calloc(1, sizeof *global);
+    if (!task || !global) {
+        free(task);
+        free(global);
+        return -1;
+    }
+    for (unsigned i = 0; i < count; i++)
+        task[i] = (matrix_task){.pw = pw, .first = n * i / count, .last = n * (i + 1) / count};
+    parallel_run(matrix_task_run, task, sizeof *task, count);
+    int indexed = !wide;
+    for (unsigned i = 0; i < count && indexed; i++)
+        for (unsigned h = 0; h < 512 && indexed; h++)
+            if (task[i].set.count > 256 || (task[i].set.index[h] && palette_find(global, task[i].set.key[h], 1) == 256))
+                indexed = 0;
+    if (indexed)
+        for (unsigned h = 0; h < 512; h++)
+            if (global->index[h])
+                memcpy(&pw->palette[global->index[h] - 1], &global->key[h], sizeof(double));
+    if (n <= 65536 && !wide)
+        pw->column16 = malloc(t * sizeof *pw->column16);
+    else
+        pw->column = malloc(t * sizeof *pw->column);
+    if (indexed)
+        pw->index8 = malloc(t * sizeof *pw->index8);
+    int rc = (pw->column16 || pw->column) && (!indexed || pw->index8) ? 0 : -1;
+    if (!rc) {
+        for (unsigned i = 0; i < count; i++)
+            task[i] = (matrix_task){.pw = pw, .first = n * i / count, .last = n * (i + 1) / count, .global = global};
+        parallel_run(matrix_task_run, task, sizeof *task, count);
+    }
+    free(task);
+    free(global);
+    return rc;
+}
+
 static void pi_free(pi_work *pw)
 {
-    void *all[] = {pw->slot_of, pw->column, pw->shadow, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
+    void *all[] = {pw->slot_of, pw->column, pw->column16, pw->index8, pw->shadow, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
                    pw->r, pw->t, pw->v, pw->G, pw->U, pw->ext_fixed[0], pw->ext_fixed[1], pw->ext_zero};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
@@ -632,12 +803,11 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
         *difference = 0.0;
         return CSR_OK;
     }
-    pw.column = malloc((y->num_transitions ? y->num_transitions : 1) * sizeof *pw.column);
     pw.shadow = malloc(S * nm * sizeof *pw.shadow);
     pw.ext_fixed[0] = malloc(n * sizeof *pw.ext_fixed[0]);
     pw.ext_fixed[1] = malloc(n * sizeof *pw.ext_fixed[1]);
     pw.ext_zero = calloc(n, sizeof *pw.ext_zero);
-    if (!pw.column || !pw.shadow || !pw.ext_fixed[0] || !pw.ext_fixed[1] || !pw.ext_zero) {
+    if (!pw.shadow || !pw.ext_fixed[0] || !pw.ext_fixed[1] || !pw.ext_zero) {
         pi_free(&pw);
         return CSR_ERR_NOMEM;
     }
@@ -646,11 +816,12 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
             pw.ext_fixed[0][nm + f] = pw.ext_fixed[1][nm + f] = lower[s];
             pw.slot_of[s] = (uint32_t)(nm + f++);
         }
-    for (uint64_t s = 0; s < n; s++)
-        if (!y->fixed[s])
-            for (uint64_t j = y->choice_transitions[y->state_choices[s]];
-                 j < y->choice_transitions[y->state_choices[s + 1]]; j++)
-                pw.column[j] = pw.slot_of[y->targets[j]];
+    if (pi_matrix(&pw)) {
+        pi_free(&pw);
+        return CSR_ERR_NOMEM;
+    }
+    if (st && pw.index8)
+        st->palette++;
     for (uint64_t k = 0; k < S; k++)
         for (uint64_t q = 0; q < nm; q++)
             pw.shadow[k * nm + q] = reach_pi_shadow(q, (unsigned)k);

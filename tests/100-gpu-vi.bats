@@ -206,6 +206,46 @@ setup() {
     [ "$certified" -eq 4 ] || fail "$certified of 4 certified"
 }
 
+@test "gpu-vi --cpu --method pi gives the same bits with its matrix narrowed to a palette as with the model's probabilities" {
+    # CSR_TEST_PI_LAYOUT=wide: 32-bit successors and the model's probabilities (a system of more than
+    # 65,536 states or 256 probabilities); CSR_TEST_GRAIN=1: the palette collected by a task per CPU
+    local q m palettes=0 wide_palettes=0
+    randmdp -n 2000 -c 3 -k 3 -e 5 -l 20 -g 2 3 > "$BATS_TEST_TMPDIR/random.csr"
+    # 800 probabilities: state i's first choice reaches the goal (400) with p = (i + 1) / 1001 and a sink
+    # (401) with 0.4 - p, its second 0.2 and 0.1; no end component
+    awk 'BEGIN { n = 400; print n + 2, 2 * n + 2, 6 * n + 2
+                 for (i = 0; i < n; i++) { p = (i + 1) / 1001
+                     printf "%d 0 %d 0.6\n%d 0 %d %.17g\n%d 0 %d %.17g\n", i, (i + 1) % n, i, n, p, i, n + 1, 0.4 - p
+                     printf "%d 1 %d 0.7\n%d 1 %d 0.2\n%d 1 %d 0.1\n", i, (i + 7) % n, i, n, i, n + 1 }
+                 print n, 0, n, 1; print n + 1, 0, n + 1, 1 }' > "$BATS_TEST_TMPDIR/many.tra"
+    printf '0="init" 1="goal"\n0: 0\n400: 1\n' > "$BATS_TEST_TMPDIR/many.lab"
+    prism2csr -l "$BATS_TEST_TMPDIR/many.lab" "$BATS_TEST_TMPDIR/many.tra" > "$BATS_TEST_TMPDIR/many.csr"
+    for q in "coin2 -t fin_c0 -m max" "coin4 -t fin_disagree -m max" "zeroconf -t ip_used -m min" "brp -t sfail" \
+        "random -t goal -m min" "many -t goal -m min" "many -t goal -m max"; do
+        set -- $q
+        m=$1; shift
+        local csr="$BATS_TEST_TMPDIR/$m.csr"
+        [ -f "$csr" ] || csr=$(model_csr "$m")
+        run --separate-stderr env CSR_TEST_PI_JACOBI=0 gpu-vi --cpu --no-topological --method pi --stats=json \
+            -o "$BATS_TEST_TMPDIR/narrow.vec" "$@" "$csr"
+        assert_success
+        [[ "$stderr" =~ \"attempts\":\ ?1, ]] || fail "$q: no policy iteration: $stderr"
+        [[ "$stderr" =~ \"palette\":\ ?([0-9]+) ]] || fail "$q: $stderr"
+        palettes=$((palettes + BASH_REMATCH[1]))
+        CSR_TEST_PI_JACOBI=0 CSR_TEST_GRAIN=1 gpu-vi --cpu --no-topological --method pi -o "$BATS_TEST_TMPDIR/tasks.vec" \
+            "$@" "$csr" > /dev/null
+        run --separate-stderr env CSR_TEST_PI_JACOBI=0 CSR_TEST_PI_LAYOUT=wide gpu-vi --cpu --no-topological \
+            --method pi --stats=json -o "$BATS_TEST_TMPDIR/wide.vec" "$@" "$csr"
+        assert_success
+        [[ "$stderr" =~ \"palette\":\ ?([0-9]+) ]] && wide_palettes=$((wide_palettes + BASH_REMATCH[1]))
+        cmp "$BATS_TEST_TMPDIR/narrow.vec" "$BATS_TEST_TMPDIR/wide.vec" || fail "$q: the layouts' values differ"
+        cmp "$BATS_TEST_TMPDIR/narrow.vec" "$BATS_TEST_TMPDIR/tasks.vec" || fail "$q: the tasks' palette differs"
+    done
+    # the PRISM models' and the random MDP's probabilities (equal in a choice) fit a palette, the 800 do not
+    [ "$palettes" -eq 5 ] || fail "$palettes of 5 systems through a palette"
+    [ "$wide_palettes" -eq 0 ] || fail "a palette with CSR_TEST_PI_LAYOUT=wide"
+}
+
 @test "gpu-vi --cpu --method pi gives random MDPs interval iteration's values, certifying minima and leaving MECs to interval iteration" {
     local certified=0 attempted_max=0 seed l dir
     for seed in 1 2 3 4 5; do

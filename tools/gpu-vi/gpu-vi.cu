@@ -829,6 +829,7 @@ static void report_stats(const vi_run *R, const props_property *p, const check_r
             json_object_set_new(pj, "jacobi", json_integer((json_int_t)r->pi.jacobi));
             json_object_set_new(pj, "steps", json_integer((json_int_t)r->pi.steps));
             json_object_set_new(pj, "matvecs", json_integer((json_int_t)r->pi.matvecs));
+            json_object_set_new(pj, "palette", json_integer((json_int_t)r->pi.palette));
             json_object_set_new(pj, "rounds", json_integer((json_int_t)r->pi.rounds));
             json_object_set_new(pj, "certificate", json_real(r->pi.certificate));
             json_object_set_new(j, "pi", pj);
