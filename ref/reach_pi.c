@@ -78,7 +78,7 @@ typedef struct pi_work {
     /* [n] a vector over the nm maybe slots followed by the fixed states'
      * values (ext_fixed, whose fixed part is never written after: the f-th
      * fixed state's value at nm + f) or zeros (ext_zero): choice_sum reads
-     * a transition's successor at column[j] without a branch */
+     * a transition's successor at its slot without a branch */
     double *ext_fixed[2], *ext_zero;
     /* IDR(s) */
     double *r, *t, *v, *G, *U; /* G, U: s vectors each */
@@ -637,8 +637,9 @@ static uint64_t jacobi_interval(pi_work *pw, double eps, int relative, uint64_t 
     return it;
 }
 
-/* The palette's lookup: an open-addressed table of 512 probabilities (their
- * bits), each with its index, or a count past 256 where there are more. */
+/* The palette's lookup: an open-addressed table of up to 256 probabilities
+ * (their bits: -0.0 and each NaN their own) in 512 slots, each with its
+ * index. */
 typedef struct palette_set {
     uint64_t key[512];
     uint16_t index[512]; /* 0: empty, else the index + 1 */
@@ -650,7 +651,8 @@ static unsigned palette_hash(uint64_t key)
     return (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 55);
 }
 
-/* key's index in set, added as the next one where absent; 256: the set is full. */
+/* key's index in set, added as the next one where absent (add); 256: absent
+ * and not added (not asked, or the set holds 256). */
 static unsigned palette_find(palette_set *set, uint64_t key, int add)
 {
     for (unsigned h = palette_hash(key);; h = (h + 1) & 511) {
@@ -667,12 +669,13 @@ static unsigned palette_find(palette_set *set, uint64_t key, int add)
 }
 
 /* A task of pi_matrix over the states [first, last): its own palette
- * (collect), then the maybe states' transitions written (encode). */
+ * (palette_collect_task), then its maybe states' transitions written
+ * (matrix_encode_task). */
 typedef struct matrix_task {
     pi_work *pw;
     uint64_t first, last;
-    const palette_set *global; /* encode: the whole palette, else NULL */
-    palette_set set;
+    const palette_set *global; /* encode: the whole palette */
+    palette_set set;           /* collect: the task's probabilities; encode: count 257 where one was missing */
 } matrix_task;
 
 static uint64_t probability_bits(double p)
@@ -682,50 +685,77 @@ static uint64_t probability_bits(double p)
     return b;
 }
 
-static void *matrix_task_run(void *arg)
+/* The distinct probabilities of the task's maybe states' transitions into
+ * k->set; a 257th stops it with set.count 257. */
+static void *palette_collect_task(void *arg)
 {
     matrix_task *k = arg;
-    pi_work *pw = k->pw;
-    const reach_system *y = pw->y;
+    const reach_system *y = k->pw->y;
     uint64_t last_key = 0;
-    unsigned last_index = 256; /* consecutive transitions often share a probability */
+    int have_last = 0; /* consecutive transitions often share a probability */
     for (uint64_t s = k->first; s < k->last; s++) {
         if (y->fixed[s])
             continue;
         const uint64_t end = y->choice_transitions[y->state_choices[s + 1]];
         for (uint64_t j = y->choice_transitions[y->state_choices[s]]; j < end; j++) {
-            if (k->global) {
-                const uint32_t slot = pw->slot_of[y->targets[j]];
-                if (pw->column16)
-                    pw->column16[j] = (uint16_t)slot;
-                else
-                    pw->column[j] = slot;
-                if (!pw->index8)
-                    continue;
-            } else if (k->set.count > 256) {
+            const uint64_t key = probability_bits(y->probabilities[j]);
+            if (have_last && key == last_key)
+                continue;
+            if (palette_find(&k->set, key, 1) == 256) {
+                k->set.count = 257;
                 return NULL;
             }
+            last_key = key;
+            have_last = 1;
+        }
+    }
+    return NULL;
+}
+
+/* The task's maybe states' successor slots (column16 or column) and, with
+ * index8, their probabilities' indices in k->global (one missing, which the
+ * union rules out: set.count 257, and the caller drops index8). */
+static void *matrix_encode_task(void *arg)
+{
+    matrix_task *k = arg;
+    pi_work *pw = k->pw;
+    const reach_system *y = pw->y;
+    palette_set *global = (palette_set *)k->global; /* (only read: palette_find without adding) */
+    uint64_t last_key = 0;
+    unsigned last_index = 256;
+    for (uint64_t s = k->first; s < k->last; s++) {
+        if (y->fixed[s])
+            continue;
+        const uint64_t end = y->choice_transitions[y->state_choices[s + 1]];
+        for (uint64_t j = y->choice_transitions[y->state_choices[s]]; j < end; j++) {
+            const uint32_t slot = pw->slot_of[y->targets[j]];
+            if (pw->column16)
+                pw->column16[j] = (uint16_t)slot;
+            else
+                pw->column[j] = slot;
+            if (!pw->index8 || k->set.count)
+                continue;
             const uint64_t key = probability_bits(y->probabilities[j]);
             if (key != last_key || last_index == 256) {
-                last_index = palette_find(k->global ? (palette_set *)k->global : &k->set, key, !k->global);
+                last_index = palette_find(global, key, 0);
                 last_key = key;
-                if (last_index == 256) { /* (encode: every key is in the whole palette) */
+                if (last_index == 256) {
                     k->set.count = 257;
-                    return NULL;
+                    continue;
                 }
             }
-            if (k->global)
-                pw->index8[j] = (uint8_t)last_index;
+            pw->index8[j] = (uint8_t)last_index;
         }
     }
     return NULL;
 }
 
 /* The maybe states' transitions in the products' layout (pi_work: column16
- * or column, index8 and palette where at most 256 probabilities occur), a
- * task per 2^19 transitions of the system: each collects its probabilities,
- * the palette is their union, then each writes its states' transitions.
- * Returns 0, or -1 without memory. */
+ * or column, index8 and palette where at most 256 probabilities occur), the
+ * states in equal ranges, one a task (at most one a CPU, a task per 2^19 of
+ * the system's transitions): each collects its probabilities, the palette is
+ * their union, then each writes its states' transitions.  Returns 0, or -1
+ * without memory. */
 static int pi_matrix(pi_work *pw)
 {
     const reach_system *y = pw->y;
@@ -744,11 +774,13 @@ static int pi_matrix(pi_work *pw)
     }
     for (unsigned i = 0; i < count; i++)
         task[i] = (matrix_task){.pw = pw, .first = n * i / count, .last = n * (i + 1) / count};
-    parallel_run(matrix_task_run, task, sizeof *task, count);
     int indexed = !wide;
+    if (indexed)
+        parallel_run(palette_collect_task, task, sizeof *task, count);
     for (unsigned i = 0; i < count && indexed; i++)
         for (unsigned h = 0; h < 512 && indexed; h++)
-            if (task[i].set.count > 256 || (task[i].set.index[h] && palette_find(global, task[i].set.key[h], 1) == 256))
+            if (task[i].set.count > 256 ||
+                (task[i].set.index[h] && palette_find(global, task[i].set.key[h], 1) == 256))
                 indexed = 0;
     if (indexed)
         for (unsigned h = 0; h < 512; h++)
@@ -764,7 +796,12 @@ static int pi_matrix(pi_work *pw)
     if (!rc) {
         for (unsigned i = 0; i < count; i++)
             task[i] = (matrix_task){.pw = pw, .first = n * i / count, .last = n * (i + 1) / count, .global = global};
-        parallel_run(matrix_task_run, task, sizeof *task, count);
+        parallel_run(matrix_encode_task, task, sizeof *task, count);
+        for (unsigned i = 0; i < count; i++)
+            if (task[i].set.count && pw->index8) { /* (cannot happen: the model's probabilities then) */
+                free(pw->index8);
+                pw->index8 = NULL;
+            }
     }
     free(task);
     free(global);
@@ -773,8 +810,9 @@ static int pi_matrix(pi_work *pw)
 
 static void pi_free(pi_work *pw)
 {
-    void *all[] = {pw->slot_of, pw->column, pw->column16, pw->index8, pw->shadow, pw->state_of, pw->sigma, pw->tau, pw->x, pw->w, pw->rhs, pw->ones,
-                   pw->r, pw->t, pw->v, pw->G, pw->U, pw->ext_fixed[0], pw->ext_fixed[1], pw->ext_zero};
+    void *all[] = {pw->slot_of, pw->column, pw->column16, pw->index8, pw->shadow, pw->state_of, pw->sigma,
+                   pw->tau, pw->x, pw->w, pw->rhs, pw->ones, pw->r, pw->t, pw->v, pw->G, pw->U,
+                   pw->ext_fixed[0], pw->ext_fixed[1], pw->ext_zero};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
 }
@@ -820,8 +858,6 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
         pi_free(&pw);
         return CSR_ERR_NOMEM;
     }
-    if (st && pw.index8)
-        st->palette++;
     for (uint64_t k = 0; k < S; k++)
         for (uint64_t q = 0; q < nm; q++)
             pw.shadow[k * nm + q] = reach_pi_shadow(q, (unsigned)k);
@@ -854,8 +890,10 @@ int ref_reach_pi(const reach_system *y, const reach_options *o, double eps, doub
             }
         for (uint64_t i = 0; i < nm; i++)
             pw.ones[i] = 1.0;
-        if (st)
+        if (st) {
             st->attempts++;
+            st->palette += pw.index8 != NULL;
+        }
     }
     /* 1. Jacobi interval iteration */
     int done = 0;

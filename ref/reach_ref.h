@@ -76,7 +76,9 @@ int ref_reach_iterate(const reach_system *system, const reach_options *options, 
  * when not (the caller goes on with interval iteration); CSR_ERR_NOMEM.
  * *iterations: the Jacobi iterations; *difference: the largest u - l.
  * options->pi_stats (if set) receives what was done.  Memory: 4n + (108 +
- * 16 S) nm + 24n bytes (nm maybe states, S = REACH_PI_IDR_S).
+ * 16 S) nm + 24n bytes (nm maybe states, S = REACH_PI_IDR_S), and 2 to 5
+ * bytes a transition of the system (successors in 16 or 32 bits, an 8-bit
+ * index a probability where a palette holds them all).
  */
 int ref_reach_pi(const reach_system *y, const reach_options *options, double eps, double *lower, double *upper,
                  uint64_t *iterations, double *difference);

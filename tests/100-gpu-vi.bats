@@ -209,40 +209,50 @@ setup() {
 @test "gpu-vi --cpu --method pi gives the same bits with its matrix narrowed to a palette as with the model's probabilities" {
     # CSR_TEST_PI_LAYOUT=wide: 32-bit successors and the model's probabilities (a system of more than
     # 65,536 states or 256 probabilities); CSR_TEST_GRAIN=1: the palette collected by a task per CPU
-    local q m palettes=0 wide_palettes=0
+    local q m palettes=0 wide_palettes=0 p1 p2
     randmdp -n 2000 -c 3 -k 3 -e 5 -l 20 -g 2 3 > "$BATS_TEST_TMPDIR/random.csr"
-    # 800 probabilities: state i's first choice reaches the goal (400) with p = (i + 1) / 1001 and a sink
-    # (401) with 0.4 - p, its second 0.2 and 0.1; no end component
-    awk 'BEGIN { n = 400; print n + 2, 2 * n + 2, 6 * n + 2
+    # 65,536 states: successor slots up to 65,535 in 16 bits
+    randmdp -n 65536 -c 3 -k 3 -e 5 -l 20 -g 2 3 > "$BATS_TEST_TMPDIR/random65536.csr"
+    # 304 probabilities, 156 or fewer in each half of the states (two tasks' palettes fit, their union
+    # not): state i's first choice reaches the goal (150) with p = (i + 1) / 1001, a sink (151) with
+    # 0.05 and state i + 1 with 0.95 - p, its second 0.2, 0.1 and 0.7 (state i + 7); no end component
+    awk 'BEGIN { n = 150; print n + 2, 2 * n + 2, 6 * n + 2
                  for (i = 0; i < n; i++) { p = (i + 1) / 1001
-                     printf "%d 0 %d 0.6\n%d 0 %d %.17g\n%d 0 %d %.17g\n", i, (i + 1) % n, i, n, p, i, n + 1, 0.4 - p
+                     printf "%d 0 %d %.17g\n%d 0 %d %.17g\n%d 0 %d 0.05\n", i, (i + 1) % n, 0.95 - p, i, n, p, i, n + 1
                      printf "%d 1 %d 0.7\n%d 1 %d 0.2\n%d 1 %d 0.1\n", i, (i + 7) % n, i, n, i, n + 1 }
                  print n, 0, n, 1; print n + 1, 0, n + 1, 1 }' > "$BATS_TEST_TMPDIR/many.tra"
-    printf '0="init" 1="goal"\n0: 0\n400: 1\n' > "$BATS_TEST_TMPDIR/many.lab"
+    printf '0="init" 1="goal"\n0: 0\n150: 1\n' > "$BATS_TEST_TMPDIR/many.lab"
     prism2csr -l "$BATS_TEST_TMPDIR/many.lab" "$BATS_TEST_TMPDIR/many.tra" > "$BATS_TEST_TMPDIR/many.csr"
     for q in "coin2 -t fin_c0 -m max" "coin4 -t fin_disagree -m max" "zeroconf -t ip_used -m min" "brp -t sfail" \
-        "random -t goal -m min" "many -t goal -m min" "many -t goal -m max"; do
+        "random -t goal -m min" "random65536 -t goal -m min" "many -t goal -m min" "many -t goal -m max"; do
         set -- $q
         m=$1; shift
         local csr="$BATS_TEST_TMPDIR/$m.csr"
         [ -f "$csr" ] || csr=$(model_csr "$m")
+        # every run certified: interval iteration after it could hide a wrong matrix
         run --separate-stderr env CSR_TEST_PI_JACOBI=0 gpu-vi --cpu --no-topological --method pi --stats=json \
             -o "$BATS_TEST_TMPDIR/narrow.vec" "$@" "$csr"
         assert_success
-        [[ "$stderr" =~ \"attempts\":\ ?1, ]] || fail "$q: no policy iteration: $stderr"
+        [[ "$stderr" =~ \"attempts\":\ ?1,\ ?\"certified\":\ ?1, ]] || fail "$q: not certified: $stderr"
         [[ "$stderr" =~ \"palette\":\ ?([0-9]+) ]] || fail "$q: $stderr"
-        palettes=$((palettes + BASH_REMATCH[1]))
-        CSR_TEST_PI_JACOBI=0 CSR_TEST_GRAIN=1 gpu-vi --cpu --no-topological --method pi -o "$BATS_TEST_TMPDIR/tasks.vec" \
-            "$@" "$csr" > /dev/null
+        p1=${BASH_REMATCH[1]}
+        palettes=$((palettes + p1))
+        run --separate-stderr env CSR_TEST_PI_JACOBI=0 CSR_TEST_GRAIN=1 gpu-vi --cpu --no-topological --method pi \
+            --stats=json -o "$BATS_TEST_TMPDIR/tasks.vec" "$@" "$csr"
+        assert_success
+        [[ "$stderr" =~ \"certified\":\ ?1, ]] || fail "$q: not certified in tasks: $stderr"
+        [[ "$stderr" =~ \"palette\":\ ?([0-9]+) ]] && p2=${BASH_REMATCH[1]}
+        [ "$p2" = "$p1" ] || fail "$q: a palette in one task and not in several, or the reverse"
         run --separate-stderr env CSR_TEST_PI_JACOBI=0 CSR_TEST_PI_LAYOUT=wide gpu-vi --cpu --no-topological \
             --method pi --stats=json -o "$BATS_TEST_TMPDIR/wide.vec" "$@" "$csr"
         assert_success
+        [[ "$stderr" =~ \"certified\":\ ?1, ]] || fail "$q: not certified wide: $stderr"
         [[ "$stderr" =~ \"palette\":\ ?([0-9]+) ]] && wide_palettes=$((wide_palettes + BASH_REMATCH[1]))
         cmp "$BATS_TEST_TMPDIR/narrow.vec" "$BATS_TEST_TMPDIR/wide.vec" || fail "$q: the layouts' values differ"
         cmp "$BATS_TEST_TMPDIR/narrow.vec" "$BATS_TEST_TMPDIR/tasks.vec" || fail "$q: the tasks' palette differs"
     done
-    # the PRISM models' and the random MDP's probabilities (equal in a choice) fit a palette, the 800 do not
-    [ "$palettes" -eq 5 ] || fail "$palettes of 5 systems through a palette"
+    # the PRISM models' and the random MDPs' probabilities (equal in a choice) fit a palette, the 304 do not
+    [ "$palettes" -eq 6 ] || fail "$palettes of 6 systems through a palette"
     [ "$wide_palettes" -eq 0 ] || fail "a palette with CSR_TEST_PI_LAYOUT=wide"
 }
 
