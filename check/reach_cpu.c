@@ -9,19 +9,13 @@
 #include <string.h>
 
 #include "reach.h"
+#include "reach_internal.h"
 #include "reach_ref.h"
 #include "ref.h"
 
 static int engine_prob01(void *ctx, reach_cache *cache, const reach_query *q, uint8_t *cls)
 {
     return reach_prob01_cpu((const csr_model *)ctx, cache, q, cls);
-}
-
-/* REF_NONE-or-state ids (u64) narrowed to u32 (REACH_NO_MEC for none). */
-static void narrow_ids(const uint64_t *wide, uint32_t *ids, uint64_t n)
-{
-    for (uint64_t s = 0; s < n; s++)
-        ids[s] = wide[s] == REF_NONE ? REACH_NO_MEC : (uint32_t)wide[s];
 }
 
 static int engine_maybe_mecs(void *ctx, const uint8_t *cls, const double *choice_reward, uint32_t *mec)
@@ -37,7 +31,7 @@ static int engine_maybe_mecs(void *ctx, const uint8_t *cls, const double *choice
         csr_free(&sub);
     }
     if (!rc)
-        narrow_ids(wide, mec, n);
+        reach_narrow_ids(wide, mec, n);
     free(wide);
     return rc;
 }
@@ -60,7 +54,7 @@ static int engine_sccs(void *ctx, const csr_model *model, uint64_t budget, uint3
     ref_scc_stats ss;
     int rc = wide ? ref_scc_tarjan(model, NULL, NULL, wide, &ss) : CSR_ERR_NOMEM;
     if (!rc)
-        narrow_ids(wide, scc, n);
+        reach_narrow_ids(wide, scc, n);
     free(wide);
     return rc;
 }

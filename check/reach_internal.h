@@ -1,6 +1,7 @@
 /*
  * reach_internal.h - steps of the query layer that its own files share
- * (check/reach.c, check/reach_epochs.c); not for the tools.
+ * (check/reach.c, reach_epochs.c, reach_cpu.c, reach_prob01.c); not for
+ * the tools.
  */
 #ifndef REACH_INTERNAL_H
 #define REACH_INTERNAL_H
@@ -9,6 +10,7 @@
 
 #include "csr.h"
 #include "reach.h"
+#include "ref.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +21,14 @@ extern "C" {
 static inline int reach_answered(int rc)
 {
     return rc == CSR_OK || rc == CSR_ERR_NOT_CONVERGED || rc == CSR_ERR_STALLED;
+}
+
+/* The references' REF_NONE-or-state ids (u64[n]) as the contract's u32 ids
+ * (REACH_NO_MEC for none): ids u32[n]. */
+static inline void reach_narrow_ids(const uint64_t *wide, uint32_t *ids, uint64_t n)
+{
+    for (uint64_t s = 0; s < n; s++)
+        ids[s] = wide[s] == REF_NONE ? REACH_NO_MEC : (uint32_t)wide[s];
 }
 
 /* The engine's maybe_mecs, or the reference's where it has none (reach_engine). */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "reach.h"
+#include "reach_internal.h"
 #include "reach_ref.h"
 #include "ref.h"
 
@@ -53,9 +54,8 @@ static int prob1e_quotient(const csr_model *m, const ref_transpose *tr, const re
                 * N=1000 K=2: its Prob1E 15 -> 11 ms against that sub-MDP built and transposed) */
         for (uint64_t s = 0; s < n; s++)
             live[s] = r[s] && !q->target[s];
-        rc = ref_mec_basic_within(m, tr, live, NULL, wide, NULL);
-        for (uint64_t s = 0; !rc && s < n; s++)
-            node[s] = wide[s] == REF_NONE ? REACH_NO_MEC : (uint32_t)wide[s];
+        if (!(rc = ref_mec_basic_within(m, tr, live, NULL, wide, NULL)))
+            reach_narrow_ids(wide, node, n);
     }
     if (rc)
         goto out;
