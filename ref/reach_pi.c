@@ -675,7 +675,8 @@ typedef struct matrix_task {
     pi_work *pw;
     uint64_t first, last;
     const palette_set *global; /* encode: the whole palette */
-    palette_set set;           /* collect: the task's probabilities; encode: count 257 where one was missing */
+    palette_set set;           /* collect: the task's probabilities (count 257: more than 256) */
+    int missing;               /* encode: a probability not in global (the union rules it out) */
 } matrix_task;
 
 static uint64_t probability_bits(double p)
@@ -714,7 +715,7 @@ static void *palette_collect_task(void *arg)
 
 /* The task's maybe states' successor slots (column16 or column) and, with
  * index8, their probabilities' indices in k->global (one missing, which the
- * union rules out: set.count 257, and the caller drops index8). */
+ * union rules out: k->missing, and the caller drops index8). */
 static void *matrix_encode_task(void *arg)
 {
     matrix_task *k = arg;
@@ -733,14 +734,14 @@ static void *matrix_encode_task(void *arg)
                 pw->column16[j] = (uint16_t)slot;
             else
                 pw->column[j] = slot;
-            if (!pw->index8 || k->set.count)
+            if (!pw->index8 || k->missing)
                 continue;
             const uint64_t key = probability_bits(y->probabilities[j]);
             if (key != last_key || last_index == 256) {
                 last_index = palette_find(global, key, 0);
                 last_key = key;
                 if (last_index == 256) {
-                    k->set.count = 257;
+                    k->missing = 1;
                     continue;
                 }
             }
@@ -798,7 +799,7 @@ static int pi_matrix(pi_work *pw)
             task[i] = (matrix_task){.pw = pw, .first = n * i / count, .last = n * (i + 1) / count, .global = global};
         parallel_run(matrix_encode_task, task, sizeof *task, count);
         for (unsigned i = 0; i < count; i++)
-            if (task[i].set.count && pw->index8) { /* (cannot happen: the model's probabilities then) */
+            if (task[i].missing && pw->index8) { /* (cannot happen: the model's probabilities then) */
                 free(pw->index8);
                 pw->index8 = NULL;
             }
